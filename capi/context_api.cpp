@@ -1,0 +1,92 @@
+// Contexts and scopes.
+#include <cstring>
+
+#include "boundary.h"
+#include "tensorlife/tl.h"
+
+using tl::fail;
+
+extern "C" {
+
+tl_status tl_context_create(const tl_allocator *allocator, tl_context **out) {
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    if (allocator && (!allocator->alloc || !allocator->free))
+        return fail(TL_E_INVALID_ARGUMENT, "allocator needs both alloc and free");
+    return tl::guarded([&] {
+        tl::Memory memory(allocator);
+        void *p = memory.allocate(sizeof(tl_context), alignof(tl_context));
+        if (!p) return fail(TL_E_OUT_OF_MEMORY, "the allocator refused the context itself");
+        *out = new (p) tl_context(allocator);
+        return TL_OK;
+    });
+}
+
+void tl_context_destroy(tl_context *ctx) {
+    if (!ctx) return;
+    tl::Memory memory = ctx->memory;  // the context's memory frees the context itself last
+    ctx->~tl_context();
+    memory.release(ctx, sizeof(tl_context));
+}
+
+tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts, tl_scope **out) {
+    return tl::with_context(ctx, out, [&](tl_context &c) {
+        if (!name) return fail(TL_E_INVALID_ARGUMENT, "scope name is NULL");
+        tl_scope_options o{sizeof(tl_scope_options), TL_GROW, 0, 0};
+        if (opts) {
+            if (opts->struct_size < sizeof(uint32_t))
+                return fail(TL_E_INVALID_ARGUMENT, "scope options: struct_size %u is too small", opts->struct_size);
+            std::memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+        }
+        if (o.growth != TL_GROW && o.growth != TL_FIXED)
+            return fail(TL_E_INVALID_ARGUMENT, "scope '%s': growth %d is neither TL_GROW nor TL_FIXED", name, int(o.growth));
+        if (o.max_bytes && o.slab_bytes > o.max_bytes)
+            return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu past max_bytes %zu", name, o.slab_bytes,
+                        o.max_bytes);
+        return c.open_scope(name, o, out);
+    });
+}
+
+tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out) {
+    tl_scope_options o{sizeof(tl_scope_options), TL_GROW, slab_bytes, 0};
+    return tl_scope_open_ex(ctx, name, &o, out);
+}
+
+tl_status tl_scope_reset(tl_scope *scope) {
+    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
+    return tl::guarded([&] { return scope->context->reset_scope(scope); });
+}
+
+tl_status tl_scope_close(tl_scope *scope) {
+    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
+    return tl::guarded([&] { return scope->context->close_scope(scope); });
+}
+
+tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    if (out->struct_size < sizeof(uint32_t))
+        return fail(TL_E_INVALID_ARGUMENT, "scope stats: struct_size %u is too small", out->struct_size);
+    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
+    TL_TRY(scope->context->check_scope(scope));
+    tl_scope_stats s{};
+    s.struct_size = out->struct_size;
+    s.generation = scope->resets();
+    s.slab_bytes = scope->slab.held_bytes();
+    s.used_bytes = scope->slab.used_bytes();
+    s.peak_bytes = scope->slab.peak_bytes();
+    s.overflow_bytes = scope->slab.overflow_bytes();
+    s.grow_events = scope->slab.grow_events();
+    s.live_tensors = scope->headers.size();
+    std::memcpy(out, &s, out->struct_size < sizeof s ? out->struct_size : sizeof s);
+    return TL_OK;
+}
+
+const char *tl_scope_name(const tl_scope *scope) { return scope && scope->open ? scope->name.c_str() : nullptr; }
+
+tl_status tl_scope_current(tl_context *ctx, tl_scope **out) {
+    return tl::with_context(ctx, out, [&](tl_context &c) {
+        *out = c.current_scope();
+        return TL_OK;
+    });
+}
+
+}  // extern "C"

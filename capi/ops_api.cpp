@@ -1,0 +1,93 @@
+// The eager ops: each is one line onto impl/ops.
+#include "../impl/ops/ops.h"
+#include "boundary.h"
+#include "tensorlife/tl.h"
+
+using tl::BinaryOp;
+using tl::UnaryOp;
+using tl::with_context;
+
+extern "C" {
+
+tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_matmul(c, a, b, out); });
+}
+
+#define TL_BINARY(name, op)                                                                        \
+    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {               \
+        return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, op, a, b, out); }); \
+    }
+TL_BINARY(add, BinaryOp::add)
+TL_BINARY(sub, BinaryOp::sub)
+TL_BINARY(mul, BinaryOp::mul)
+TL_BINARY(div, BinaryOp::div)
+#undef TL_BINARY
+
+tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::scale, s, a, out); });
+}
+
+#define TL_UNARY(name, op)                                                                           \
+    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor *out) {                              \
+        return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, op, 0.0, a, out); }); \
+    }
+TL_UNARY(relu, UnaryOp::relu)
+TL_UNARY(gelu, UnaryOp::gelu)
+TL_UNARY(silu, UnaryOp::silu)
+TL_UNARY(exp, UnaryOp::exp)
+TL_UNARY(tanh, UnaryOp::tanh)
+#undef TL_UNARY
+
+tl_status tl_softmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_softmax(c, a, axis, out); });
+}
+
+tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, x, w, tl_tensor{0}, eps, false, out); });
+}
+
+tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, x, w, b, eps, true, out); });
+}
+
+tl_status tl_sum(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, a, axis, keepdim != 0, false, out); });
+}
+
+tl_status tl_mean(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, a, axis, keepdim != 0, true, out); });
+}
+
+tl_status tl_argmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_argmax(c, a, axis, out); });
+}
+
+tl_status tl_slice(tl_context *ctx, tl_tensor a, int axis, int64_t start, int64_t length, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_slice(c, a, axis, start, length, out); });
+}
+
+tl_status tl_transpose(tl_context *ctx, tl_tensor a, int d0, int d1, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_transpose(c, a, d0, d1, out); });
+}
+
+tl_status tl_reshape(tl_context *ctx, tl_tensor a, int ndim, const int64_t *shape, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_reshape(c, a, ndim, shape, out); });
+}
+
+tl_status tl_contiguous(tl_context *ctx, tl_tensor a, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_contiguous(c, a, out); });
+}
+
+tl_status tl_concat(tl_context *ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_concat(c, n, ts, axis, out); });
+}
+
+tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_gather_rows(c, table, ids, out); });
+}
+
+tl_status tl_copy_into(tl_context *ctx, tl_tensor src, tl_tensor dst) {
+    return with_context(ctx, [&](tl_context &c) { return tl::op_copy_into(c, src, dst); });
+}
+
+}  // extern "C"

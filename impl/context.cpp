@@ -1,0 +1,286 @@
+#include "context.h"
+
+#include <atomic>
+#include <new>
+
+#include "error.h"
+#include "handle.h"
+
+using tl::fail;
+
+namespace {
+
+uint32_t next_context_tag() {
+    static std::atomic<uint32_t> contexts_made{0};
+    return contexts_made.fetch_add(1, std::memory_order_relaxed) % 255 + 1;
+}
+
+}  // namespace
+
+tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes) {
+    size_t elem = tl::dtype_size(dt);
+    if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
+    if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
+    if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
+    int64_t n = 1;
+    bool overflow = false;
+    for (int i = 0; i < ndim; ++i) {
+        if (shape[i] < 0) return fail(TL_E_INVALID_ARGUMENT, "dim %d is negative (%lld)", i, (long long)shape[i]);
+        if (__builtin_mul_overflow(n, shape[i], &n)) overflow = true;
+    }
+    bool has_zero = false;
+    for (int i = 0; i < ndim; ++i) has_zero |= shape[i] == 0;
+    if (has_zero) n = 0;
+    size_t b = 0;
+    if ((overflow && !has_zero) || __builtin_mul_overflow(size_t(n), elem, &b) || b > size_t(INT64_MAX))
+        return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
+    *numel = n;
+    *bytes = b;
+    return TL_OK;
+}
+
+tl_context::tl_context(const tl_allocator *allocator)
+    : memory(allocator), tag(next_context_tag()), ambient_(&memory) {}
+
+tl_context::~tl_context() {
+    while (open_depth_) close_scope(depths_[open_depth_ - 1]);
+    for (tl_scope *&s : depths_) {
+        if (!s) continue;
+        s->~tl_scope();
+        memory.release(s, sizeof(tl_scope));
+        s = nullptr;
+    }
+    ambient_.for_each_live([this](const tl::TensorHeader &h) {
+        if (h.base == 0 && h.storage_bytes) memory.release(h.storage, h.storage_bytes);
+    });
+    memory.release(scratch_, scratch_bytes_);
+}
+
+tl_status tl_context::check_scope(const tl_scope *scope) const {
+    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
+    if (scope->context != this) return fail(TL_E_INVALID_HANDLE, "scope belongs to another context");
+    if (!scope->open)
+        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", scope->closed_name.c_str(),
+                    (unsigned long long)scope->closed_id);
+    return TL_OK;
+}
+
+// ---- scopes ----------------------------------------------------------------------------------
+
+tl_status tl_context::open_scope(const char *name, const tl_scope_options &options, tl_scope **out) {
+    if (open_depth_ == TL_MAX_SCOPE_DEPTH)
+        return fail(TL_E_SCOPE_ORDER, "scope '%s': %d scopes are open already, the deepest nesting", name,
+                    TL_MAX_SCOPE_DEPTH);
+    uint32_t depth = open_depth_ + 1;
+    tl_scope *&record = depths_[depth - 1];
+    if (!record) {
+        void *p = memory.allocate(sizeof(tl_scope), alignof(tl_scope));
+        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s'", name);
+        record = new (p) tl_scope(this, &memory, depth);
+    }
+    if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
+    record->slab.configure(options.growth, options.max_bytes);
+    tl_status st = record->slab.reserve_initial(options.slab_bytes, name);
+    if (st != TL_OK) {
+        record->name.clear();
+        return st;
+    }
+    record->open = true;
+    record->id = ++scopes_opened_;
+    record->first_generation = record->generation;
+    open_depth_ = depth;
+    *out = record;
+    return TL_OK;
+}
+
+tl_status tl_context::reset_scope(tl_scope *scope) {
+    TL_TRY(check_scope(scope));
+    if (scope->depth != open_depth_)
+        return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
+                    current_scope()->name.c_str());
+    scope->slab.reset();
+    scope->headers.clear();  // capacity kept: the next step places its headers without allocating
+    ++scope->generation;
+    return TL_OK;
+}
+
+tl_status tl_context::close_scope(tl_scope *scope) {
+    TL_TRY(check_scope(scope));
+    if (scope->depth != open_depth_)
+        return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
+                    current_scope()->name.c_str());
+    scope->has_closed = true;
+    scope->closed_id = scope->id;
+    scope->closed_first_generation = scope->first_generation;
+    scope->closed_last_generation = scope->generation;
+    scope->closed_name.take(scope->name);
+    scope->slab.release_all();
+    scope->headers.clear();
+    ++scope->generation;
+    scope->open = false;
+    --open_depth_;
+    return TL_OK;
+}
+
+// ---- handles ---------------------------------------------------------------------------------
+
+tl_status tl_context::stale_scope_handle(const tl_scope &s, uint32_t g, uint32_t slot) const {
+    uint64_t back = uint32_t(s.handle_generation() - g);  // generations ago, modulo 2^32
+    if (back == 0 || back > s.generation)
+        return fail(TL_E_INVALID_HANDLE, "tensor handle (depth %u, slot %u, gen %u) was never issued", s.depth, slot, g);
+    uint64_t made = s.generation - back;
+    if (s.open && made >= s.first_generation)
+        return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope is at gen %llu)", s.name.c_str(),
+                    (unsigned long long)s.id, (unsigned long long)(made - s.first_generation),
+                    (unsigned long long)s.resets());
+    if (s.has_closed && made >= s.closed_first_generation && made <= s.closed_last_generation)
+        return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)",
+                    s.closed_name.c_str(), (unsigned long long)s.closed_id,
+                    (unsigned long long)(made - s.closed_first_generation),
+                    (unsigned long long)(s.closed_last_generation - s.closed_first_generation));
+    return fail(TL_E_STORAGE_CLOSED, "storage of an earlier scope at depth %u (counter %llu) is closed", s.depth,
+                (unsigned long long)made);
+}
+
+tl_status tl_context::lookup(tl_tensor t, const tl::TensorHeader **out) {
+    if (t.bits == 0) return fail(TL_E_INVALID_HANDLE, "no tensor (handle bits are 0)");
+    tl::HandleParts p = tl::unpack_handle(t);
+    if (p.context_tag != tag)
+        return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx belongs to another context", (unsigned long long)t.bits);
+    if (p.depth == 0) {
+        const tl::TensorHeader *h = ambient_.find(p.slot, p.generation);
+        if (!h)
+            return fail(TL_E_INVALID_HANDLE,
+                        ambient_.was_issued(p.slot) ? "ambient tensor (slot %u, gen %u) was freed"
+                                                    : "ambient tensor (slot %u, gen %u) was never issued",
+                        p.slot, p.generation);
+        *out = h;
+        return TL_OK;
+    }
+    const tl_scope *s = depths_[p.depth - 1];
+    if (!s) return fail(TL_E_INVALID_HANDLE, "tensor handle names scope depth %u, never opened", p.depth);
+    if (!s->open || p.generation != s->handle_generation()) return stale_scope_handle(*s, p.generation, p.slot);
+    if (p.slot >= s->headers.size())
+        return fail(TL_E_INVALID_HANDLE, "tensor handle (scope '%s', slot %u) was never issued", s->name.c_str(), p.slot);
+    *out = &s->headers[p.slot];
+    return TL_OK;
+}
+
+tl_status tl_context::resolve(tl_tensor t, Resolved *out) {
+    const tl::TensorHeader *h;
+    TL_TRY(lookup(t, &h));
+    if (h->base != 0) {
+        const tl::TensorHeader *base;
+        TL_TRY(lookup(tl_tensor{h->base}, &base));  // a view dies with its base
+    }
+    out->view = tl::view_of(*h);
+    out->storage = h->storage;
+    out->owner = h->base ? h->base : t.bits;
+    return TL_OK;
+}
+
+const char *tl_context::storage_name(tl_tensor t) const {
+    tl::HandleParts p = tl::unpack_handle(t);
+    return p.depth == 0 ? "ambient" : depths_[p.depth - 1]->name.c_str();
+}
+
+uint64_t tl_context::storage_generation(tl_tensor t) const {
+    tl::HandleParts p = tl::unpack_handle(t);
+    return p.depth == 0 ? 0 : depths_[p.depth - 1]->resets();
+}
+
+// ---- placing tensors -------------------------------------------------------------------------
+
+tl_status tl_context::reserve_header(tl_scope *target) {
+    if (!target) return ambient_.reserve_one();
+    auto &headers = target->headers;
+    if (headers.size() >= tl::kMaxSlots)
+        return fail(TL_E_SCOPE_FULL, "scope '%s' holds the most tensors a generation can (%u)", target->name.c_str(),
+                    tl::kMaxSlots);
+    if (headers.size() == headers.capacity()) {
+        try {
+            headers.reserve(headers.empty() ? 64 : headers.size() * 2);
+        } catch (const std::bad_alloc &) {
+            return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table", target->name.c_str());
+        }
+    }
+    return TL_OK;
+}
+
+tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) {
+    if (!target) {
+        uint32_t slot, generation;
+        ambient_.add(h, &slot, &generation);
+        return tl::pack_handle({tag, 0, slot, generation});
+    }
+    uint32_t slot = uint32_t(target->headers.size());
+    target->headers.push_back(h);  // capacity reserved: cannot throw
+    return tl::pack_handle({tag, target->depth, slot, target->handle_generation()});
+}
+
+tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::View *out,
+                                  tl_tensor *handle) {
+    int64_t numel;
+    size_t bytes;
+    TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
+    TL_TRY(reserve_header(target));
+    tl::TensorHeader h{};
+    h.dtype = dt;
+    h.ndim = ndim;
+    for (int i = 0; i < ndim; ++i) h.shape[i] = shape[i];
+    tl::set_contiguous_strides(ndim, shape, h.strides);
+    std::byte *data;
+    if (target) {
+        TL_TRY(target->slab.allocate(bytes, target->name.c_str(), &data, &h.storage));
+        h.offset = (data - h.storage) / int64_t(tl::dtype_size(dt));
+    } else if (bytes == 0) {
+        data = h.storage = tl::empty_tensor_home();
+    } else {
+        data = h.storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
+        if (!data) return fail(TL_E_OUT_OF_MEMORY, "the allocator refused %zu bytes for an ambient tensor", bytes);
+        h.storage_bytes = bytes;
+    }
+    *handle = place_header(target, h);
+    *out = tl::view_of(h);
+    return TL_OK;
+}
+
+tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tensor *handle) {
+    tl_scope *target = current_scope();
+    TL_TRY(reserve_header(target));
+    tl::TensorHeader h{};
+    h.dtype = v.dtype;
+    h.ndim = v.ndim;
+    for (int i = 0; i < v.ndim; ++i) {
+        h.shape[i] = v.shape[i];
+        h.strides[i] = v.strides[i];
+    }
+    h.storage = base.storage;
+    h.offset = (v.data - base.storage) / int64_t(tl::dtype_size(v.dtype));
+    h.base = base.owner;
+    *handle = place_header(target, h);
+    return TL_OK;
+}
+
+tl_status tl_context::free_tensor(tl_tensor t) {
+    const tl::TensorHeader *h;
+    TL_TRY(lookup(t, &h));
+    tl::HandleParts p = tl::unpack_handle(t);
+    if (p.depth != 0) return TL_OK;  // scoped: dies at its scope's reset
+    if (h->base == 0 && h->storage_bytes) memory.release(h->storage, h->storage_bytes);
+    ambient_.remove(p.slot);
+    return TL_OK;
+}
+
+tl_status tl_context::scratch(size_t bytes, std::byte **out) {
+    if (bytes > scratch_bytes_) {
+        size_t grown = bytes > scratch_bytes_ * 2 ? bytes : scratch_bytes_ * 2;
+        void *p = memory.allocate(grown, tl::kTensorAlignment);
+        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for %zu bytes of scratch", grown);
+        memory.release(scratch_, scratch_bytes_);
+        scratch_ = static_cast<std::byte *>(p);
+        scratch_bytes_ = grown;
+    }
+    *out = scratch_;
+    return TL_OK;
+}

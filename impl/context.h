@@ -1,0 +1,70 @@
+// A context: its allocator, its stack of scopes, its ambient store, and the handle checks that
+// every call makes at its entry.
+#pragma once
+#include <cstdint>
+
+#include "ambient.h"
+#include "memory.h"
+#include "scope.h"
+#include "tensor.h"
+
+// What a checked handle gives an op: its elements, by value, and what owns them.
+struct Resolved {
+    tl::View view;
+    std::byte *storage;  // start of the storage the elements live in
+    uint64_t owner;      // handle bits of the tensor owning that storage
+};
+
+struct tl_context {
+    explicit tl_context(const tl_allocator *allocator);
+    ~tl_context();
+    tl_context(const tl_context &) = delete;
+    tl_context &operator=(const tl_context &) = delete;
+
+    tl::Memory memory;
+    const uint32_t tag;  // in every handle's top byte; never 0
+
+    // Checks the handle (and a view's base) and gives its elements.
+    tl_status resolve(tl_tensor t, Resolved *out);
+    // Checks the handle alone; the header pointer is valid until the next allocation.
+    tl_status lookup(tl_tensor t, const tl::TensorHeader **out);
+
+    tl_scope *current_scope() const { return open_depth_ ? depths_[open_depth_ - 1] : nullptr; }
+    tl_status check_scope(const tl_scope *scope) const;
+
+    tl_status open_scope(const char *name, const tl_scope_options &options, tl_scope **out);
+    tl_status reset_scope(tl_scope *scope);
+    tl_status close_scope(tl_scope *scope);
+
+    // A new contiguous tensor in target (nullptr: ambient).  Its elements are not written.
+    tl_status make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::View *out,
+                          tl_tensor *handle);
+    tl_status make_tensor(tl_dtype dt, int ndim, const int64_t *shape, tl::View *out, tl_tensor *handle) {
+        return make_tensor(current_scope(), dt, ndim, shape, out, handle);
+    }
+    // A view (shape and strides of v, elements of base) in the current target.
+    tl_status make_view(const Resolved &base, const tl::View &v, tl_tensor *handle);
+
+    tl_status free_tensor(tl_tensor t);
+    // Context-owned temporary memory, grown to the high-water mark and kept.
+    tl_status scratch(size_t bytes, std::byte **out);
+
+    const char *storage_name(tl_tensor t) const;
+    uint64_t storage_generation(tl_tensor t) const;
+
+private:
+    tl_status stale_scope_handle(const tl_scope &scope, uint32_t generation, uint32_t slot) const;
+    // Room for one more header in target first, so nothing fails after storage is taken.
+    tl_status reserve_header(tl_scope *target);
+    tl_tensor place_header(tl_scope *target, const tl::TensorHeader &h);
+
+    uint32_t open_depth_ = 0;
+    uint64_t scopes_opened_ = 0;
+    tl_scope *depths_[TL_MAX_SCOPE_DEPTH] = {};
+    tl::AmbientStore ambient_;
+    std::byte *scratch_ = nullptr;
+    size_t scratch_bytes_ = 0;
+};
+
+// Checks ndim and dims and computes element and byte counts without wrapping.
+tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes);

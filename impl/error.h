@@ -1,0 +1,23 @@
+// Failure reporting: every failing path sets this thread's message and returns its status.
+#pragma once
+#include "tensorlife/tl_base.h"
+
+namespace tl {
+
+// Formats the message into a thread-local buffer (no allocation) and returns `status`.
+tl_status fail(tl_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+const char *last_error_message();
+
+}  // namespace tl
+
+// Propagates a failing status from a call that already set the message.
+#define TL_TRY(expr)                              \
+    do {                                          \
+        tl_status tl_try_status_ = (expr);        \
+        if (tl_try_status_ != TL_OK) return tl_try_status_; \
+    } while (0)

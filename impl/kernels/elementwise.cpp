@@ -1,0 +1,171 @@
+// Elementwise kernels: binary arithmetic, unary math, fill and copy, all on the strided loop.
+#include <cmath>
+#include <cstring>
+
+#include "kernels.h"
+#include "strided_loop.h"
+
+namespace tl {
+namespace {
+
+template <size_t N>
+Operands<N> operands(const std::array<const View *, N> &views) {
+    Operands<N> o;
+    for (size_t k = 0; k < N; ++k) {
+        o.data[k] = views[k]->data;
+        o.strides[k] = views[k]->strides;
+        o.elem_size[k] = int64_t(dtype_size(views[k]->dtype));
+    }
+    return o;
+}
+
+template <class T, class F>
+void binary_typed(const View &a, const View &b, const View &out, F f) {
+    strided_for_each<3>(out.ndim, out.shape, operands<3>({&out, &a, &b}),
+                        [&](std::byte *const *p, int64_t n, const int64_t *s) {
+                            T *o = reinterpret_cast<T *>(p[0]);
+                            const T *x = reinterpret_cast<const T *>(p[1]);
+                            const T *y = reinterpret_cast<const T *>(p[2]);
+                            const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T)),
+                                          sy = s[2] / int64_t(sizeof(T));
+                            if (so == 1 && sx == 1 && sy == 1) {
+                                for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+                            } else if (so == 1 && sx == 1 && sy == 0) {
+                                const T c = y[0];
+                                for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], c);
+                            } else {
+                                for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx], y[i * sy]);
+                            }
+                        });
+}
+
+template <class T>
+void binary_dispatch(BinaryOp op, const View &a, const View &b, const View &out) {
+    switch (op) {
+        case BinaryOp::add: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x + y); });
+        case BinaryOp::sub: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x - y); });
+        case BinaryOp::mul: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x * y); });
+        case BinaryOp::div: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x / y); });
+    }
+}
+
+// i32 arithmetic wraps modulo 2^32 (done in uint32 so that overflow is defined).
+void binary_i32(BinaryOp op, const View &a, const View &b, const View &out) {
+    auto wrap = [](uint32_t v) { return int32_t(v); };
+    switch (op) {
+        case BinaryOp::add:
+            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) + uint32_t(y)); });
+        case BinaryOp::sub:
+            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) - uint32_t(y)); });
+        case BinaryOp::mul:
+            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) * uint32_t(y)); });
+        case BinaryOp::div: return;  // refused by the op before it gets here
+    }
+}
+
+template <class T, class F>
+void unary_typed(const View &a, const View &out, F f) {
+    strided_for_each<2>(out.ndim, out.shape, operands<2>({&out, &a}),
+                        [&](std::byte *const *p, int64_t n, const int64_t *s) {
+                            T *o = reinterpret_cast<T *>(p[0]);
+                            const T *x = reinterpret_cast<const T *>(p[1]);
+                            const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
+                            if (so == 1 && sx == 1) {
+                                for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+                            } else {
+                                for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx]);
+                            }
+                        });
+}
+
+template <class T>
+void unary_dispatch(UnaryOp op, double param, const View &a, const View &out) {
+    const T s = T(param);
+    switch (op) {
+        case UnaryOp::scale: return unary_typed<T>(a, out, [s](T x) { return T(x * s); });
+        case UnaryOp::relu: return unary_typed<T>(a, out, [](T x) { return x > T(0) ? x : T(0); });
+        case UnaryOp::gelu:
+            return unary_typed<T>(a, out, [](T x) {
+                const T k = T(0.7978845608028654);  // sqrt(2/pi)
+                return T(T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x))));
+            });
+        case UnaryOp::silu: return unary_typed<T>(a, out, [](T x) { return T(x / (T(1) + std::exp(-x))); });
+        case UnaryOp::exp: return unary_typed<T>(a, out, [](T x) { return T(std::exp(x)); });
+        case UnaryOp::tanh: return unary_typed<T>(a, out, [](T x) { return T(std::tanh(x)); });
+    }
+}
+
+// Moves elements as same-sized integers: no float conversion can alter a bit pattern.
+template <class Word>
+void copy_run(std::byte *const *p, int64_t n, const int64_t *s) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], p[1] + i * s[1], sizeof(Word));
+}
+
+}  // namespace
+
+void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out) {
+    switch (out.dtype) {
+        case TL_F32: return binary_dispatch<float>(op, a, b, out);
+        case TL_F64: return binary_dispatch<double>(op, a, b, out);
+        case TL_I32: return binary_i32(op, a, b, out);
+    }
+}
+
+void unary_kernel(UnaryOp op, double param, const View &a, const View &out) {
+    if (out.dtype == TL_F32) unary_dispatch<float>(op, param, a, out);
+    if (out.dtype == TL_F64) unary_dispatch<double>(op, param, a, out);
+}
+
+void fill_kernel(const View &out, double value) {
+    auto fill = [&](auto typed_value) {
+        using T = decltype(typed_value);
+        strided_for_each<1>(out.ndim, out.shape, operands<1>({&out}),
+                            [&](std::byte *const *p, int64_t n, const int64_t *s) {
+                                T *o = reinterpret_cast<T *>(p[0]);
+                                const int64_t so = s[0] / int64_t(sizeof(T));
+                                for (int64_t i = 0; i < n; ++i) o[i * so] = typed_value;
+                            });
+    };
+    switch (out.dtype) {
+        case TL_F32: return fill(float(value));
+        case TL_F64: return fill(double(value));
+        case TL_I32: return fill(int32_t(value));
+    }
+}
+
+void copy_kernel(const View &src, const View &dst) {
+    const int64_t elem = int64_t(dtype_size(dst.dtype));
+    strided_for_each<2>(dst.ndim, dst.shape, operands<2>({&dst, &src}),
+                        [&](std::byte *const *p, int64_t n, const int64_t *s) {
+                            if (s[0] == elem && s[1] == elem) {
+                                std::memcpy(p[0], p[1], size_t(n * elem));
+                                return;
+                            }
+                            if (elem == 4) return copy_run<uint32_t>(p, n, s);
+                            copy_run<uint64_t>(p, n, s);
+                        });
+}
+
+View broadcast_to(const View &v, int ndim, const int64_t *shape) {
+    View r = v;
+    r.ndim = ndim;
+    const int lead = ndim - v.ndim;
+    for (int d = 0; d < ndim; ++d) {
+        r.shape[d] = shape[d];
+        int src = d - lead;
+        r.strides[d] = (src < 0 || v.shape[src] == 1) ? 0 : v.strides[src];
+    }
+    return r;
+}
+
+View drop_axis(const View &v, int axis) {
+    View r = v;
+    r.ndim = v.ndim - 1;
+    for (int d = axis; d < r.ndim; ++d) {
+        r.shape[d] = v.shape[d + 1];
+        r.strides[d] = v.strides[d + 1];
+    }
+    return r;
+}
+
+}  // namespace tl

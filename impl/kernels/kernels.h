@@ -1,0 +1,29 @@
+// Numeric kernels on Views.  They do no checking: the ops in impl/ops check shapes and dtypes
+// and make the outputs first, so a kernel never fails.
+#pragma once
+#include "../tensor.h"
+
+namespace tl {
+
+enum class BinaryOp { add, sub, mul, div };
+enum class UnaryOp { scale, relu, gelu, silu, exp, tanh };
+
+// a and b already broadcast to out's shape (stride 0 where they repeat).
+void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out);
+void unary_kernel(UnaryOp op, double param, const View &a, const View &out);
+void fill_kernel(const View &out, double value);
+// src already broadcast to dst's shape; they must not overlap.
+void copy_kernel(const View &src, const View &dst);
+
+void sum_kernel(const View &a, int axis, bool mean, const View &out);  // out: a's shape without axis
+void argmax_kernel(const View &a, int axis, const View &out);
+void softmax_kernel(const View &a, int axis, const View &out);
+// w, b: nullptr for none.
+void rmsnorm_kernel(const View &x, const View *w, double eps, const View &out);
+void layernorm_kernel(const View &x, const View *w, const View *b, double eps, const View &out);
+
+// Helpers for views.
+View broadcast_to(const View &v, int ndim, const int64_t *shape);
+View drop_axis(const View &v, int axis);  // the view without one dimension (its stride kept aside)
+
+}  // namespace tl

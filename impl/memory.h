@@ -1,0 +1,49 @@
+// The context's allocator, and an STL allocator on top of it, so that every byte the library
+// owns (tables included) comes from the embedder's tl_allocator.
+#pragma once
+#include <cstddef>
+#include <new>
+
+#include "tensorlife/tl_context.h"
+
+namespace tl {
+
+constexpr size_t kTensorAlignment = 64;
+
+// Where tensors with no elements point: aligned, owned by nobody, never read or written.
+std::byte *empty_tensor_home();
+
+class Memory {
+public:
+    explicit Memory(const tl_allocator *custom);
+    // nullptr when the allocator refuses; size 0 is never passed on.
+    void *allocate(size_t size, size_t alignment = alignof(std::max_align_t));
+    void release(void *ptr, size_t size);
+    const tl_allocator &allocator() const { return allocator_; }
+
+private:
+    tl_allocator allocator_;
+};
+
+// Throws std::bad_alloc on refusal; the ABI boundary turns that into TL_E_OUT_OF_MEMORY.
+template <class T>
+struct StlAllocator {
+    using value_type = T;
+    Memory *memory;
+    explicit StlAllocator(Memory *m) : memory(m) {}
+    template <class U>
+    StlAllocator(const StlAllocator<U> &other) : memory(other.memory) {}
+    T *allocate(size_t n) {
+        if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
+        void *p = memory->allocate(n * sizeof(T), alignof(T) < alignof(std::max_align_t) ? alignof(std::max_align_t) : alignof(T));
+        if (!p) throw std::bad_alloc();
+        return static_cast<T *>(p);
+    }
+    void deallocate(T *p, size_t n) { memory->release(p, n * sizeof(T)); }
+    template <class U>
+    bool operator==(const StlAllocator<U> &o) const { return memory == o.memory; }
+    template <class U>
+    bool operator!=(const StlAllocator<U> &o) const { return memory != o.memory; }
+};
+
+}  // namespace tl

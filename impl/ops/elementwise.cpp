@@ -1,0 +1,78 @@
+// Elementwise ops: NumPy broadcasting for the binary ones, float-only unary math.
+#include "../error.h"
+#include "ops.h"
+
+namespace tl {
+namespace {
+
+const char *binary_name(BinaryOp op) {
+    switch (op) {
+        case BinaryOp::add: return "add";
+        case BinaryOp::sub: return "sub";
+        case BinaryOp::mul: return "mul";
+        case BinaryOp::div: return "div";
+    }
+    return "?";
+}
+
+const char *unary_name(UnaryOp op) {
+    switch (op) {
+        case UnaryOp::scale: return "scale";
+        case UnaryOp::relu: return "relu";
+        case UnaryOp::gelu: return "gelu";
+        case UnaryOp::silu: return "silu";
+        case UnaryOp::exp: return "exp";
+        case UnaryOp::tanh: return "tanh";
+    }
+    return "?";
+}
+
+// NumPy's rule: align from the right; each pair of dims is equal or one of them is 1.
+bool broadcast_shape(const View &a, const View &b, int *ndim, int64_t *shape) {
+    const int nd = a.ndim > b.ndim ? a.ndim : b.ndim;
+    for (int d = 0; d < nd; ++d) {
+        const int da = d - (nd - a.ndim), db = d - (nd - b.ndim);
+        const int64_t x = da >= 0 ? a.shape[da] : 1, y = db >= 0 ? b.shape[db] : 1;
+        if (x != y && x != 1 && y != 1) return false;
+        shape[d] = x == 1 ? y : x;
+    }
+    *ndim = nd;
+    return true;
+}
+
+}  // namespace
+
+tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
+    Resolved ra, rb;
+    TL_TRY(ctx.resolve(ta, &ra));
+    TL_TRY(ctx.resolve(tb, &rb));
+    const View &a = ra.view, &b = rb.view;
+    if (a.dtype != b.dtype)
+        return fail(TL_E_DTYPE, "%s: %s and %s differ", binary_name(op), dtype_name(a.dtype), dtype_name(b.dtype));
+    if (op == BinaryOp::div && !is_float(a.dtype)) return fail(TL_E_DTYPE, "div takes f32 or f64, not i32");
+    int nd;
+    int64_t shape[TL_MAX_DIMS];
+    if (!broadcast_shape(a, b, &nd, shape))
+        return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim, b.ndim);
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
+    binary_kernel(op, broadcast_to(a, nd, shape), broadcast_to(b, nd, shape), c);
+    *out = result;
+    return TL_OK;
+}
+
+tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_tensor *out) {
+    Resolved ra;
+    TL_TRY(ctx.resolve(ta, &ra));
+    const View &a = ra.view;
+    if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "%s takes f32 or f64, not %s", unary_name(op), dtype_name(a.dtype));
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
+    unary_kernel(op, param, a, c);
+    *out = result;
+    return TL_OK;
+}
+
+}  // namespace tl

@@ -1,0 +1,62 @@
+// Making tensors from values and data, reading them back, and retaining them out of a scope.
+#include <cmath>
+#include <cstring>
+
+#include "../error.h"
+#include "ops.h"
+
+namespace tl {
+
+tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out) {
+    if (dt == TL_I32 && !(value == std::floor(value) && value >= -2147483648.0 && value <= 2147483647.0))
+        return fail(TL_E_INVALID_ARGUMENT, "full: %g is no int32 value", value);
+    View v;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(dt, ndim, shape, &v, &result));
+    fill_kernel(v, value);  // slab memory is reused dirty: every element is written
+    *out = result;
+    return TL_OK;
+}
+
+tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,
+                       tl_tensor *out) {
+    int64_t numel;
+    size_t bytes;
+    TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
+    if (nbytes != bytes)
+        return fail(TL_E_INVALID_ARGUMENT, "from_data: %zu bytes given, the shape needs %zu", nbytes, bytes);
+    if (!data && bytes) return fail(TL_E_INVALID_ARGUMENT, "from_data: data is NULL");
+    View v;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(dt, ndim, shape, &v, &result));
+    if (bytes) std::memcpy(v.data, data, bytes);
+    *out = result;
+    return TL_OK;
+}
+
+tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
+    Resolved r;
+    TL_TRY(ctx.resolve(t, &r));
+    const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
+    if (!dst && bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst is NULL");
+    if (dst_bytes < bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst holds %zu bytes, the tensor %zu", dst_bytes, bytes);
+    View d = r.view;
+    d.data = static_cast<std::byte *>(dst);
+    set_contiguous_strides(d.ndim, d.shape, d.strides);
+    copy_kernel(r.view, d);
+    return TL_OK;
+}
+
+tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *out) {
+    Resolved r;
+    TL_TRY(ctx.resolve(t, &r));
+    if (target) TL_TRY(ctx.check_scope(target));
+    View v;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(target, r.view.dtype, r.view.ndim, r.view.shape, &v, &result));
+    copy_kernel(r.view, v);
+    *out = result;
+    return TL_OK;
+}
+
+}  // namespace tl

@@ -1,0 +1,133 @@
+// matmul through OpenBLAS.  A strided matrix goes to BLAS as it is when one of its strides is 1
+// (row-major with a leading dimension, or a transpose); otherwise it is copied to scratch first.
+#include <cblas.h>
+
+#include <climits>
+
+#include "../error.h"
+#include "ops.h"
+
+namespace tl {
+namespace {
+
+struct Matrix {
+    int64_t rows, cols, row_stride, col_stride;  // strides in elements
+};
+
+struct BlasOperand {
+    CBLAS_TRANSPOSE trans;
+    int64_t ld;
+};
+
+// The BLAS form of a row-major matrix view, if it has one.
+bool blas_form(Matrix m, BlasOperand *out) {
+    if (m.rows == 1) m.row_stride = m.cols;  // a stride of a length-1 dimension is free
+    if (m.cols == 1) m.col_stride = 1;
+    if (m.col_stride == 1 && m.row_stride >= (m.cols > 1 ? m.cols : 1) && m.row_stride <= INT_MAX) {
+        *out = {CblasNoTrans, m.row_stride};
+        return true;
+    }
+    if (m.row_stride == 1 && m.col_stride >= (m.rows > 1 ? m.rows : 1) && m.col_stride <= INT_MAX) {
+        *out = {CblasTrans, m.col_stride};
+        return true;
+    }
+    return false;
+}
+
+// The last two dimensions of v as a matrix, and the stride between batches (0 for a 2-D view).
+Matrix matrix_of(const View &v) {
+    return Matrix{v.shape[v.ndim - 2], v.shape[v.ndim - 1], v.strides[v.ndim - 2], v.strides[v.ndim - 1]};
+}
+
+void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
+          const std::byte *b, std::byte *c) {
+    if (dt == TL_F32)
+        cblas_sgemm(CblasRowMajor, ta.trans, tb.trans, int(m), int(n), int(k), 1.0f, reinterpret_cast<const float *>(a),
+                    int(ta.ld), reinterpret_cast<const float *>(b), int(tb.ld), 0.0f, reinterpret_cast<float *>(c),
+                    int(n > 1 ? n : 1));
+    else
+        cblas_dgemm(CblasRowMajor, ta.trans, tb.trans, int(m), int(n), int(k), 1.0, reinterpret_cast<const double *>(a),
+                    int(ta.ld), reinterpret_cast<const double *>(b), int(tb.ld), 0.0, reinterpret_cast<double *>(c),
+                    int(n > 1 ? n : 1));
+}
+
+// A contiguous copy of v in scratch memory at `at`.
+View contiguous_at(const View &v, std::byte *at) {
+    View c = v;
+    c.data = at;
+    set_contiguous_strides(v.ndim, v.shape, c.strides);
+    copy_kernel(v, c);
+    return c;
+}
+
+}  // namespace
+
+tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
+    Resolved ra, rb;
+    TL_TRY(ctx.resolve(ta, &ra));
+    TL_TRY(ctx.resolve(tb, &rb));
+    View a = ra.view, b = rb.view;
+    if (a.dtype != b.dtype) return fail(TL_E_DTYPE, "matmul: %s x %s", dtype_name(a.dtype), dtype_name(b.dtype));
+    if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "matmul takes f32 or f64, not %s", dtype_name(a.dtype));
+    const bool batched = a.ndim == 3;
+    if ((a.ndim != 2 && a.ndim != 3) || (b.ndim != 2 && b.ndim != 3) || (b.ndim == 3 && !batched))
+        return fail(TL_E_SHAPE, "matmul takes [m,k]x[k,n], [B,m,k]x[B,k,n] or [B,m,k]x[k,n], not %d-D x %d-D", a.ndim,
+                    b.ndim);
+    const int64_t batches = batched ? a.shape[0] : 1;
+    if (b.ndim == 3 && b.shape[0] != batches)
+        return fail(TL_E_SHAPE, "matmul: batch %lld x batch %lld", (long long)batches, (long long)b.shape[0]);
+    Matrix ma = matrix_of(a), mb = matrix_of(b);
+    if (ma.cols != mb.rows)
+        return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)ma.rows,
+                    (long long)ma.cols, (long long)mb.rows, (long long)mb.cols);
+    const int64_t m = ma.rows, k = ma.cols, n = mb.cols;
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batches * m > INT_MAX)
+        return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range");
+
+    // Operands BLAS cannot take as they are go through scratch, reserved before the output.
+    BlasOperand fa, fb;
+    const bool copy_a = !blas_form(ma, &fa), copy_b = !blas_form(mb, &fb);
+    const size_t elem = dtype_size(a.dtype);
+    const size_t bytes_a = copy_a ? size_t(a.numel()) * elem : 0, bytes_b = copy_b ? size_t(b.numel()) * elem : 0;
+    const size_t pad_a = (bytes_a + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
+    std::byte *scratch = nullptr;
+    if (copy_a || copy_b) TL_TRY(ctx.scratch(pad_a + bytes_b, &scratch));
+
+    int64_t shape[3] = {batches, m, n};
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(a.dtype, batched ? 3 : 2, batched ? shape : shape + 1, &c, &result));
+
+    if (copy_a) {
+        a = contiguous_at(a, scratch);
+        ma = matrix_of(a);
+        blas_form(ma, &fa);
+    }
+    if (copy_b) {
+        b = contiguous_at(b, scratch + pad_a);
+        mb = matrix_of(b);
+        blas_form(mb, &fb);
+    }
+    if (m == 0 || n == 0 || batches == 0) {
+        *out = result;
+        return TL_OK;
+    }
+    if (k == 0) {  // an empty sum; BLAS may not accept k = 0 with these leading dimensions
+        fill_kernel(c, 0.0);
+        *out = result;
+        return TL_OK;
+    }
+    const int64_t a_batch = batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
+    // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
+    if (batched && b.ndim == 2 && fa.trans == CblasNoTrans && (batches == 1 || a_batch == m * fa.ld)) {
+        gemm(a.dtype, fa, fb, batches * m, n, k, a.data, b.data, c.data);
+    } else {
+        for (int64_t i = 0; i < batches; ++i)
+            gemm(a.dtype, fa, fb, m, n, k, a.data + i * a_batch * int64_t(elem), b.data + i * b_batch * int64_t(elem),
+                 c.data + i * m * n * int64_t(elem));
+    }
+    *out = result;
+    return TL_OK;
+}
+
+}  // namespace tl

@@ -1,0 +1,33 @@
+// The ops behind the C API.  Each one checks its handles, dtypes and shapes, makes its output
+// in the current target, and only then runs its kernel, so a failure changes nothing.
+#pragma once
+#include "../context.h"
+#include "../kernels/kernels.h"
+
+namespace tl {
+
+tl_status normalize_axis(int axis, int ndim, int *out);
+
+tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out);
+tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,
+                       tl_tensor *out);
+tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes);
+tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *out);
+
+tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor a, tl_tensor b, tl_tensor *out);
+tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor a, tl_tensor *out);
+tl_status op_softmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
+tl_status op_norm(tl_context &ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, bool layer, tl_tensor *out);
+tl_status op_sum(tl_context &ctx, tl_tensor a, int axis, bool keepdim, bool mean, tl_tensor *out);
+tl_status op_argmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
+tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+
+tl_status op_slice(tl_context &ctx, tl_tensor a, int axis, int64_t start, int64_t length, tl_tensor *out);
+tl_status op_transpose(tl_context &ctx, tl_tensor a, int d0, int d1, tl_tensor *out);
+tl_status op_reshape(tl_context &ctx, tl_tensor a, int ndim, const int64_t *shape, tl_tensor *out);
+tl_status op_contiguous(tl_context &ctx, tl_tensor a, tl_tensor *out);
+tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out);
+tl_status op_gather_rows(tl_context &ctx, tl_tensor table, tl_tensor ids, tl_tensor *out);
+tl_status op_copy_into(tl_context &ctx, tl_tensor src, tl_tensor dst);
+
+}  // namespace tl

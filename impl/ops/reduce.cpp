@@ -1,0 +1,108 @@
+// Ops that reduce or normalise along an axis.
+#include "../error.h"
+#include "ops.h"
+
+namespace tl {
+
+tl_status normalize_axis(int axis, int ndim, int *out) {
+    const int a = axis < 0 ? axis + ndim : axis;
+    if (a < 0 || a >= ndim) return fail(TL_E_INVALID_ARGUMENT, "axis %d is out of range for %d dims", axis, ndim);
+    *out = a;
+    return TL_OK;
+}
+
+tl_status op_softmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
+    Resolved ra;
+    TL_TRY(ctx.resolve(ta, &ra));
+    const View &a = ra.view;
+    if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "softmax takes f32 or f64, not %s", dtype_name(a.dtype));
+    int ax = 0;
+    TL_TRY(normalize_axis(axis, a.ndim, &ax));
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
+    softmax_kernel(a, ax, c);
+    *out = result;
+    return TL_OK;
+}
+
+tl_status op_norm(tl_context &ctx, tl_tensor tx, tl_tensor tw, tl_tensor tb, double eps, bool layer, tl_tensor *out) {
+    const char *name = layer ? "layernorm" : "rmsnorm";
+    Resolved rx, rw, rb;
+    TL_TRY(ctx.resolve(tx, &rx));
+    const View &x = rx.view;
+    if (!is_float(x.dtype)) return fail(TL_E_DTYPE, "%s takes f32 or f64, not %s", name, dtype_name(x.dtype));
+    if (x.ndim < 1) return fail(TL_E_SHAPE, "%s needs at least 1 dim", name);
+    if (!(eps >= 0)) return fail(TL_E_INVALID_ARGUMENT, "%s: eps %g is not >= 0", name, eps);
+    const int64_t len = x.shape[x.ndim - 1];
+    const View *w = nullptr, *b = nullptr;
+    for (int i = 0; i < 2; ++i) {
+        tl_tensor t = i == 0 ? tw : tb;
+        if (t.bits == 0) continue;
+        Resolved &r = i == 0 ? rw : rb;
+        TL_TRY(ctx.resolve(t, &r));
+        if (r.view.dtype != x.dtype)
+            return fail(TL_E_DTYPE, "%s: %s weight for %s input", name, dtype_name(r.view.dtype), dtype_name(x.dtype));
+        if (r.view.ndim != 1 || r.view.shape[0] != len)
+            return fail(TL_E_SHAPE, "%s: weight and bias must be 1-D of length %lld", name, (long long)len);
+        (i == 0 ? w : b) = &r.view;
+    }
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(x.dtype, x.ndim, x.shape, &c, &result));
+    if (layer)
+        layernorm_kernel(x, w, b, eps, c);
+    else
+        rmsnorm_kernel(x, w, eps, c);
+    *out = result;
+    return TL_OK;
+}
+
+// The output shape of a reduction over axis ax: the axis dropped, or kept with length 1.
+static int reduced_shape(const View &a, int ax, bool keepdim, int64_t *shape) {
+    int nd = 0;
+    for (int d = 0; d < a.ndim; ++d) {
+        if (d != ax)
+            shape[nd++] = a.shape[d];
+        else if (keepdim)
+            shape[nd++] = 1;
+    }
+    return nd;
+}
+
+tl_status op_sum(tl_context &ctx, tl_tensor ta, int axis, bool keepdim, bool mean, tl_tensor *out) {
+    Resolved ra;
+    TL_TRY(ctx.resolve(ta, &ra));
+    const View &a = ra.view;
+    if (mean && !is_float(a.dtype)) return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
+    int ax = 0;
+    TL_TRY(normalize_axis(axis, a.ndim, &ax));
+    int64_t shape[TL_MAX_DIMS];
+    const int nd = reduced_shape(a, ax, keepdim, shape);
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
+    sum_kernel(a, ax, mean, keepdim ? drop_axis(c, ax) : c);
+    *out = result;
+    return TL_OK;
+}
+
+tl_status op_argmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
+    Resolved ra;
+    TL_TRY(ctx.resolve(ta, &ra));
+    const View &a = ra.view;
+    int ax = 0;
+    TL_TRY(normalize_axis(axis, a.ndim, &ax));
+    if (a.shape[ax] == 0) return fail(TL_E_SHAPE, "argmax over an empty axis");
+    if (a.shape[ax] > INT32_MAX) return fail(TL_E_SHAPE, "argmax: axis too long for i32 indices");
+    int64_t shape[TL_MAX_DIMS];
+    const int nd = reduced_shape(a, ax, false, shape);
+    View c;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(TL_I32, nd, shape, &c, &result));
+    argmax_kernel(a, ax, c);
+    *out = result;
+    return TL_OK;
+}
+
+}  // namespace tl

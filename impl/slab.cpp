@@ -1,0 +1,110 @@
+#include "slab.h"
+
+#include "error.h"
+
+namespace tl {
+namespace {
+
+constexpr size_t kMinChunk = 64 * 1024;
+
+bool round_up(size_t bytes, size_t *out) {
+    if (bytes > size_t(-1) - (kTensorAlignment - 1)) return false;
+    *out = (bytes + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
+    return true;
+}
+
+}  // namespace
+
+Slab::Slab(Memory *memory, tl_growth growth, size_t max_bytes)
+    : memory_(memory), growth_(growth), max_bytes_(max_bytes), chunks_(StlAllocator<Chunk>(memory)) {}
+
+Slab::~Slab() { release_all(); }
+
+size_t Slab::held_bytes() const {
+    size_t total = 0;
+    for (const Chunk &c : chunks_) total += c.size;
+    return total;
+}
+
+tl_status Slab::add_chunk(size_t size, const char *scope_name) {
+    if (chunks_.size() == chunks_.capacity()) {
+        try {
+            chunks_.reserve(chunks_.empty() ? 4 : chunks_.size() * 2);
+        } catch (const std::bad_alloc &) {
+            return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory for its chunk table", scope_name);
+        }
+    }
+    void *p = memory_->allocate(size, kTensorAlignment);
+    if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': the allocator refused %zu bytes", scope_name, size);
+    chunks_.push_back(Chunk{static_cast<std::byte *>(p), size, 0});
+    return TL_OK;
+}
+
+tl_status Slab::reserve_initial(size_t bytes, const char *scope_name) {
+    if (bytes == 0) return TL_OK;
+    size_t rounded;
+    if (!round_up(bytes, &rounded)) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': slab of %zu bytes overflows", scope_name, bytes);
+    if (max_bytes_ && rounded > max_bytes_)
+        return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu exceeds max_bytes %zu", scope_name, bytes, max_bytes_);
+    return add_chunk(rounded, scope_name);
+}
+
+tl_status Slab::allocate(size_t bytes, const char *scope_name, std::byte **out, std::byte **chunk_base) {
+    if (bytes == 0) {
+        *out = *chunk_base = empty_tensor_home();
+        return TL_OK;
+    }
+    size_t rounded;
+    if (!round_up(bytes, &rounded))
+        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': a request of %zu bytes overflows", scope_name, bytes);
+    Chunk *last = chunks_.empty() ? nullptr : &chunks_.back();
+    if (!last || last->size - last->used < rounded) {
+        size_t held = held_bytes();
+        if (growth_ == TL_FIXED)
+            return fail(TL_E_SCOPE_FULL, "scope '%s' is TL_FIXED: %zu of %zu bytes used, %zu more do not fit", scope_name,
+                        used_, held, rounded);
+        if (max_bytes_ && (rounded > max_bytes_ || held > max_bytes_ - rounded))
+            return fail(TL_E_SCOPE_FULL, "scope '%s' holds %zu bytes; %zu more would pass its max_bytes %zu", scope_name,
+                        held, rounded, max_bytes_);
+        // Double what is held, so a scope that keeps growing makes few chunks.
+        size_t size = held > rounded ? held : rounded;
+        if (size < kMinChunk) size = kMinChunk;
+        if (max_bytes_ && size > max_bytes_ - held) size = max_bytes_ - held;
+        TL_TRY(add_chunk(size, scope_name));
+        ++grow_events_;
+        last = &chunks_.back();
+    }
+    *out = last->base + last->used;
+    *chunk_base = last->base;
+    last->used += rounded;
+    used_ += rounded;
+    if (chunks_.size() > 1) overflow_ += rounded;
+    if (used_ > peak_) peak_ = used_;
+    return TL_OK;
+}
+
+void Slab::reset() {
+    if (chunks_.size() > 1) {
+        // One slab of the high-water size: the next identical step fits without a chunk.
+        void *merged = memory_->allocate(peak_, kTensorAlignment);
+        if (merged) {
+            for (Chunk &c : chunks_) memory_->release(c.base, c.size);
+            chunks_.clear();
+            chunks_.push_back(Chunk{static_cast<std::byte *>(merged), peak_, 0});  // capacity kept: no throw
+            ++grow_events_;
+        }
+        // Without memory to merge, the chunks are kept and reused as they are.
+    }
+    for (Chunk &c : chunks_) c.used = 0;
+    used_ = 0;
+    overflow_ = 0;
+}
+
+void Slab::release_all() {
+    for (Chunk &c : chunks_) memory_->release(c.base, c.size);
+    chunks_.clear();
+    used_ = 0;
+    overflow_ = 0;
+}
+
+}  // namespace tl

@@ -1,0 +1,54 @@
+#include "tensor.h"
+
+namespace tl {
+
+size_t dtype_size(tl_dtype dt) {
+    switch (dt) {
+        case TL_F32: return 4;
+        case TL_F64: return 8;
+        case TL_I32: return 4;
+    }
+    return 0;
+}
+
+bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
+
+const char *dtype_name(tl_dtype dt) {
+    switch (dt) {
+        case TL_F32: return "f32";
+        case TL_F64: return "f64";
+        case TL_I32: return "i32";
+    }
+    return "?";
+}
+
+bool View::is_contiguous() const {
+    int64_t expected = 1;
+    for (int i = ndim - 1; i >= 0; --i) {
+        if (shape[i] != 1 && strides[i] != expected) return false;
+        expected *= shape[i];
+    }
+    return true;
+}
+
+View view_of(const TensorHeader &h) {
+    View v;
+    v.dtype = h.dtype;
+    v.ndim = h.ndim;
+    for (int i = 0; i < h.ndim; ++i) {
+        v.shape[i] = h.shape[i];
+        v.strides[i] = h.strides[i];
+    }
+    v.data = h.storage + h.offset * int64_t(dtype_size(h.dtype));
+    return v;
+}
+
+void set_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; --i) {
+        strides[i] = s;
+        s *= shape[i] > 0 ? shape[i] : 1;
+    }
+}
+
+}  // namespace tl

@@ -1,0 +1,45 @@
+// What a tensor is inside the library: a header (dtype, shape, strides, where its elements
+// live) kept in its storage's table, and the by-value View that ops work on.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tensorlife/tl_tensor.h"
+
+namespace tl {
+
+struct TensorHeader {
+    tl_dtype dtype;
+    int32_t ndim;
+    int64_t shape[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS];  // in elements
+    std::byte *storage;            // start of the slab chunk or ambient block
+    int64_t offset;                // elements from storage to the first element
+    uint64_t base;                 // for a view: the handle bits of the tensor owning the storage
+    size_t storage_bytes;          // for an ambient owner: the size of its block
+};
+
+// An op's by-value picture of an operand: safe to keep while the op allocates its output.
+struct View {
+    tl_dtype dtype;
+    int ndim;
+    int64_t shape[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS];  // in elements
+    std::byte *data;               // first element
+
+    int64_t numel() const {
+        int64_t n = 1;
+        for (int i = 0; i < ndim; ++i) n *= shape[i];
+        return n;
+    }
+    bool is_contiguous() const;
+};
+
+size_t dtype_size(tl_dtype dt);  // 0 for a value that is no dtype
+bool is_float(tl_dtype dt);
+const char *dtype_name(tl_dtype dt);
+
+View view_of(const TensorHeader &h);
+void set_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+
+}  // namespace tl

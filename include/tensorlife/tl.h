@@ -1,0 +1,17 @@
+/* tensorlife: eager tensor math with scoped memory lifetimes.  The umbrella header.
+ *
+ * Compiles as C99 and as C++.  The contract is documented per function in the pieces below:
+ *   tl_base.h     status codes, tl_last_error, versions
+ *   tl_context.h  contexts, allocators, scopes and their stats
+ *   tl_tensor.h   handles, factories, read/data/info, free, retain
+ *   tl_ops.h      the eager ops
+ */
+#ifndef TENSORLIFE_TL_H
+#define TENSORLIFE_TL_H
+
+#include "tl_base.h"
+#include "tl_context.h"
+#include "tl_tensor.h"
+#include "tl_ops.h"
+
+#endif

@@ -1,0 +1,62 @@
+/* tensorlife: status codes, versions and export macros.  Part of <tensorlife/tl.h>. */
+#ifndef TENSORLIFE_TL_BASE_H
+#define TENSORLIFE_TL_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TL_VERSION_MAJOR 0
+#define TL_VERSION_MINOR 1
+#define TL_VERSION_PATCH 0
+/* Bumped on every incompatible change of the ABI; tl_abi_version() returns the library's value. */
+#define TL_ABI_VERSION 0
+/* Largest tensor rank. */
+#define TL_MAX_DIMS 8
+/* Deepest scope nesting per context (open scopes at once). */
+#define TL_MAX_SCOPE_DEPTH 31
+/* Most tensors (including views) one scope generation, or the ambient store, holds at once. */
+#define TL_MAX_TENSORS_PER_STORAGE 524287
+
+#if defined(_WIN32)
+#  define TL_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#  define TL_API __attribute__((visibility("default")))
+#else
+#  define TL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.
+ * A failed call leaves every output untouched and every tensor and scope as it was. */
+typedef enum tl_status {
+    TL_OK = 0,
+    TL_E_INVALID_ARGUMENT = -1, /* NULL pointer, ndim outside 0..8, negative dim, bad axis or dtype */
+    TL_E_INVALID_HANDLE = -2,   /* never issued, freed ambient tensor, another context's handle */
+    TL_E_STORAGE_CLOSED = -3,   /* the tensor's scope was reset or closed after it was made */
+    TL_E_SHAPE = -4,            /* shapes the op cannot combine, slice or index out of range */
+    TL_E_DTYPE = -5,            /* a dtype the op does not take, or operands that differ */
+    TL_E_SCOPE_FULL = -6,       /* a TL_FIXED scope or max_bytes cannot fit the request */
+    TL_E_OUT_OF_MEMORY = -7,    /* the allocator returned NULL, or a byte count overflows size_t */
+    TL_E_SCOPE_ORDER = -8,      /* reset/close of a scope that is not innermost; nesting too deep */
+    TL_E_IO = -9,               /* a file could not be opened, read or written */
+    TL_E_PARSE = -10,           /* malformed JSON or safetensors */
+    TL_E_INTERNAL = -11,        /* a bug caught at the ABI boundary */
+    TL_STATUS_FORCE_INT32 = 0x7fffffff
+} tl_status;
+
+/* A static name such as "TL_E_STORAGE_CLOSED"; "TL_E_UNKNOWN" for a value that is no status. */
+TL_API const char *tl_status_string(tl_status status);
+/* This thread's last failure message; never NULL; "" before any failure.  The text stays valid
+ * until this thread's next failing call.  Successful calls do not clear it. */
+TL_API const char *tl_last_error(void);
+
+TL_API const char *tl_version_string(void);
+TL_API int tl_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,76 @@
+/* tensorlife: contexts, allocators and scopes.  Part of <tensorlife/tl.h>. */
+#ifndef TENSORLIFE_TL_CONTEXT_H
+#define TENSORLIFE_TL_CONTEXT_H
+
+#include "tl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A context owns every scope and tensor made through it.  Use it from one thread at a time;
+ * two contexts share no mutable state, so threads with one context each need no locks. */
+typedef struct tl_context tl_context;
+
+/* An embedder's memory.  alloc must return memory aligned to `alignment` (a power of two,
+ * at most 4096) or NULL; free receives the size that was asked for.  Every byte the library owns
+ * (the context itself, slabs, tensor tables, ambient tensors, names, strings) comes from here. */
+typedef struct tl_allocator {
+    void *user;
+    void *(*alloc)(void *user, size_t size, size_t alignment);
+    void (*free)(void *user, void *ptr, size_t size);
+} tl_allocator;
+
+/* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
+TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
+/* NULL is a no-op.  Frees every open scope and every ambient tensor of the context. */
+TL_API void tl_context_destroy(tl_context *ctx);
+
+/* Scopes nest as a stack per context; the innermost open one is current and receives every
+ * factory and op output.  With none open, outputs are ambient (individually freed) tensors.
+ *
+ * A tl_scope pointer stays addressable for the life of its context but refers to a nesting depth:
+ * after tl_scope_close, calls on it fail with TL_E_INVALID_HANDLE until another scope is opened at
+ * the same depth, which it then denotes.  Do not keep closed scope pointers. */
+typedef struct tl_scope tl_scope;
+
+typedef enum tl_growth { TL_GROW = 0, TL_FIXED = 1 } tl_growth;
+
+typedef struct tl_scope_options {
+    uint32_t struct_size; /* sizeof(tl_scope_options); fields past it take their defaults */
+    tl_growth growth;     /* TL_GROW (default): extra chunks, merged at the next reset */
+    size_t slab_bytes;    /* initial slab, allocated at open; 0: on first use */
+    size_t max_bytes;     /* 0: no limit; else a request past it fails with TL_E_SCOPE_FULL */
+} tl_scope_options;
+
+/* name is copied; NULL is TL_E_INVALID_ARGUMENT.  tl_scope_open is open_ex with TL_GROW. */
+TL_API tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out);
+TL_API tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts,
+                                  tl_scope **out);
+/* Every tensor placed in the scope dies; the generation goes up by one; the slab is kept (and
+ * TL_GROW chunks are merged into one slab of the high-water size).  Innermost scope only. */
+TL_API tl_status tl_scope_reset(tl_scope *scope);
+/* Reset, free the slab and tables, pop the scope.  Innermost scope only. */
+TL_API tl_status tl_scope_close(tl_scope *scope);
+
+typedef struct tl_scope_stats {
+    uint32_t struct_size;    /* set by the caller to sizeof(tl_scope_stats) */
+    uint64_t generation;     /* resets so far */
+    size_t slab_bytes;       /* bytes of the slab and chunks held now */
+    size_t used_bytes;       /* in use this generation (64-byte rounded) */
+    size_t peak_bytes;       /* high-water of used_bytes over all generations */
+    size_t overflow_bytes;   /* bytes that went to extra chunks this generation */
+    uint64_t grow_events;    /* chunks added or slab enlargements, ever */
+    uint64_t live_tensors;   /* tensors (and views) of this generation */
+} tl_scope_stats;
+TL_API tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out);
+
+/* The scope's name (valid while it is open), or NULL for a closed scope. */
+TL_API const char *tl_scope_name(const tl_scope *scope);
+/* The current (innermost open) scope, or NULL when the current target is ambient. */
+TL_API tl_status tl_scope_current(tl_context *ctx, tl_scope **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

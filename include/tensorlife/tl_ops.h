@@ -1,0 +1,67 @@
+/* tensorlife: eager ops.  Part of <tensorlife/tl.h>.
+ *
+ * Every op checks its handles first, then writes a new tensor, placed in the current target,
+ * to *out.  Inputs may have any strides and offsets (views, slab slices); the numbers are the
+ * same as on fresh contiguous tensors.  Negative axes count from the end, as in NumPy.
+ * Float ops take TL_F32 and TL_F64; operands of one op share one dtype (TL_E_DTYPE otherwise). */
+#ifndef TENSORLIFE_TL_OPS_H
+#define TENSORLIFE_TL_OPS_H
+
+#include "tl_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* [m,k]x[k,n] -> [m,n]; [B,m,k]x[B,k,n] or [B,m,k]x[k,n] -> [B,m,n].  f32 via sgemm, f64 via
+ * dgemm.  A matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to BLAS
+ * as it is, through its leading dimension and transpose flag; any other layout is copied first. */
+TL_API tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+
+/* Elementwise with NumPy broadcasting; f32, f64 and i32 (tl_div: floats only). */
+TL_API tl_status tl_add(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+TL_API tl_status tl_sub(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+TL_API tl_status tl_mul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+TL_API tl_status tl_div(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+
+/* Unary float ops.  gelu is the tanh form. */
+TL_API tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out);
+TL_API tl_status tl_relu(tl_context *ctx, tl_tensor a, tl_tensor *out);
+TL_API tl_status tl_gelu(tl_context *ctx, tl_tensor a, tl_tensor *out);
+TL_API tl_status tl_silu(tl_context *ctx, tl_tensor a, tl_tensor *out);
+TL_API tl_status tl_exp(tl_context *ctx, tl_tensor a, tl_tensor *out);
+TL_API tl_status tl_tanh(tl_context *ctx, tl_tensor a, tl_tensor *out);
+
+/* Numerically stable softmax along axis (max subtracted). */
+TL_API tl_status tl_softmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out);
+/* Over the last axis of x.  w (and b) have the last axis's length; w.bits == 0 (b.bits == 0)
+ * means no weight (no bias).  eps must be >= 0. */
+TL_API tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out);
+TL_API tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out);
+
+/* Reductions over one axis; keepdim != 0 keeps it with length 1.  Floats accumulate in double.
+ * sum takes i32 too (accumulated in int64, stored modulo 2^32); mean takes floats only. */
+TL_API tl_status tl_sum(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out);
+TL_API tl_status tl_mean(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out);
+/* Index of the first largest element along axis (NaN counts as largest); TL_I32, axis removed. */
+TL_API tl_status tl_argmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out);
+
+/* Views, no copy: they share their base's storage and die with it. */
+TL_API tl_status tl_slice(tl_context *ctx, tl_tensor a, int axis, int64_t start, int64_t length, tl_tensor *out);
+TL_API tl_status tl_transpose(tl_context *ctx, tl_tensor a, int d0, int d1, tl_tensor *out);
+/* A view where the strides can express the new shape, else a contiguous copy.  One dim may be -1. */
+TL_API tl_status tl_reshape(tl_context *ctx, tl_tensor a, int ndim, const int64_t *shape, tl_tensor *out);
+
+TL_API tl_status tl_contiguous(tl_context *ctx, tl_tensor a, tl_tensor *out);
+TL_API tl_status tl_concat(tl_context *ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out);
+/* out[i..., :] = table[ids[i...], :]; ids are TL_I32 of any shape, each in 0..rows-1. */
+TL_API tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids, tl_tensor *out);
+
+/* In place: writes src into dst (a tensor or a view, e.g. a KV-cache row), broadcasting src to
+ * dst's shape.  Same dtype.  Overlapping src and dst are handled as if src were copied first. */
+TL_API tl_status tl_copy_into(tl_context *ctx, tl_tensor src, tl_tensor dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* tensorlife: tensor handles, factories and access.  Part of <tensorlife/tl.h>. */
+#ifndef TENSORLIFE_TL_TENSOR_H
+#define TENSORLIFE_TL_TENSOR_H
+
+#include "tl_context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A value handle.  It carries its context, its storage (ambient or a scope) and a 32-bit
+ * generation, so a stale handle is caught at the entry of every call and never read.
+ * bits == 0 is "no tensor". */
+typedef struct tl_tensor {
+    uint64_t bits;
+} tl_tensor;
+
+typedef enum tl_dtype { TL_F32 = 1, TL_F64 = 2, TL_I32 = 3 } tl_dtype;
+
+/* Bytes of one element of dt, or 0 for a value that is no dtype. */
+TL_API size_t tl_dtype_size(tl_dtype dt);
+
+/* Factories place the tensor in the current target.  shape may be NULL when ndim is 0 (a scalar).
+ * zeros, ones and full write every element (slab memory is not cleared at reset).
+ * For TL_I32, full's value must be an integer in int32 range. */
+TL_API tl_status tl_tensor_zeros(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, tl_tensor *out);
+TL_API tl_status tl_tensor_ones(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, tl_tensor *out);
+TL_API tl_status tl_tensor_full(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, double value,
+                                tl_tensor *out);
+/* Copies nbytes from data, which must equal the element count times the dtype size exactly. */
+TL_API tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape,
+                                     const void *data, size_t nbytes, tl_tensor *out);
+/* Copies the elements in logical (row-major) order; dst_bytes must be at least their size. */
+TL_API tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t dst_bytes);
+/* Ambient tensor or view: frees it (a base's views die with it).  Scoped: checks the handle and
+ * does nothing else; the tensor dies at its scope's reset. */
+TL_API tl_status tl_tensor_free(tl_context *ctx, tl_tensor t);
+/* The address of the first element; valid until the storage's reset, close or free.
+ * Elements sit at the strides that tl_tensor_info_get reports. */
+TL_API tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr);
+
+typedef struct tl_tensor_info {
+    uint32_t struct_size; /* set by the caller to sizeof(tl_tensor_info) */
+    tl_dtype dtype;
+    int32_t ndim;
+    int64_t shape[8];
+    int64_t strides[8]; /* in elements */
+    int64_t offset;     /* elements from the start of its storage (slab chunk, or ambient block) */
+    const char *storage; /* scope name, or "ambient"; valid while the storage is */
+    uint64_t generation; /* the scope generation it belongs to; 0 for ambient */
+} tl_tensor_info;
+TL_API tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out);
+
+/* The one way out of a scope: copies t (contiguous) into target, an open scope of ctx, or into
+ * ambient when target is NULL. */
+TL_API tl_status tl_tensor_retain(tl_context *ctx, tl_tensor t, tl_scope *target, tl_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

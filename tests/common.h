@@ -1,0 +1,87 @@
+/* Helpers shared by the conformance suite. */
+#ifndef TL_TESTS_COMMON_H
+#define TL_TESTS_COMMON_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tensorlife/tl.h>
+
+/* Asserts success and shows the library's message when it fails. */
+#define OK(call)                                                                       \
+    do {                                                                               \
+        tl_status ok_status_ = (call);                                                 \
+        cr_assert_eq(ok_status_, TL_OK, "%s -> %s: %s", #call, tl_status_string(ok_status_), tl_last_error()); \
+    } while (0)
+
+#define FAILS_WITH(call, code)                                                          \
+    do {                                                                                \
+        tl_status fw_status_ = (call);                                                  \
+        cr_assert_eq(fw_status_, (code), "%s -> %s (%s), wanted %s", #call, tl_status_string(fw_status_), \
+                     tl_last_error(), tl_status_string(code));                         \
+    } while (0)
+
+/* An allocator that counts calls and bytes and can refuse the Nth allocation. */
+typedef struct counting_allocator {
+    long allocs, frees;
+    long long live_bytes;
+    long fail_at; /* 0: never; else the allocation with this number (1-based) fails */
+} counting_allocator;
+
+static inline void *counting_alloc(void *user, size_t size, size_t alignment) {
+    counting_allocator *c = (counting_allocator *)user;
+    c->allocs++;
+    if (c->fail_at && c->allocs == c->fail_at) return NULL;
+    void *p = NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    c->live_bytes += (long long)size;
+    return p;
+}
+
+static inline void counting_free(void *user, void *ptr, size_t size) {
+    counting_allocator *c = (counting_allocator *)user;
+    c->frees++;
+    c->live_bytes -= (long long)size;
+    free(ptr);
+}
+
+static inline tl_allocator counting_allocator_of(counting_allocator *c) {
+    tl_allocator a = {c, counting_alloc, counting_free};
+    return a;
+}
+
+/* Deterministic pseudo-random floats in [-1, 1). */
+static inline float rand_unit(unsigned *state) {
+    *state = *state * 1664525u + 1013904223u;
+    return (float)((*state >> 8) & 0xffffff) / 8388608.0f - 1.0f;
+}
+
+static inline tl_tensor make_f32(tl_context *ctx, int ndim, const int64_t *shape, const float *data) {
+    size_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= (size_t)shape[i];
+    tl_tensor t = {0};
+    OK(tl_tensor_from_data(ctx, TL_F32, ndim, shape, data, n * sizeof(float), &t));
+    return t;
+}
+
+static inline void read_f32(tl_context *ctx, tl_tensor t, float *dst, size_t n) {
+    OK(tl_tensor_read(ctx, t, dst, n * sizeof(float)));
+}
+
+static inline void assert_close(const float *got, const float *want, size_t n, float tol) {
+    for (size_t i = 0; i < n; ++i)
+        cr_assert(fabsf(got[i] - want[i]) <= tol * (1.0f + fabsf(want[i])), "element %zu: got %.9g, want %.9g", i,
+                  got[i], want[i]);
+}
+
+static inline tl_scope_stats stats_of(tl_scope *s) {
+    tl_scope_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    OK(tl_scope_stats_get(s, &st));
+    return st;
+}
+
+#endif

@@ -1,0 +1,398 @@
+/* Op results against hand-worked cases and naive loops written here, independent of the library. */
+#include <stdint.h>
+
+#include "common.h"
+
+static tl_context *ctx;
+static void setup(void) { OK(tl_context_create(NULL, &ctx)); }
+static void teardown(void) { tl_context_destroy(ctx); }
+
+static void naive_matmul(const float *a, const float *b, float *c, int m, int k, int n) {
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double acc = 0;
+            for (int p = 0; p < k; ++p) acc += (double)a[i * k + p] * b[p * n + j];
+            c[i * n + j] = (float)acc;
+        }
+}
+
+static void fill_random(float *x, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; ++i) x[i] = rand_unit(&seed);
+}
+
+TestSuite(ops, .init = setup, .fini = teardown);
+
+Test(ops, matmul_hand_worked) {
+    const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, want[4] = {19, 22, 43, 50};
+    int64_t s[2] = {2, 2};
+    tl_tensor c;
+    OK(tl_matmul(ctx, make_f32(ctx, 2, s, a), make_f32(ctx, 2, s, b), &c));
+    float got[4];
+    read_f32(ctx, c, got, 4);
+    assert_close(got, want, 4, 0);
+    double ad[4] = {1, 2, 3, 4}, bd[4] = {5, 6, 7, 8}, gd[4];
+    tl_tensor x, y, z;
+    OK(tl_tensor_from_data(ctx, TL_F64, 2, s, ad, sizeof ad, &x));
+    OK(tl_tensor_from_data(ctx, TL_F64, 2, s, bd, sizeof bd, &y));
+    OK(tl_matmul(ctx, x, y, &z));
+    OK(tl_tensor_read(ctx, z, gd, sizeof gd));
+    for (int i = 0; i < 4; ++i) cr_assert_eq(gd[i], (double)want[i]);
+}
+
+Test(ops, matmul_random_2d_and_batched) {
+    enum { B = 3, M = 5, K = 7, N = 4 };
+    float a[B * M * K], b[B * K * N], want[B * M * N], got[B * M * N];
+    fill_random(a, B * M * K, 1);
+    fill_random(b, B * K * N, 2);
+    int64_t sa[3] = {B, M, K}, sb[3] = {B, K, N}, sb2[2] = {K, N};
+    tl_tensor ta = make_f32(ctx, 3, sa, a), tb = make_f32(ctx, 3, sb, b), tb2 = make_f32(ctx, 2, sb2, b), c;
+    OK(tl_matmul(ctx, ta, tb, &c));
+    for (int i = 0; i < B; ++i) naive_matmul(a + i * M * K, b + i * K * N, want + i * M * N, M, K, N);
+    read_f32(ctx, c, got, B * M * N);
+    assert_close(got, want, B * M * N, 1e-5f);
+    OK(tl_matmul(ctx, ta, tb2, &c)); /* shared [k,n] */
+    for (int i = 0; i < B; ++i) naive_matmul(a + i * M * K, b, want + i * M * N, M, K, N);
+    read_f32(ctx, c, got, B * M * N);
+    assert_close(got, want, B * M * N, 1e-5f);
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, c, &info));
+    cr_assert_eq(info.ndim, 3);
+    cr_assert_eq(info.shape[0], B);
+    cr_assert_eq(info.shape[2], N);
+}
+
+Test(ops, matmul_on_views_transposed_sliced_and_uncooperative) {
+    enum { M = 6, K = 5, N = 4 };
+    float base[K * M], b[K * N], a_ref[M * K], want[M * N], got[M * N];
+    fill_random(base, K * M, 3);
+    fill_random(b, K * N, 4);
+    for (int i = 0; i < M; ++i)
+        for (int p = 0; p < K; ++p) a_ref[i * K + p] = base[p * M + i];
+    naive_matmul(a_ref, b, want, M, K, N);
+    int64_t sbase[2] = {K, M}, sb[2] = {K, N};
+    tl_tensor tbase = make_f32(ctx, 2, sbase, base), tb = make_f32(ctx, 2, sb, b), at, c;
+    OK(tl_transpose(ctx, tbase, 0, 1, &at)); /* [M,K] with strides (1, M): BLAS's transpose flag */
+    OK(tl_matmul(ctx, at, tb, &c));
+    read_f32(ctx, c, got, M * N);
+    assert_close(got, want, M * N, 1e-5f);
+
+    /* Columns 2..2+K of a wider matrix: a leading dimension larger than K. */
+    float wide[M * 9];
+    fill_random(wide, M * 9, 5);
+    float a2[M * K];
+    for (int i = 0; i < M; ++i)
+        for (int p = 0; p < K; ++p) a2[i * K + p] = wide[i * 9 + 2 + p];
+    naive_matmul(a2, b, want, M, K, N);
+    int64_t sw[2] = {M, 9};
+    tl_tensor tw = make_f32(ctx, 2, sw, wide), cols;
+    OK(tl_slice(ctx, tw, 1, 2, K, &cols));
+    OK(tl_matmul(ctx, cols, tb, &c));
+    read_f32(ctx, c, got, M * N);
+    assert_close(got, want, M * N, 1e-5f);
+
+    /* Neither stride 1: [K,M,2] sliced to [K,M,1], reshaped to [K,M] (strides 2M, 2), transposed. */
+    float deep[K * M * 2];
+    fill_random(deep, K * M * 2, 6);
+    for (int i = 0; i < M; ++i)
+        for (int p = 0; p < K; ++p) a_ref[i * K + p] = deep[(p * M + i) * 2];
+    naive_matmul(a_ref, b, want, M, K, N);
+    int64_t sd[3] = {K, M, 2}, skm[2] = {K, M};
+    tl_tensor td = make_f32(ctx, 3, sd, deep), first, flat, odd;
+    OK(tl_slice(ctx, td, 2, 0, 1, &first));
+    OK(tl_reshape(ctx, first, 2, skm, &flat));
+    OK(tl_transpose(ctx, flat, 0, 1, &odd));
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, odd, &info));
+    cr_assert_eq(info.strides[0], 2);
+    cr_assert_eq(info.strides[1], 2 * M);
+    OK(tl_matmul(ctx, odd, tb, &c));
+    read_f32(ctx, c, got, M * N);
+    assert_close(got, want, M * N, 1e-5f);
+}
+
+Test(ops, matmul_empty_inner_dim_is_zeros) {
+    int64_t sa[2] = {3, 0}, sb[2] = {0, 2};
+    tl_tensor a, b, c;
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, sa, &a));
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, sb, &b));
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "dirty", 4096, &s));
+    tl_tensor junk;
+    int64_t sj[1] = {6};
+    OK(tl_tensor_full(ctx, TL_F32, 1, sj, 9.0, &junk));
+    OK(tl_scope_reset(s));
+    OK(tl_matmul(ctx, a, b, &c));
+    float got[6];
+    read_f32(ctx, c, got, 6);
+    for (int i = 0; i < 6; ++i) cr_assert_eq(got[i], 0.0f);
+    OK(tl_scope_close(s));
+}
+
+Test(ops, add_broadcasts_like_numpy) {
+    float x[24], y[3] = {10, 20, 30}, got[24];
+    for (int i = 0; i < 24; ++i) x[i] = (float)i;
+    int64_t sx[3] = {2, 3, 4}, sy[2] = {3, 1};
+    tl_tensor c, d;
+    OK(tl_add(ctx, make_f32(ctx, 3, sx, x), make_f32(ctx, 2, sy, y), &c));
+    read_f32(ctx, c, got, 24);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 4; ++k) cr_assert_eq(got[(i * 3 + j) * 4 + k], x[(i * 3 + j) * 4 + k] + y[j]);
+    float two = 2;
+    tl_tensor scalar = make_f32(ctx, 0, NULL, &two);
+    OK(tl_mul(ctx, scalar, c, &d)); /* scalar on the left */
+    read_f32(ctx, d, got, 24);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 4; ++k) cr_assert_eq(got[(i * 3 + j) * 4 + k], 2 * (x[(i * 3 + j) * 4 + k] + y[j]));
+    /* [4,1] - [3]: both sides broadcast, to [4,3]. */
+    float col[4] = {1, 2, 3, 4}, row[3] = {1, 10, 100}, out[12];
+    int64_t s41[2] = {4, 1}, s3[1] = {3};
+    OK(tl_sub(ctx, make_f32(ctx, 2, s41, col), make_f32(ctx, 1, s3, row), &c));
+    read_f32(ctx, c, out, 12);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) cr_assert_eq(out[i * 3 + j], col[i] - row[j]);
+    OK(tl_div(ctx, make_f32(ctx, 2, s41, col), make_f32(ctx, 1, s3, row), &c));
+    read_f32(ctx, c, out, 12);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) cr_assert_eq(out[i * 3 + j], col[i] / row[j]);
+}
+
+Test(ops, i32_arithmetic_wraps) {
+    int32_t a[3] = {INT32_MAX, -5, 7}, b[3] = {1, 3, -2}, got[3];
+    int64_t s[1] = {3};
+    tl_tensor ta, tb, c;
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, s, a, sizeof a, &ta));
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, s, b, sizeof b, &tb));
+    OK(tl_add(ctx, ta, tb, &c));
+    OK(tl_tensor_read(ctx, c, got, sizeof got));
+    cr_assert_eq(got[0], INT32_MIN);
+    cr_assert_eq(got[1], -2);
+    cr_assert_eq(got[2], 5);
+    OK(tl_mul(ctx, ta, tb, &c));
+    OK(tl_tensor_read(ctx, c, got, sizeof got));
+    cr_assert_eq(got[1], -15);
+    OK(tl_sum(ctx, ta, 0, 0, &c));
+    OK(tl_tensor_read(ctx, c, got, sizeof(int32_t)));
+    cr_assert_eq(got[0], (int32_t)((uint32_t)INT32_MAX - 5u + 7u));
+}
+
+Test(ops, unary_math) {
+    float x[7] = {-3, -1, -0.5f, 0, 0.5f, 1, 3}, got[7];
+    int64_t s[1] = {7};
+    tl_tensor t = make_f32(ctx, 1, s, x), y;
+    OK(tl_relu(ctx, t, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) cr_assert_eq(got[i], x[i] > 0 ? x[i] : 0);
+    OK(tl_gelu(ctx, t, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) {
+        double v = x[i], want = 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+        cr_assert(fabs(got[i] - want) < 1e-6, "gelu(%g) = %g, want %g", v, got[i], want);
+    }
+    OK(tl_silu(ctx, t, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) cr_assert(fabs(got[i] - x[i] / (1 + exp(-x[i]))) < 1e-6);
+    OK(tl_exp(ctx, t, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) cr_assert(fabs(got[i] - exp(x[i])) < 1e-5 * exp(x[i]));
+    OK(tl_tanh(ctx, t, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) cr_assert(fabs(got[i] - tanh(x[i])) < 1e-6);
+    OK(tl_scale(ctx, t, -2.0, &y));
+    read_f32(ctx, y, got, 7);
+    for (int i = 0; i < 7; ++i) cr_assert_eq(got[i], -2 * x[i]);
+}
+
+Test(ops, softmax_hand_worked_and_stable) {
+    /* softmax([0, ln 3]) = [1/4, 3/4] */
+    float x[2] = {0, (float)log(3.0)}, got[6];
+    int64_t s[1] = {2};
+    tl_tensor y;
+    OK(tl_softmax(ctx, make_f32(ctx, 1, s, x), 0, &y));
+    read_f32(ctx, y, got, 2);
+    cr_assert(fabsf(got[0] - 0.25f) < 1e-6f && fabsf(got[1] - 0.75f) < 1e-6f);
+    /* Huge logits would overflow exp without the max subtracted. */
+    float big[6] = {1000, 1001, 1002, -1000, 0, 1000};
+    int64_t s23[2] = {2, 3};
+    tl_tensor tb = make_f32(ctx, 2, s23, big);
+    OK(tl_softmax(ctx, tb, -1, &y));
+    read_f32(ctx, y, got, 6);
+    for (int r = 0; r < 2; ++r) {
+        double m = -INFINITY, total = 0;
+        for (int j = 0; j < 3; ++j) m = fmax(m, big[r * 3 + j]);
+        for (int j = 0; j < 3; ++j) total += exp(big[r * 3 + j] - m);
+        for (int j = 0; j < 3; ++j) {
+            double want = exp(big[r * 3 + j] - m) / total;
+            cr_assert(fabs(got[r * 3 + j] - want) < 1e-6, "row %d col %d: %g vs %g", r, j, got[r * 3 + j], want);
+        }
+    }
+    OK(tl_softmax(ctx, tb, 0, &y)); /* down the columns */
+    read_f32(ctx, y, got, 6);
+    for (int j = 0; j < 3; ++j) cr_assert(fabsf(got[j] + got[3 + j] - 1.0f) < 1e-6f);
+    cr_assert(fabsf(got[0] - 1.0f) < 1e-6f); /* 1000 vs -1000 */
+}
+
+Test(ops, rmsnorm_and_layernorm) {
+    float x[8] = {1, 2, 3, 4, -1, 0, 1, 2}, w[4] = {1, 0.5f, 2, -1}, b[4] = {0, 1, 0, -1}, got[8];
+    int64_t sx[2] = {2, 4}, sw[1] = {4};
+    tl_tensor tx = make_f32(ctx, 2, sx, x), tw = make_f32(ctx, 1, sw, w), tb = make_f32(ctx, 1, sw, b), y;
+    const double eps = 1e-5;
+    OK(tl_rmsnorm(ctx, tx, tw, eps, &y));
+    read_f32(ctx, y, got, 8);
+    for (int r = 0; r < 2; ++r) {
+        double ms = 0;
+        for (int j = 0; j < 4; ++j) ms += (double)x[r * 4 + j] * x[r * 4 + j];
+        double inv = 1 / sqrt(ms / 4 + eps);
+        for (int j = 0; j < 4; ++j) cr_assert(fabs(got[r * 4 + j] - x[r * 4 + j] * inv * w[j]) < 1e-6);
+    }
+    OK(tl_layernorm(ctx, tx, tw, tb, eps, &y));
+    read_f32(ctx, y, got, 8);
+    for (int r = 0; r < 2; ++r) {
+        double mean = 0, var = 0;
+        for (int j = 0; j < 4; ++j) mean += x[r * 4 + j] / 4.0;
+        for (int j = 0; j < 4; ++j) var += (x[r * 4 + j] - mean) * (x[r * 4 + j] - mean) / 4.0;
+        for (int j = 0; j < 4; ++j) {
+            double want = (x[r * 4 + j] - mean) / sqrt(var + eps) * w[j] + b[j];
+            cr_assert(fabs(got[r * 4 + j] - want) < 1e-5, "%g vs %g", got[r * 4 + j], want);
+        }
+    }
+    tl_tensor none = {0};
+    OK(tl_layernorm(ctx, tx, none, none, eps, &y)); /* no weight, no bias */
+    read_f32(ctx, y, got, 8);
+    cr_assert(fabsf(got[0] + got[1] + got[2] + got[3]) < 1e-5f);
+}
+
+Test(ops, sum_mean_argmax) {
+    float x[6] = {1, 5, 3, 4, 2, 6}, got[3];
+    int64_t s[2] = {2, 3};
+    tl_tensor t = make_f32(ctx, 2, s, x), y;
+    OK(tl_sum(ctx, t, 0, 0, &y));
+    read_f32(ctx, y, got, 3);
+    cr_assert(got[0] == 5 && got[1] == 7 && got[2] == 9);
+    OK(tl_mean(ctx, t, -1, 1, &y));
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, y, &info));
+    cr_assert(info.ndim == 2 && info.shape[0] == 2 && info.shape[1] == 1);
+    read_f32(ctx, y, got, 2);
+    cr_assert(got[0] == 3 && got[1] == 4);
+    int32_t idx[3];
+    OK(tl_argmax(ctx, t, 1, &y));
+    OK(tl_tensor_read(ctx, y, idx, 2 * sizeof(int32_t)));
+    cr_assert(idx[0] == 1 && idx[1] == 2);
+    float ties[4] = {2, 7, 7, NAN};
+    int64_t s4[1] = {3};
+    OK(tl_argmax(ctx, make_f32(ctx, 1, s4, ties), 0, &y));
+    OK(tl_tensor_read(ctx, y, idx, sizeof(int32_t)));
+    cr_assert_eq(idx[0], 1, "first of equal maxima");
+    s4[0] = 4;
+    OK(tl_argmax(ctx, make_f32(ctx, 1, s4, ties), 0, &y));
+    OK(tl_tensor_read(ctx, y, idx, sizeof(int32_t)));
+    cr_assert_eq(idx[0], 3, "NaN counts as largest");
+}
+
+Test(ops, views_share_storage_and_report_layout) {
+    float x[12];
+    for (int i = 0; i < 12; ++i) x[i] = (float)i;
+    int64_t s[2] = {3, 4};
+    tl_tensor t = make_f32(ctx, 2, s, x), v, tt, flat, c;
+    OK(tl_slice(ctx, t, 0, 1, 2, &v)); /* rows 1..2 */
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, v, &info));
+    cr_assert_eq(info.offset, 4);
+    cr_assert_eq(info.shape[0], 2);
+    cr_assert_eq(info.strides[0], 4);
+    void *pt, *pv;
+    OK(tl_tensor_data(ctx, t, &pt));
+    OK(tl_tensor_data(ctx, v, &pv));
+    cr_assert_eq((char *)pv, (char *)pt + 4 * sizeof(float), "a view shares its base's storage");
+    OK(tl_transpose(ctx, t, 0, 1, &tt));
+    int64_t s12[1] = {12};
+    OK(tl_reshape(ctx, tt, 1, s12, &flat)); /* not expressible as a view: copied */
+    float got[12];
+    read_f32(ctx, flat, got, 12);
+    for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 3; ++i) cr_assert_eq(got[j * 3 + i], x[i * 4 + j]);
+    int64_t s26[2] = {2, 6};
+    OK(tl_reshape(ctx, t, 2, s26, &c)); /* a view */
+    void *pc;
+    OK(tl_tensor_data(ctx, c, &pc));
+    cr_assert_eq(pc, pt);
+    int64_t infer[3] = {2, -1, 3};
+    OK(tl_reshape(ctx, t, 3, infer, &c));
+    OK(tl_tensor_info_get(ctx, c, &info));
+    cr_assert_eq(info.shape[1], 2);
+    OK(tl_contiguous(ctx, tt, &c));
+    OK(tl_tensor_info_get(ctx, c, &info));
+    cr_assert(info.strides[0] == 3 && info.strides[1] == 1);
+    read_f32(ctx, c, got, 12);
+    for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 3; ++i) cr_assert_eq(got[j * 3 + i], x[i * 4 + j]);
+}
+
+Test(ops, concat_and_gather_rows) {
+    float a[4] = {1, 2, 3, 4}, b[2] = {5, 6}, got[6];
+    int64_t sa[2] = {2, 2}, sb[2] = {2, 1}, sc[2] = {1, 2};
+    tl_tensor parts[2] = {make_f32(ctx, 2, sa, a), make_f32(ctx, 2, sb, b)}, c;
+    OK(tl_concat(ctx, 2, parts, 1, &c));
+    read_f32(ctx, c, got, 6);
+    const float want1[6] = {1, 2, 5, 3, 4, 6};
+    assert_close(got, want1, 6, 0);
+    parts[1] = make_f32(ctx, 2, sc, b);
+    OK(tl_concat(ctx, 2, parts, 0, &c));
+    read_f32(ctx, c, got, 6);
+    const float want0[6] = {1, 2, 3, 4, 5, 6};
+    assert_close(got, want0, 6, 0);
+
+    float table[8] = {0, 1, 10, 11, 20, 21, 30, 31}, rows[8];
+    int64_t st[2] = {4, 2}, si[2] = {2, 2};
+    int32_t ids[4] = {3, 0, 2, 2};
+    tl_tensor tids;
+    OK(tl_tensor_from_data(ctx, TL_I32, 2, si, ids, sizeof ids, &tids));
+    OK(tl_gather_rows(ctx, make_f32(ctx, 2, st, table), tids, &c));
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, c, &info));
+    cr_assert(info.ndim == 3 && info.shape[0] == 2 && info.shape[1] == 2 && info.shape[2] == 2);
+    read_f32(ctx, c, rows, 8);
+    for (int i = 0; i < 4; ++i) cr_assert(rows[i * 2] == table[ids[i] * 2] && rows[i * 2 + 1] == table[ids[i] * 2 + 1]);
+}
+
+Test(ops, copy_into_a_cache_row_and_overlapping) {
+    int64_t sc[2] = {4, 3}, sr[1] = {3};
+    tl_tensor cache, row;
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, sc, &cache));
+    float r[3] = {7, 8, 9}, got[12];
+    OK(tl_slice(ctx, cache, 0, 2, 1, &row));
+    OK(tl_copy_into(ctx, make_f32(ctx, 1, sr, r), row)); /* broadcast [3] into [1,3] */
+    read_f32(ctx, cache, got, 12);
+    for (int i = 0; i < 12; ++i) cr_assert_eq(got[i], (i >= 6 && i < 9) ? r[i - 6] : 0.0f);
+    /* Shift rows 0..2 down to 1..3 inside the same tensor: overlapping source and destination. */
+    float seq[12];
+    for (int i = 0; i < 12; ++i) seq[i] = (float)i;
+    tl_tensor t = make_f32(ctx, 2, sc, seq), src, dst;
+    OK(tl_slice(ctx, t, 0, 0, 3, &src));
+    OK(tl_slice(ctx, t, 0, 1, 3, &dst));
+    OK(tl_copy_into(ctx, src, dst));
+    read_f32(ctx, t, got, 12);
+    for (int i = 0; i < 3; ++i) cr_assert_eq(got[i], (float)i);
+    for (int i = 3; i < 12; ++i) cr_assert_eq(got[i], (float)(i - 3));
+}
+
+Test(ops, scalars_and_empty_tensors) {
+    float v = 3, got = 0;
+    tl_tensor s = make_f32(ctx, 0, NULL, &v), y;
+    OK(tl_add(ctx, s, s, &y));
+    read_f32(ctx, y, &got, 1);
+    cr_assert_eq(got, 6);
+    int64_t e[2] = {0, 5};
+    tl_tensor empty, sum;
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, e, &empty));
+    OK(tl_exp(ctx, empty, &y));
+    OK(tl_softmax(ctx, empty, 1, &y));
+    OK(tl_sum(ctx, empty, 0, 0, &sum));
+    float five[5];
+    read_f32(ctx, sum, five, 5);
+    for (int i = 0; i < 5; ++i) cr_assert_eq(five[i], 0.0f);
+    FAILS_WITH(tl_argmax(ctx, empty, 0, &y), TL_E_SHAPE);
+    OK(tl_tensor_read(ctx, empty, NULL, 0));
+}

@@ -7,6 +7,7 @@ size_t dtype_size(tl_dtype dt) {
         case TL_F32: return 4;
         case TL_F64: return 8;
         case TL_I32: return 4;
+        default: break;  // no dtype: dtype_size() 0 makes callers refuse it
     }
     return 0;
 }
@@ -18,6 +19,7 @@ const char *dtype_name(tl_dtype dt) {
         case TL_F32: return "f32";
         case TL_F64: return "f64";
         case TL_I32: return "i32";
+        default: break;  // no dtype: dtype_size() 0 makes callers refuse it
     }
     return "?";
 }

@@ -108,6 +108,7 @@ void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out) {
         case TL_F32: return binary_dispatch<float>(op, a, b, out);
         case TL_F64: return binary_dispatch<double>(op, a, b, out);
         case TL_I32: return binary_i32(op, a, b, out);
+        default: break;  // refused before any kernel runs
     }
 }
 
@@ -130,6 +131,7 @@ void fill_kernel(const View &out, double value) {
         case TL_F32: return fill(float(value));
         case TL_F64: return fill(double(value));
         case TL_I32: return fill(int32_t(value));
+        default: break;  // refused before any kernel runs
     }
 }
 

@@ -34,7 +34,8 @@ TL_API void tl_context_destroy(tl_context *ctx);
  * the same depth, which it then denotes.  Do not keep closed scope pointers. */
 typedef struct tl_scope tl_scope;
 
-typedef enum tl_growth { TL_GROW = 0, TL_FIXED = 1 } tl_growth;
+/* The sentinels are no growth modes: they make the enum span int32 (see tl_dtype). */
+typedef enum tl_growth { TL_GROW = 0, TL_FIXED = 1, TL_GROWTH_SIGNED_ = -1, TL_GROWTH_FORCE_INT32_ = 0x7fffffff } tl_growth;
 
 typedef struct tl_scope_options {
     uint32_t struct_size; /* sizeof(tl_scope_options); fields past it take their defaults */

@@ -15,7 +15,15 @@ typedef struct tl_tensor {
     uint64_t bits;
 } tl_tensor;
 
-typedef enum tl_dtype { TL_F32 = 1, TL_F64 = 2, TL_I32 = 3 } tl_dtype;
+/* The two sentinels are no dtypes: they make the enum span int32, so that any value a caller
+ * passes is a value of the type (and is refused with TL_E_INVALID_ARGUMENT), never undefined. */
+typedef enum tl_dtype {
+    TL_F32 = 1,
+    TL_F64 = 2,
+    TL_I32 = 3,
+    TL_DTYPE_SIGNED_ = -1,
+    TL_DTYPE_FORCE_INT32_ = 0x7fffffff
+} tl_dtype;
 
 /* Bytes of one element of dt, or 0 for a value that is no dtype. */
 TL_API size_t tl_dtype_size(tl_dtype dt);

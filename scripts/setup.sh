@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, with apt, the Debian 12 packages that tensorlife's build, demo and tests need and
+# that are missing.  Safe to run again: with everything present it changes nothing.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config        # the build
+  libopenblas-dev                  # matmul (sgemm/dgemm)
+  libcriterion-dev                 # the C conformance suite
+  valgrind                         # the memory check in the test command
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

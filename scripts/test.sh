@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, then
+#   1. the release build's ctest (the Criterion conformance suite and the packaging checks),
+#   2. the conformance suite built with ASan+UBSan,
+#   3. the conformance suite under valgrind (memory errors and leaks, in every forked test),
+# and ends with the runners' own summaries.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$root/scripts/setup.sh"
+
+echo "== ASan+UBSan build: conformance suite"
+bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
+# Huge-but-valid sizes must come back as TL_E_OUT_OF_MEMORY, not as an ASan abort.
+ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$root/build-asan" -R conformance --output-on-failure
+
+echo "== valgrind: conformance suite (release build)"
+bash "$root/scripts/build.sh" "$root/build"
+logs=$(mktemp -d)
+for t in "$root"/build/tests/test_*; do
+  valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --show-leak-kinds=definite,indirect --log-file="$logs/$(basename "$t").%p.log" "$t" --jobs 1 -q >/dev/null 2>&1 ||
+    { echo "valgrind: $t failed"; exit 1; }
+done
+if find "$logs" -name '*.log' -size +0 | grep -q .; then
+  find "$logs" -name '*.log' -size +0 -exec cat {} +
+  echo "valgrind: errors or leaks reported"; exit 1
+fi
+echo "valgrind: $(ls "$logs" | wc -l) processes checked, no errors, no leaks"
+
+echo "== release build: Criterion suites, then everything under ctest"
+for t in "$root"/build/tests/test_*; do
+  printf '%s: ' "$(basename "$t")"
+  "$t" --jobs 1 2>&1 | tail -n 1   # pipefail: a failing suite stops the run here
+done
+ctest --test-dir "$root/build" --output-on-failure

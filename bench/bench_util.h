@@ -1,0 +1,30 @@
+/* Timing for the benchmarks: the median of repeated runs, so one noisy run does not decide. */
+#ifndef TL_BENCH_UTIL_H
+#define TL_BENCH_UTIL_H
+#include <stdlib.h>
+#include <time.h>
+
+static inline double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over `reps` runs of fn(arg), each run timed whole and divided by `per_run` operations. */
+static inline double median_ns(int reps, double per_run, void (*fn)(void *), void *arg) {
+    double samples[64];
+    if (reps > 64) reps = 64;
+    for (int r = 0; r < reps; ++r) {
+        double t0 = now_ns();
+        fn(arg);
+        samples[r] = (now_ns() - t0) / per_run;
+    }
+    qsort(samples, (size_t)reps, sizeof samples[0], compare_doubles);
+    return samples[reps / 2];
+}
+#endif

@@ -1,0 +1,164 @@
+/* examples/decode: runs the same greedy decode in ambient mode and in scoped mode, checks that
+ * both give identical token ids and logits, and prints per phase: ms/step, allocator calls per
+ * step, bytes in use, slab bytes, peak and grow events.  Scoped mode must make 0 allocator
+ * calls per step once warm; the program fails otherwise.
+ *
+ *   decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]
+ *          [--report out.json] [--svg out.svg] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "report.h"
+
+/* Counts every allocator call and the bytes held, with a resettable high-water mark. */
+typedef struct memory_meter {
+    long calls;
+    size_t live, peak;
+} memory_meter;
+
+static void *meter_alloc(void *user, size_t size, size_t alignment) {
+    memory_meter *m = user;
+    void *p = NULL;
+    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0) return NULL;
+    m->calls++;
+    m->live += size;
+    if (m->live > m->peak) m->peak = m->live;
+    return p;
+}
+
+static void meter_free(void *user, void *ptr, size_t size) {
+    memory_meter *m = user;
+    m->live -= size;
+    free(ptr);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
+static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
+    memory_meter meter = {0, 0, 0};
+    tl_allocator alloc = {&meter, meter_alloc, meter_free};
+    tl_context *ctx;
+    CHECK(tl_context_create(&alloc, &ctx));
+    model m;
+    model_init_random(ctx, cfg, &m);
+    decoder d;
+    decoder_open(&d, ctx, &m, mode);
+    int32_t token = 1;
+    for (int pos = 0; pos < cfg->tokens; ++pos) {
+        const long calls = meter.calls;
+        const size_t live = meter.live;
+        meter.peak = live;
+        const double t0 = now_ms();
+        token = decoder_step(&d, token, pos, logits + (size_t)pos * (size_t)cfg->vocab);
+        step_record *r = &rec[pos];
+        r->ms = now_ms() - t0;
+        r->mallocs = meter.calls - calls;
+        r->token = token;
+        if (mode == MODE_SCOPED) {
+            r->bytes_in_use = d.last_step.used_bytes;
+            r->slab_bytes = d.last_step.slab_bytes;
+            r->peak_bytes = d.last_step.peak_bytes;
+            r->grow_events = d.last_step.grow_events;
+        } else {
+            r->bytes_in_use = meter.peak - live;
+            r->slab_bytes = r->peak_bytes = 0;
+            r->grow_events = 0;
+        }
+    }
+    decoder_close(&d);
+    model_free(ctx, &m);
+    tl_context_destroy(ctx);
+}
+
+static void print_phase(const char *mode, const char *phase, const step_record *r, int from, int to) {
+    double ms = 0, mallocs = 0, bytes = 0;
+    for (int i = from; i < to; ++i) ms += r[i].ms, mallocs += (double)r[i].mallocs, bytes += (double)r[i].bytes_in_use;
+    const int n = to - from;
+    printf("%-8s %-20s %9.3f %14.1f %14.0f %12zu %12zu %6llu\n", mode, phase, ms / n, mallocs / n, bytes / n,
+           r[to - 1].slab_bytes, r[to - 1].peak_bytes, (unsigned long long)r[to - 1].grow_events);
+}
+
+static int parse_int(const char *flag, const char *value) {
+    char *end;
+    long v = value ? strtol(value, &end, 10) : 0;
+    if (!value || *end || v <= 0 || v > 1 << 20) {
+        fprintf(stderr, "decode: %s needs a positive integer\n", flag);
+        exit(2);
+    }
+    return (int)v;
+}
+
+int main(int argc, char **argv) {
+    model_config cfg = {256, 4, 4, 1024, 128, 1234};
+    const char *report = NULL, *svg = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--d-model")) cfg.d_model = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--layers")) cfg.layers = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--heads")) cfg.heads = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--vocab")) cfg.vocab = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--tokens")) cfg.tokens = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--seed")) cfg.seed = (unsigned)parse_int(a, v), ++i;
+        else if (!strcmp(a, "--report") && v) report = v, ++i;
+        else if (!strcmp(a, "--svg") && v) svg = v, ++i;
+        else {
+            fprintf(stderr, "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
+                            "              [--report out.json] [--svg out.svg]\n");
+            return 2;
+        }
+    }
+    if (cfg.d_model % cfg.heads) {
+        fprintf(stderr, "decode: --d-model must be a multiple of --heads\n");
+        return 2;
+    }
+    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, seed %u\n\n", cfg.d_model, cfg.layers,
+           cfg.heads, cfg.vocab, cfg.tokens, cfg.seed);
+    const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
+    step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient), *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
+    float *logits_a = malloc(nlogits * sizeof(float)), *logits_s = malloc(nlogits * sizeof(float));
+    run_mode(&cfg, MODE_AMBIENT, ambient, logits_a);
+    run_mode(&cfg, MODE_SCOPED, scoped, logits_s);
+
+    int same_tokens = 1;
+    for (int i = 0; i < cfg.tokens; ++i) same_tokens &= ambient[i].token == scoped[i].token;
+    const int same_logits = memcmp(logits_a, logits_s, nlogits * sizeof(float)) == 0;
+
+    printf("%-8s %-20s %9s %14s %14s %12s %12s %6s\n", "mode", "phase", "ms/step", "mallocs/step", "bytes in use",
+           "slab bytes", "peak", "grows");
+    const int warm = cfg.tokens > 1 ? 1 : cfg.tokens;
+    char steady[32];
+    snprintf(steady, sizeof steady, "steps 2..%d", cfg.tokens);
+    print_phase("ambient", "step 1 (warm-up)", ambient, 0, warm);
+    if (cfg.tokens > 1) print_phase("ambient", steady, ambient, 1, cfg.tokens);
+    print_phase("scoped", "step 1 (warm-up)", scoped, 0, warm);
+    if (cfg.tokens > 1) print_phase("scoped", steady, scoped, 1, cfg.tokens);
+
+    long steady_mallocs = 0;
+    for (int i = 1; i < cfg.tokens; ++i) steady_mallocs += scoped[i].mallocs;
+    printf("\ntokens:");
+    for (int i = 0; i < cfg.tokens && i < 16; ++i) printf(" %d", scoped[i].token);
+    printf("%s\n", cfg.tokens > 16 ? " ..." : "");
+    printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
+           same_logits ? "identical" : "DIFFER");
+    printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, cfg.tokens - 1);
+
+    run_record runs[2] = {{"ambient", ambient, cfg.tokens}, {"scoped", scoped, cfg.tokens}};
+    int failed = !same_tokens || !same_logits || steady_mallocs != 0;
+    if (report && write_json_report(report, &cfg, runs, 2, same_tokens && same_logits) != 0) failed = 1;
+    if (svg && write_svg_chart(svg, runs, 2) != 0) failed = 1;
+    if (report) printf("report: %s\n", report);
+    if (svg) printf("chart: %s\n", svg);
+    free(ambient);
+    free(scoped);
+    free(logits_a);
+    free(logits_s);
+    return failed;
+}

@@ -1,0 +1,197 @@
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void check_status(tl_status st, const char *what, const char *file, int line) {
+    if (st == TL_OK) return;
+    fprintf(stderr, "%s:%d: %s -> %s: %s\n", file, line, what, tl_status_string(st), tl_last_error());
+    exit(1);
+}
+
+static tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= shape[i];
+    float *data = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; ++i) {
+        *seed = *seed * 1664525u + 1013904223u;
+        data[i] = ((float)(*seed >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
+    }
+    tl_tensor t;
+    CHECK(tl_tensor_from_data(ctx, TL_F32, ndim, shape, data, sizeof(float) * (size_t)n, &t));
+    free(data);
+    return t;
+}
+
+static tl_tensor matrix(tl_context *ctx, int rows, int cols, unsigned *seed) {
+    int64_t shape[2] = {rows, cols};
+    return random_tensor(ctx, 2, shape, 1.0f / sqrtf((float)rows), seed);
+}
+
+static tl_tensor norm_weight(tl_context *ctx, int d) {
+    int64_t shape[1] = {d};
+    tl_tensor t;
+    CHECK(tl_tensor_ones(ctx, TL_F32, 1, shape, &t));
+    return t;
+}
+
+void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
+    unsigned seed = cfg->seed;
+    const int d = cfg->d_model;
+    m->cfg = *cfg;
+    int64_t embed_shape[2] = {cfg->vocab, d};
+    m->embed = random_tensor(ctx, 2, embed_shape, 1.0f, &seed);
+    m->layer = calloc((size_t)cfg->layers, sizeof *m->layer);
+    for (int l = 0; l < cfg->layers; ++l) {
+        layer_weights *w = &m->layer[l];
+        w->attn_norm = norm_weight(ctx, d);
+        w->wq = matrix(ctx, d, d, &seed);
+        w->wk = matrix(ctx, d, d, &seed);
+        w->wv = matrix(ctx, d, d, &seed);
+        w->wo = matrix(ctx, d, d, &seed);
+        w->mlp_norm = norm_weight(ctx, d);
+        w->w_up = matrix(ctx, d, 4 * d, &seed);
+        w->w_down = matrix(ctx, 4 * d, d, &seed);
+    }
+    m->final_norm = norm_weight(ctx, d);
+    m->lm_head = matrix(ctx, d, cfg->vocab, &seed);
+}
+
+void model_free(tl_context *ctx, model *m) {
+    for (int l = 0; l < m->cfg.layers; ++l) {
+        tl_tensor *w = &m->layer[l].attn_norm;
+        for (size_t i = 0; i < sizeof(layer_weights) / sizeof(tl_tensor); ++i) CHECK(tl_tensor_free(ctx, w[i]));
+    }
+    CHECK(tl_tensor_free(ctx, m->embed));
+    CHECK(tl_tensor_free(ctx, m->final_norm));
+    CHECK(tl_tensor_free(ctx, m->lm_head));
+    free(m->layer);
+}
+
+void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode) {
+    memset(d, 0, sizeof *d);
+    d->ctx = ctx;
+    d->m = m;
+    d->mode = mode;
+    const model_config *c = &m->cfg;
+    if (mode == MODE_SCOPED) CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
+    d->k_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
+    d->v_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
+    int64_t shape[2] = {c->tokens, c->d_model};
+    for (int l = 0; l < c->layers; ++l) {
+        CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->k_cache[l]));
+        CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->v_cache[l]));
+    }
+    if (mode == MODE_SCOPED) CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
+    d->mask_row = malloc(sizeof(float) * (size_t)c->tokens);
+    d->made_capacity = 64;
+    d->made = malloc(sizeof(tl_tensor) * (size_t)d->made_capacity);
+}
+
+/* Every tensor the step makes goes through here, so ambient mode can free it at the end. */
+static tl_tensor keep(decoder *d, tl_tensor t) {
+    if (d->mode == MODE_AMBIENT) {
+        if (d->made_count == d->made_capacity) {
+            d->made_capacity *= 2;
+            d->made = realloc(d->made, sizeof(tl_tensor) * (size_t)d->made_capacity);
+        }
+        d->made[d->made_count++] = t;
+    }
+    return t;
+}
+
+#define OP(call_with_out) (CHECK(call_with_out), keep(d, out))
+
+static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int pos) {
+    const model_config *c = &d->m->cfg;
+    const layer_weights *w = &d->m->layer[l];
+    tl_context *ctx = d->ctx;
+    const int heads = c->heads, hd = c->d_model / c->heads, len = c->tokens;
+    tl_tensor out, q, k, v, row;
+    q = OP(tl_matmul(ctx, h, w->wq, &out)); /* [1, D] */
+    k = OP(tl_matmul(ctx, h, w->wk, &out));
+    v = OP(tl_matmul(ctx, h, w->wv, &out));
+    row = OP(tl_slice(ctx, d->k_cache[l], 0, pos, 1, &out));
+    CHECK(tl_copy_into(ctx, k, row));
+    row = OP(tl_slice(ctx, d->v_cache[l], 0, pos, 1, &out));
+    CHECK(tl_copy_into(ctx, v, row));
+
+    /* Attention runs over the whole cache with a causal mask, so every step has the same shapes
+     * (the repeated step that a scope makes allocation-free); rows past pos are masked out.
+     * q: [1, D] -> [1, H, hd] -> [H, 1, hd]; keys: [T, D] -> [T, H, hd] -> [H, hd, T]. */
+    const int64_t q_shape[3] = {1, heads, hd}, kv_shape[3] = {len, heads, hd}, flat[2] = {1, c->d_model};
+    tl_tensor qh = OP(tl_reshape(ctx, q, 3, q_shape, &out));
+    qh = OP(tl_transpose(ctx, qh, 0, 1, &out));
+    tl_tensor keys = OP(tl_reshape(ctx, d->k_cache[l], 3, kv_shape, &out));
+    keys = OP(tl_transpose(ctx, keys, 0, 1, &out)); /* [H, T, hd] */
+    keys = OP(tl_transpose(ctx, keys, 1, 2, &out)); /* [H, hd, T]: BLAS's transpose flag */
+    tl_tensor values = OP(tl_reshape(ctx, d->v_cache[l], 3, kv_shape, &out));
+    values = OP(tl_transpose(ctx, values, 0, 1, &out)); /* [H, T, hd], leading dimension D */
+
+    tl_tensor scores = OP(tl_matmul(ctx, qh, keys, &out)); /* [H, 1, len] */
+    scores = OP(tl_scale(ctx, scores, 1.0 / sqrt((double)hd), &out));
+    scores = OP(tl_add(ctx, scores, mask, &out)); /* [1, T] broadcast over heads */
+    tl_tensor probs = OP(tl_softmax(ctx, scores, -1, &out));
+    tl_tensor mixed = OP(tl_matmul(ctx, probs, values, &out)); /* [H, 1, hd] */
+    mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out));         /* [1, H, hd] */
+    mixed = OP(tl_reshape(ctx, mixed, 2, flat, &out));         /* [1, D] */
+    return OP(tl_matmul(ctx, mixed, w->wo, &out));
+}
+
+int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
+    const model *m = d->m;
+    tl_context *ctx = d->ctx;
+    tl_tensor out, ids, x, h, y;
+    const int64_t one = 1;
+    ids = OP(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &out));
+    x = OP(tl_gather_rows(ctx, m->embed, ids, &out)); /* [1, D] */
+    /* Causal mask over the cache: 0 up to pos, -inf after (softmax gives those rows 0). */
+    for (int i = 0; i < m->cfg.tokens; ++i) d->mask_row[i] = i <= pos ? 0.0f : -INFINITY;
+    const int64_t mask_shape[2] = {1, m->cfg.tokens};
+    tl_tensor mask = OP(tl_tensor_from_data(ctx, TL_F32, 2, mask_shape, d->mask_row,
+                                            sizeof(float) * (size_t)m->cfg.tokens, &out));
+    for (int l = 0; l < m->cfg.layers; ++l) {
+        const layer_weights *w = &m->layer[l];
+        h = OP(tl_rmsnorm(ctx, x, w->attn_norm, 1e-5, &out));
+        y = attention(d, l, h, mask, pos);
+        x = OP(tl_add(ctx, x, y, &out));
+        h = OP(tl_rmsnorm(ctx, x, w->mlp_norm, 1e-5, &out));
+        h = OP(tl_matmul(ctx, h, w->w_up, &out));
+        h = OP(tl_silu(ctx, h, &out));
+        h = OP(tl_matmul(ctx, h, w->w_down, &out));
+        x = OP(tl_add(ctx, x, h, &out));
+    }
+    h = OP(tl_rmsnorm(ctx, x, m->final_norm, 1e-5, &out));
+    tl_tensor lg = OP(tl_matmul(ctx, h, m->lm_head, &out));
+    tl_tensor best = OP(tl_argmax(ctx, lg, -1, &out));
+    int32_t next;
+    CHECK(tl_tensor_read(ctx, best, &next, sizeof next));
+    if (logits) CHECK(tl_tensor_read(ctx, lg, logits, sizeof(float) * (size_t)m->cfg.vocab));
+    if (d->mode == MODE_SCOPED) {
+        d->last_step.struct_size = sizeof d->last_step;
+        CHECK(tl_scope_stats_get(d->step_scope, &d->last_step));
+        CHECK(tl_scope_reset(d->step_scope));
+    } else {
+        for (int i = d->made_count - 1; i >= 0; --i) CHECK(tl_tensor_free(ctx, d->made[i]));
+        d->made_count = 0;
+    }
+    return next;
+}
+
+void decoder_close(decoder *d) {
+    if (d->mode == MODE_SCOPED) {
+        CHECK(tl_scope_close(d->step_scope));
+        CHECK(tl_scope_close(d->cache_scope));
+    } else {
+        for (int l = 0; l < d->m->cfg.layers; ++l) {
+            CHECK(tl_tensor_free(d->ctx, d->k_cache[l]));
+            CHECK(tl_tensor_free(d->ctx, d->v_cache[l]));
+        }
+    }
+    free(d->k_cache);
+    free(d->v_cache);
+    free(d->made);
+    free(d->mask_row);
+}

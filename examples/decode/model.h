@@ -1,0 +1,59 @@
+/* A small GPT-style decoder on tensorlife: embedding, N blocks of (rmsnorm, multi-head
+ * attention over a KV cache, rmsnorm, silu MLP), final rmsnorm, logits, greedy argmax.
+ *
+ * The same step code runs in both memory modes:
+ *   ambient: every tensor a step makes is ambient and freed at the end of the step;
+ *   scoped:  every tensor a step makes lives in the "decode-step" scope, reset after the step.
+ * The KV cache is written in place with tl_copy_into; in scoped mode it lives in the outer,
+ * long-lived "kv-cache" scope. */
+#ifndef TL_DECODE_MODEL_H
+#define TL_DECODE_MODEL_H
+
+#include <stdint.h>
+#include <tensorlife/tl.h>
+
+typedef struct model_config {
+    int d_model, layers, heads, vocab, tokens; /* tokens: the KV cache's length */
+    unsigned seed;
+} model_config;
+
+typedef struct layer_weights {
+    tl_tensor attn_norm, wq, wk, wv, wo, mlp_norm, w_up, w_down;
+} layer_weights;
+
+typedef struct model {
+    model_config cfg;
+    tl_tensor embed, final_norm, lm_head;
+    layer_weights *layer;
+} model;
+
+typedef enum memory_mode { MODE_AMBIENT = 0, MODE_SCOPED = 1 } memory_mode;
+
+/* Per-run state: the caches and, in ambient mode, the step's tensors to free. */
+typedef struct decoder {
+    tl_context *ctx;
+    const model *m;
+    memory_mode mode;
+    tl_scope *cache_scope, *step_scope;
+    tl_tensor *k_cache, *v_cache; /* [tokens, d_model] per layer */
+    tl_tensor *made;              /* ambient mode: what this step made */
+    float *mask_row;              /* host buffer for the step's causal mask */
+    tl_scope_stats last_step;     /* scoped mode: the step scope's stats just before its reset */
+    int made_count, made_capacity;
+} decoder;
+
+/* Reports a failing call and exits: the demo and benchmark treat any failure as fatal. */
+void check_status(tl_status st, const char *what, const char *file, int line);
+#define CHECK(call) check_status((call), #call, __FILE__, __LINE__)
+
+/* Weights from the seed (ambient tensors).  model_free frees them. */
+void model_init_random(tl_context *ctx, const model_config *cfg, model *m);
+void model_free(tl_context *ctx, model *m);
+
+void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode);
+/* One token at position pos: returns the next token; logits (vocab floats) are copied out when
+ * not NULL.  Ends with the step's tensors dead (reset or freed). */
+int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits);
+void decoder_close(decoder *d);
+
+#endif

@@ -7,6 +7,7 @@ packages=(
   cmake g++ make pkg-config        # the build
   libopenblas-dev                  # matmul (sgemm/dgemm)
   libcriterion-dev                 # the C conformance suite
+  libcjson-dev                     # the decode demo's JSON report
   valgrind                         # the memory check in the test command
 )
 

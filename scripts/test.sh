@@ -8,14 +8,14 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 
-echo "== ASan+UBSan build: conformance suite"
-bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
+echo "== ASan+UBSan build: conformance suite and examples"
+bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=ON
 # Huge-but-valid sizes must come back as TL_E_OUT_OF_MEMORY, not as an ASan abort.
 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir "$root/build-asan" -R conformance --output-on-failure
+  ctest --test-dir "$root/build-asan" -R "conformance|examples" --output-on-failure
 
 echo "== valgrind: conformance suite (release build)"
-bash "$root/scripts/build.sh" "$root/build"
+bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON
 logs=$(mktemp -d)
 for t in "$root"/build/tests/test_*; do
   valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

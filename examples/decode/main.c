@@ -46,7 +46,7 @@ static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec
     memory_meter meter = {0, 0, 0};
     tl_allocator alloc = {&meter, meter_alloc, meter_free};
     tl_context *ctx;
-    CHECK(tl_context_create(&alloc, &ctx));
+    TL_CHECK(tl_context_create(&alloc, &ctx));
     model m;
     model_init_random(ctx, cfg, &m);
     decoder d;

@@ -20,7 +20,7 @@ static tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, 
         data[i] = ((float)(*seed >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
     }
     tl_tensor t;
-    CHECK(tl_tensor_from_data(ctx, TL_F32, ndim, shape, data, sizeof(float) * (size_t)n, &t));
+    TL_CHECK(tl_tensor_from_data(ctx, TL_F32, ndim, shape, data, sizeof(float) * (size_t)n, &t));
     free(data);
     return t;
 }
@@ -33,7 +33,7 @@ static tl_tensor matrix(tl_context *ctx, int rows, int cols, unsigned *seed) {
 static tl_tensor norm_weight(tl_context *ctx, int d) {
     int64_t shape[1] = {d};
     tl_tensor t;
-    CHECK(tl_tensor_ones(ctx, TL_F32, 1, shape, &t));
+    TL_CHECK(tl_tensor_ones(ctx, TL_F32, 1, shape, &t));
     return t;
 }
 
@@ -62,11 +62,11 @@ void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
 void model_free(tl_context *ctx, model *m) {
     for (int l = 0; l < m->cfg.layers; ++l) {
         tl_tensor *w = &m->layer[l].attn_norm;
-        for (size_t i = 0; i < sizeof(layer_weights) / sizeof(tl_tensor); ++i) CHECK(tl_tensor_free(ctx, w[i]));
+        for (size_t i = 0; i < sizeof(layer_weights) / sizeof(tl_tensor); ++i) TL_CHECK(tl_tensor_free(ctx, w[i]));
     }
-    CHECK(tl_tensor_free(ctx, m->embed));
-    CHECK(tl_tensor_free(ctx, m->final_norm));
-    CHECK(tl_tensor_free(ctx, m->lm_head));
+    TL_CHECK(tl_tensor_free(ctx, m->embed));
+    TL_CHECK(tl_tensor_free(ctx, m->final_norm));
+    TL_CHECK(tl_tensor_free(ctx, m->lm_head));
     free(m->layer);
 }
 
@@ -76,15 +76,15 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
     d->m = m;
     d->mode = mode;
     const model_config *c = &m->cfg;
-    if (mode == MODE_SCOPED) CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
+    if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
     d->k_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
     d->v_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
     int64_t shape[2] = {c->tokens, c->d_model};
     for (int l = 0; l < c->layers; ++l) {
-        CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->k_cache[l]));
-        CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->v_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->k_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->v_cache[l]));
     }
-    if (mode == MODE_SCOPED) CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
+    if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
     d->mask_row = malloc(sizeof(float) * (size_t)c->tokens);
     d->made_capacity = 64;
     d->made = malloc(sizeof(tl_tensor) * (size_t)d->made_capacity);
@@ -102,7 +102,7 @@ static tl_tensor keep(decoder *d, tl_tensor t) {
     return t;
 }
 
-#define OP(call_with_out) (CHECK(call_with_out), keep(d, out))
+#define OP(call_with_out) (TL_CHECK(call_with_out), keep(d, out))
 
 static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int pos) {
     const model_config *c = &d->m->cfg;
@@ -114,9 +114,9 @@ static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int p
     k = OP(tl_matmul(ctx, h, w->wk, &out));
     v = OP(tl_matmul(ctx, h, w->wv, &out));
     row = OP(tl_slice(ctx, d->k_cache[l], 0, pos, 1, &out));
-    CHECK(tl_copy_into(ctx, k, row));
+    TL_CHECK(tl_copy_into(ctx, k, row));
     row = OP(tl_slice(ctx, d->v_cache[l], 0, pos, 1, &out));
-    CHECK(tl_copy_into(ctx, v, row));
+    TL_CHECK(tl_copy_into(ctx, v, row));
 
     /* Attention runs over the whole cache with a causal mask, so every step has the same shapes
      * (the repeated step that a scope makes allocation-free); rows past pos are masked out.
@@ -167,14 +167,14 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
     tl_tensor lg = OP(tl_matmul(ctx, h, m->lm_head, &out));
     tl_tensor best = OP(tl_argmax(ctx, lg, -1, &out));
     int32_t next;
-    CHECK(tl_tensor_read(ctx, best, &next, sizeof next));
-    if (logits) CHECK(tl_tensor_read(ctx, lg, logits, sizeof(float) * (size_t)m->cfg.vocab));
+    TL_CHECK(tl_tensor_read(ctx, best, &next, sizeof next));
+    if (logits) TL_CHECK(tl_tensor_read(ctx, lg, logits, sizeof(float) * (size_t)m->cfg.vocab));
     if (d->mode == MODE_SCOPED) {
         d->last_step.struct_size = sizeof d->last_step;
-        CHECK(tl_scope_stats_get(d->step_scope, &d->last_step));
-        CHECK(tl_scope_reset(d->step_scope));
+        TL_CHECK(tl_scope_stats_get(d->step_scope, &d->last_step));
+        TL_CHECK(tl_scope_reset(d->step_scope));
     } else {
-        for (int i = d->made_count - 1; i >= 0; --i) CHECK(tl_tensor_free(ctx, d->made[i]));
+        for (int i = d->made_count - 1; i >= 0; --i) TL_CHECK(tl_tensor_free(ctx, d->made[i]));
         d->made_count = 0;
     }
     return next;
@@ -182,12 +182,12 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
 
 void decoder_close(decoder *d) {
     if (d->mode == MODE_SCOPED) {
-        CHECK(tl_scope_close(d->step_scope));
-        CHECK(tl_scope_close(d->cache_scope));
+        TL_CHECK(tl_scope_close(d->step_scope));
+        TL_CHECK(tl_scope_close(d->cache_scope));
     } else {
         for (int l = 0; l < d->m->cfg.layers; ++l) {
-            CHECK(tl_tensor_free(d->ctx, d->k_cache[l]));
-            CHECK(tl_tensor_free(d->ctx, d->v_cache[l]));
+            TL_CHECK(tl_tensor_free(d->ctx, d->k_cache[l]));
+            TL_CHECK(tl_tensor_free(d->ctx, d->v_cache[l]));
         }
     }
     free(d->k_cache);

@@ -44,7 +44,7 @@ typedef struct decoder {
 
 /* Reports a failing call and exits: the demo and benchmark treat any failure as fatal. */
 void check_status(tl_status st, const char *what, const char *file, int line);
-#define CHECK(call) check_status((call), #call, __FILE__, __LINE__)
+#define TL_CHECK(call) check_status((call), #call, __FILE__, __LINE__)
 
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds and runs every benchmark (not a test: it measures, it asserts nothing).
+# With Debian's libtorch-dev installed, also the libtorch decode step side by side.
+#   bash scripts/bench.sh [--quick]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$root/scripts/setup.sh"
+torch=OFF
+dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null | grep -q "install ok installed" && torch=ON
+bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_TESTS=OFF -DTL_BENCH_TORCH=$torch
+"$root/build-bench/bench/bench_core" "$@"
+echo
+"$root/build-bench/bench/bench_decode" "$@"
+if [ "$torch" = ON ]; then
+  echo
+  "$root/build-bench/bench/bench_torch_decode" "$@"
+else
+  echo; echo "(libtorch-dev not installed: the libtorch comparison is skipped)"
+fi

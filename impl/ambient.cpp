@@ -33,6 +33,7 @@ void AmbientStore::add(const TensorHeader &header, uint32_t *slot, uint32_t *gen
     s.live = true;
     s.next_free = kNone;
     ++live_;
+    live_bytes_ += header.storage_bytes;
     *slot = index;
     *generation = s.generation;
 }
@@ -46,6 +47,7 @@ const TensorHeader *AmbientStore::find(uint32_t slot, uint32_t generation) const
 void AmbientStore::remove(uint32_t slot) {
     Slot &s = slots_[slot];
     s.live = false;
+    live_bytes_ -= s.header.storage_bytes;
     ++s.generation;
     s.next_free = free_head_;
     free_head_ = slot;

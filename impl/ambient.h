@@ -21,6 +21,7 @@ public:
     bool was_issued(uint32_t slot) const { return slot < slots_.size(); }
     void remove(uint32_t slot);
     uint64_t live() const { return live_; }
+    uint64_t live_bytes() const { return live_bytes_; }  // bytes of the live tensors' own blocks
 
     // Every live owner's block, for the context's destruction.
     template <class F>
@@ -40,6 +41,7 @@ private:
     std::vector<Slot, StlAllocator<Slot>> slots_;
     uint32_t free_head_ = kNone;
     uint64_t live_ = 0;
+    uint64_t live_bytes_ = 0;
 };
 
 }  // namespace tl

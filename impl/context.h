@@ -49,6 +49,15 @@ struct tl_context {
     // Context-owned temporary memory, grown to the high-water mark and kept.
     tl_status scratch(size_t bytes, std::byte **out);
 
+    // Open scopes, outermost first.
+    template <class F>
+    void for_each_open_scope(F &&f) const {
+        for (uint32_t d = 0; d < open_depth_; ++d) f(*depths_[d]);
+    }
+    const tl::AmbientStore &ambient() const { return ambient_; }
+    uint64_t scopes_opened() const { return scopes_opened_; }
+    size_t scratch_bytes() const { return scratch_bytes_; }
+
     const char *storage_name(tl_tensor t) const;
     uint64_t storage_generation(tl_tensor t) const;
 

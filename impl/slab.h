@@ -37,6 +37,8 @@ public:
     size_t peak_bytes() const { return peak_; }
     size_t overflow_bytes() const { return overflow_; }
     uint64_t grow_events() const { return grow_events_; }
+    tl_growth growth() const { return growth_; }
+    size_t max_bytes() const { return max_bytes_; }
 
 private:
     struct Chunk {

@@ -19,7 +19,7 @@ bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH
 logs=$(mktemp -d)
 for t in "$root"/build/tests/test_*; do
   valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-    --show-leak-kinds=definite,indirect --log-file="$logs/$(basename "$t").%p.log" "$t" --jobs 1 -q >/dev/null 2>&1 ||
+    --show-leak-kinds=definite,indirect --trace-children-skip="*python*,*/rm,*/sh" --log-file="$logs/$(basename "$t").%p.log" "$t" --jobs 1 -q >/dev/null 2>&1 ||
     { echo "valgrind: $t failed"; exit 1; }
 done
 if find "$logs" -name '*.log' -size +0 | grep -q .; then

@@ -5,6 +5,7 @@
  *   tl_context.h  contexts, allocators, scopes and their stats
  *   tl_tensor.h   handles, factories, read/data/info, free, retain
  *   tl_ops.h      the eager ops
+ *   tl_io.h       safetensors files, JSON reports and tensors as JSON
  */
 #ifndef TENSORLIFE_TL_H
 #define TENSORLIFE_TL_H
@@ -13,5 +14,6 @@
 #include "tl_context.h"
 #include "tl_tensor.h"
 #include "tl_ops.h"
+#include "tl_io.h"
 
 #endif

@@ -1,0 +1,74 @@
+// safetensors and JSON.
+#include "../impl/io/json.h"
+#include "../impl/io/owned_string.h"
+#include "../impl/io/safetensors.h"
+#include "boundary.h"
+#include "tensorlife/tl.h"
+
+using tl::fail;
+using tl::with_context;
+
+extern "C" {
+
+tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_st_file **out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!path) return fail(TL_E_INVALID_ARGUMENT, "path is NULL");
+        return tl::safetensors_open(c, path, out);
+    });
+}
+
+size_t tl_st_count(const tl_st_file *f) { return f ? f->entries.size() : 0; }
+
+const char *tl_st_name(const tl_st_file *f, size_t i) {
+    return f && i < f->entries.size() ? &f->names[f->entries[i].name_offset] : nullptr;
+}
+
+tl_status tl_st_get(tl_context *ctx, tl_st_file *f, const char *name, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!f || !name) return fail(TL_E_INVALID_ARGUMENT, "file or name is NULL");
+        return tl::safetensors_get(c, *f, name, out);
+    });
+}
+
+void tl_st_close(tl_st_file *f) {
+    if (!f) return;
+    tl::Memory memory = f->memory;
+    f->~tl_st_file();
+    memory.release(f, sizeof(tl_st_file));
+}
+
+tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, const char *const *names,
+                              const tl_tensor *tensors) {
+    return with_context(ctx, [&](tl_context &c) {
+        if (!path) return fail(TL_E_INVALID_ARGUMENT, "path is NULL");
+        return tl::safetensors_save(c, path, n, names, tensors);
+    });
+}
+
+tl_status tl_scope_stats_json(const tl_scope *scope, char **out) {
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
+    return tl::guarded([&] {
+        TL_TRY(scope->context->check_scope(scope));
+        return tl::scope_stats_json(*scope, out);
+    });
+}
+
+tl_status tl_context_report_json(tl_context *ctx, char **out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::context_report_json(c, out); });
+}
+
+tl_status tl_tensor_to_json(tl_context *ctx, tl_tensor t, char **out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::tensor_to_json(c, t, out); });
+}
+
+tl_status tl_tensor_from_json(tl_context *ctx, const char *json, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!json) return fail(TL_E_INVALID_ARGUMENT, "json is NULL");
+        return tl::tensor_from_json(c, json, out);
+    });
+}
+
+void tl_string_free(char *s) { tl::free_owned_string(s); }
+
+}  // extern "C"

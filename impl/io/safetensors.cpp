@@ -1,0 +1,318 @@
+#include "safetensors.h"
+
+#include <cjson/cJSON.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "../error.h"
+#include "../kernels/kernels.h"
+#include "half.h"
+
+tl_st_file::tl_st_file(const tl::Memory &m)
+    : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)) {}
+
+tl_st_file::~tl_st_file() {
+    if (file) std::fclose(file);
+}
+
+namespace tl {
+namespace {
+
+static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE float sizes assumed");
+
+bool host_is_little_endian() {
+    const uint16_t probe = 1;
+    unsigned char first;
+    std::memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+struct JsonDeleter {
+    void operator()(cJSON *j) const { cJSON_Delete(j); }
+};
+using JsonPtr = std::unique_ptr<cJSON, JsonDeleter>;
+
+struct FileCloser {
+    void operator()(std::FILE *f) const {
+        if (f) std::fclose(f);
+    }
+};
+
+// Transient bytes from the context's allocator, released on every path.
+struct Buffer {
+    Memory &memory;
+    std::byte *data = nullptr;
+    size_t size = 0;
+    Buffer(Memory &m, size_t n) : memory(m), data(static_cast<std::byte *>(m.allocate(n))), size(n) {}
+    ~Buffer() { memory.release(data, size); }
+};
+
+bool read_at(std::FILE *f, uint64_t offset, void *dst, size_t n) {
+    if (offset > uint64_t(INT64_MAX) || fseeko(f, off_t(offset), SEEK_SET) != 0) return false;
+    return n == 0 || std::fread(dst, 1, n, f) == n;
+}
+
+const char *stored_name(tl_st_file::Stored s) {
+    switch (s) {
+        case tl_st_file::Stored::f32: return "F32";
+        case tl_st_file::Stored::f64: return "F64";
+        case tl_st_file::Stored::i32: return "I32";
+        case tl_st_file::Stored::f16: return "F16";
+        case tl_st_file::Stored::bf16: return "BF16";
+    }
+    return "?";
+}
+
+bool parse_stored(const char *s, tl_st_file::Stored *out) {
+    static const tl_st_file::Stored all[] = {tl_st_file::Stored::f32, tl_st_file::Stored::f64, tl_st_file::Stored::i32,
+                                             tl_st_file::Stored::f16, tl_st_file::Stored::bf16};
+    for (tl_st_file::Stored k : all)
+        if (std::strcmp(s, stored_name(k)) == 0) return *out = k, true;
+    return false;
+}
+
+size_t stored_size(tl_st_file::Stored s) {
+    return s == tl_st_file::Stored::f64 ? 8 : (s == tl_st_file::Stored::f16 || s == tl_st_file::Stored::bf16) ? 2 : 4;
+}
+
+tl_dtype loaded_dtype(tl_st_file::Stored s) {
+    return s == tl_st_file::Stored::f64 ? TL_F64 : s == tl_st_file::Stored::i32 ? TL_I32 : TL_F32;
+}
+
+// A JSON number that is an exact non-negative integer (at most 2^53, where doubles stay exact).
+bool json_uint(const cJSON *j, uint64_t *out) {
+    if (!cJSON_IsNumber(j)) return false;
+    const double v = j->valuedouble;
+    if (!(v >= 0) || v > 9007199254740992.0 || std::floor(v) != v) return false;
+    *out = uint64_t(v);
+    return true;
+}
+
+// Checks one header entry and appends it; the message names the tensor and the problem.
+tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, const char *path) {
+    const char *name = item->string;
+    if (!cJSON_IsObject(item)) return fail(TL_E_PARSE, "%s: entry '%s' is not an object", path, name);
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(item, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(item, "shape");
+    const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(item, "data_offsets");
+    tl_st_file::Entry e{};
+    if (!cJSON_IsString(dtype)) return fail(TL_E_PARSE, "%s: tensor '%s' has no dtype string", path, name);
+    if (!parse_stored(dtype->valuestring, &e.stored))
+        return fail(TL_E_PARSE, "%s: tensor '%s' has dtype '%s'; F32, F64, I32, F16 and BF16 load", path, name,
+                    dtype->valuestring);
+    if (!cJSON_IsArray(shape)) return fail(TL_E_PARSE, "%s: tensor '%s' has no shape array", path, name);
+    const int ndim = cJSON_GetArraySize(shape);
+    if (ndim > TL_MAX_DIMS) return fail(TL_E_PARSE, "%s: tensor '%s' has %d dims (at most 8)", path, name, ndim);
+    e.ndim = ndim;
+    uint64_t count = 1;
+    bool overflow = false;
+    for (int d = 0; d < ndim; ++d) {
+        uint64_t dim;
+        if (!json_uint(cJSON_GetArrayItem(shape, d), &dim))
+            return fail(TL_E_PARSE, "%s: tensor '%s' dim %d is not a non-negative integer", path, name, d);
+        e.shape[d] = int64_t(dim);
+        if (__builtin_mul_overflow(count, dim, &count)) overflow = true;
+    }
+    if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
+        !json_uint(cJSON_GetArrayItem(offsets, 0), &e.begin) || !json_uint(cJSON_GetArrayItem(offsets, 1), &e.end))
+        return fail(TL_E_PARSE, "%s: tensor '%s' needs data_offsets [begin, end] of integers", path, name);
+    if (e.begin > e.end || e.end > data_bytes)
+        return fail(TL_E_PARSE, "%s: tensor '%s' data_offsets [%llu, %llu] fall outside the %llu data bytes", path, name,
+                    (unsigned long long)e.begin, (unsigned long long)e.end, (unsigned long long)data_bytes);
+    uint64_t bytes;
+    const bool has_zero = std::any_of(e.shape, e.shape + ndim, [](int64_t d) { return d == 0; });
+    if ((overflow && !has_zero) || __builtin_mul_overflow(has_zero ? 0 : count, stored_size(e.stored), &bytes) ||
+        bytes != e.end - e.begin)
+        return fail(TL_E_PARSE, "%s: tensor '%s' shape and dtype do not match its %llu data bytes", path, name,
+                    (unsigned long long)(e.end - e.begin));
+    for (const tl_st_file::Entry &other : f.entries)
+        if (std::strcmp(&f.names[other.name_offset], name) == 0)
+            return fail(TL_E_PARSE, "%s: tensor name '%s' appears twice", path, name);
+    e.name_offset = f.names.size();
+    f.names.insert(f.names.end(), name, name + std::strlen(name) + 1);
+    f.entries.push_back(e);
+    return TL_OK;
+}
+
+// No two tensors may share a byte.
+tl_status check_no_overlap(tl_st_file &f, const char *path) {
+    std::vector<const tl_st_file::Entry *, StlAllocator<const tl_st_file::Entry *>> order(
+        StlAllocator<const tl_st_file::Entry *>(&f.memory));
+    for (const auto &e : f.entries)
+        if (e.end > e.begin) order.push_back(&e);
+    std::sort(order.begin(), order.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
+    for (size_t i = 1; i < order.size(); ++i)
+        if (order[i]->begin < order[i - 1]->end)
+            return fail(TL_E_PARSE, "%s: tensors '%s' and '%s' overlap in the data section", path,
+                        &f.names[order[i - 1]->name_offset], &f.names[order[i]->name_offset]);
+    return TL_OK;
+}
+
+}  // namespace
+
+tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) {
+    if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path, "rb"));
+    if (!file) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
+    if (fseeko(file.get(), 0, SEEK_END) != 0) return fail(TL_E_IO, "%s: cannot seek", path);
+    const off_t end = ftello(file.get());
+    if (end < 0) return fail(TL_E_IO, "%s: cannot tell its size", path);
+    const uint64_t file_bytes = uint64_t(end);
+    unsigned char len_bytes[8];
+    if (file_bytes < 8 || !read_at(file.get(), 0, len_bytes, 8))
+        return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path, (unsigned long long)file_bytes);
+    uint64_t header_bytes = 0;
+    for (int i = 7; i >= 0; --i) header_bytes = header_bytes << 8 | len_bytes[i];
+    if (header_bytes > TL_ST_MAX_HEADER_BYTES)
+        return fail(TL_E_PARSE, "%s: header length %llu is past the %u-byte limit", path, (unsigned long long)header_bytes,
+                    TL_ST_MAX_HEADER_BYTES);
+    if (header_bytes > file_bytes - 8)
+        return fail(TL_E_PARSE, "%s: header length %llu runs past the end of the %llu-byte file", path,
+                    (unsigned long long)header_bytes, (unsigned long long)file_bytes);
+    if (header_bytes < 2) return fail(TL_E_PARSE, "%s: header of %llu bytes is no JSON object", path, (unsigned long long)header_bytes);
+    Buffer text(ctx.memory, size_t(header_bytes));
+    if (!text.data) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path, (unsigned long long)header_bytes);
+    if (!read_at(file.get(), 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
+    JsonPtr header(cJSON_ParseWithLength(reinterpret_cast<const char *>(text.data), size_t(header_bytes)));
+    if (!header) return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
+    if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
+
+    void *p = ctx.memory.allocate(sizeof(tl_st_file), alignof(tl_st_file));
+    if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
+    tl_st_file *f = new (p) tl_st_file(ctx.memory);
+    auto discard = [f] {
+        tl_st_file *doomed = f;
+        Memory memory = doomed->memory;
+        doomed->~tl_st_file();
+        memory.release(doomed, sizeof(tl_st_file));
+    };
+    f->data_start = 8 + header_bytes;
+    const uint64_t data_bytes = file_bytes - f->data_start;
+    tl_status st = TL_OK;
+    try {
+        for (const cJSON *item = header->child; item && st == TL_OK; item = item->next) {
+            if (std::strcmp(item->string, "__metadata__") == 0) continue;
+            st = parse_entry(*f, item, data_bytes, path);
+        }
+        if (st == TL_OK) st = check_no_overlap(*f, path);
+    } catch (const std::bad_alloc &) {
+        st = fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
+    }
+    if (st != TL_OK) {
+        discard();
+        return st;
+    }
+    f->file = file.release();
+    *out = f;
+    return TL_OK;
+}
+
+tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out) {
+    const tl_st_file::Entry *e = nullptr;
+    for (const auto &candidate : f.entries)
+        if (std::strcmp(&f.names[candidate.name_offset], name) == 0) e = &candidate;
+    if (!e) return fail(TL_E_INVALID_ARGUMENT, "safetensors: no tensor named '%s'", name);
+    // Read into scratch first: a failed read leaves no tensor behind and no slab bytes used.
+    const size_t bytes = size_t(e->end - e->begin);
+    std::byte *staging = nullptr;
+    if (bytes) TL_TRY(ctx.scratch(bytes, &staging));
+    if (!read_at(f.file, f.data_start + e->begin, staging, bytes))
+        return fail(TL_E_IO, "safetensors: cannot read the %zu bytes of '%s'", bytes, name);
+    View v;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(loaded_dtype(e->stored), e->ndim, e->shape, &v, &result));
+    if (e->stored == tl_st_file::Stored::f16 || e->stored == tl_st_file::Stored::bf16) {
+        float *to = reinterpret_cast<float *>(v.data);
+        for (size_t i = 0; i < bytes / 2; ++i) {
+            uint16_t h;
+            std::memcpy(&h, staging + 2 * i, 2);
+            to[i] = e->stored == tl_st_file::Stored::f16 ? f16_to_float(h) : bf16_to_float(h);
+        }
+    } else if (bytes) {
+        std::memcpy(v.data, staging, bytes);
+    }
+    *out = result;
+    return TL_OK;
+}
+
+tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors) {
+    if (n < 0) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: n is %d", n);
+    if (n > 0 && (!names || !tensors)) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: names or tensors is NULL");
+    if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
+    JsonPtr header(cJSON_CreateObject());
+    if (!header) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
+    uint64_t offset = 0;
+    size_t largest = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!names[i] || !names[i][0] || std::strcmp(names[i], "__metadata__") == 0)
+            return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: name %d is empty, NULL or reserved", i);
+        for (int j = 0; j < i; ++j)
+            if (std::strcmp(names[i], names[j]) == 0)
+                return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: name '%s' is given twice", names[i]);
+        Resolved r;
+        TL_TRY(ctx.resolve(tensors[i], &r));
+        const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
+        largest = std::max(largest, bytes);
+        cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
+        cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
+        cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
+        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", r.view.dtype == TL_F32 ? "F32" : r.view.dtype == TL_F64 ? "F64" : "I32"))
+            return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
+        // Raw integer tokens: cJSON would print numbers past INT_MAX in exponent form.
+        char num[24];
+        for (int d = 0; d < r.view.ndim; ++d) {
+            std::snprintf(num, sizeof num, "%lld", (long long)r.view.shape[d]);
+            cJSON_AddItemToArray(shape, cJSON_CreateRaw(num));
+        }
+        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
+        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
+        offset += bytes;
+        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
+        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
+    }
+    std::unique_ptr<char, void (*)(void *)> text(cJSON_PrintUnformatted(header.get()), cJSON_free);
+    if (!text) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory to print the header");
+    const size_t text_len = std::strlen(text.get());
+    const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad
+    std::byte *staging = nullptr;
+    if (largest) TL_TRY(ctx.scratch(largest, &staging));
+
+    // Written beside the target and renamed over it: readers never see half a file.
+    char tmp[4096];
+    if (std::snprintf(tmp, sizeof tmp, "%s.tmp-tensorlife", path) >= int(sizeof tmp))
+        return fail(TL_E_IO, "safetensors_save: path too long");
+    std::FILE *file = std::fopen(tmp, "wb");
+    if (!file) return fail(TL_E_IO, "%s: cannot create: %s", tmp, std::strerror(errno));
+    unsigned char len_bytes[8];
+    for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
+    bool ok = std::fwrite(len_bytes, 1, 8, file) == 8 && std::fwrite(text.get(), 1, text_len, file) == text_len;
+    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', file) != EOF;
+    for (int i = 0; ok && i < n; ++i) {
+        Resolved r;
+        ctx.resolve(tensors[i], &r);  // checked above
+        const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
+        const std::byte *src = r.view.data;
+        if (!r.view.is_contiguous()) {
+            View c = r.view;
+            c.data = staging;
+            set_contiguous_strides(c.ndim, c.shape, c.strides);
+            copy_kernel(r.view, c);
+            src = staging;
+        }
+        ok = bytes == 0 || std::fwrite(src, 1, bytes, file) == bytes;
+    }
+    ok = (std::fflush(file) == 0) && ok;
+    ok = (std::fclose(file) == 0) && ok;
+    if (!ok || std::rename(tmp, path) != 0) {
+        const int err = errno;
+        std::remove(tmp);
+        return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(err));
+    }
+    return TL_OK;
+}
+
+}  // namespace tl

@@ -1,0 +1,36 @@
+// safetensors: an 8-byte little-endian header length, a JSON header naming each tensor's
+// dtype, shape and [begin, end) byte range in the data section, then the data.
+#pragma once
+#include <cstdio>
+#include <vector>
+
+#include "../context.h"
+#include "tensorlife/tl_io.h"
+
+struct tl_st_file {
+    explicit tl_st_file(const tl::Memory &m);
+    ~tl_st_file();
+
+    enum class Stored { f32, f64, i32, f16, bf16 };
+    struct Entry {
+        size_t name_offset;  // into names
+        Stored stored;
+        int ndim;
+        int64_t shape[TL_MAX_DIMS];
+        uint64_t begin, end;  // in the data section
+    };
+
+    tl::Memory memory;  // a copy: the file may outlive its context
+    std::FILE *file = nullptr;
+    uint64_t data_start = 0;
+    std::vector<Entry, tl::StlAllocator<Entry>> entries;
+    std::vector<char, tl::StlAllocator<char>> names;  // NUL-separated
+};
+
+namespace tl {
+
+tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
+tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out);
+tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors);
+
+}  // namespace tl

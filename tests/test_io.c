@@ -1,0 +1,339 @@
+/* safetensors and JSON: files from an independent writer load to the right values, save->load
+ * round-trips bit-exactly, every malformed file is refused with a message, and the JSON
+ * reports parse (with cJSON, here in the test) to the scope's real figures. */
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static tl_context *ctx;
+static char dir[256];
+
+static void setup(void) {
+    OK(tl_context_create(NULL, &ctx));
+    snprintf(dir, sizeof dir, "/tmp/tl-io-%d", (int)getpid());
+    mkdir(dir, 0700);
+}
+static void teardown(void) {
+    tl_context_destroy(ctx);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(io, .init = setup, .fini = teardown);
+
+static const char *in_dir(const char *name) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+/* A file of: the 8-byte length `declared` (or the real one when -1), the header text, `data` bytes of 0x11. */
+static const char *write_raw(const char *name, const char *header, long long declared, size_t data) {
+    const char *path = in_dir(name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    uint64_t n = declared < 0 ? (uint64_t)strlen(header) : (uint64_t)declared;
+    unsigned char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = (unsigned char)(n >> (8 * i));
+    fwrite(len, 1, 8, f);
+    fwrite(header, 1, strlen(header), f);
+    for (size_t i = 0; i < data; ++i) fputc(0x11, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_parse_error(const char *path, tl_status code, const char *words) {
+    tl_st_file *f = (tl_st_file *)0x1;
+    FAILS_WITH(tl_safetensors_open(ctx, path, &f), code);
+    cr_assert_eq(f, (tl_st_file *)0x1, "output untouched");
+    cr_assert(strstr(tl_last_error(), words) != NULL, "message '%s' lacks '%s'", tl_last_error(), words);
+}
+
+Test(io, independent_writer_files_load_to_the_written_values) {
+    char cmd[600];
+    /* Debian's python3 (where python3-numpy installs) when there, else the first on PATH. */
+    const char *python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    snprintf(cmd, sizeof cmd, "%s %s/tests/io/write_safetensors.py %s >/dev/null", python, TL_SOURCE_DIR, dir);
+    cr_assert_eq(system(cmd), 0, "the python writer failed");
+    tl_st_file *f;
+    OK(tl_safetensors_open(ctx, in_dir("independent.safetensors"), &f));
+    cr_assert_eq(tl_st_count(f), 6);
+    cr_assert_str_eq(tl_st_name(f, 0), "empty"); /* file (header) order */
+    cr_assert_null(tl_st_name(f, 6));
+    tl_tensor t;
+    tl_tensor_info info = {sizeof info};
+    float f32[12];
+    OK(tl_st_get(ctx, f, "w_f32", &t));
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert(info.dtype == TL_F32 && info.ndim == 2 && info.shape[0] == 3 && info.shape[1] == 4);
+    read_f32(ctx, t, f32, 12);
+    for (int i = 0; i < 12; ++i) cr_assert_eq(f32[i], (float)(i * 0.25 - 1.5));
+    double f64[6];
+    OK(tl_st_get(ctx, f, "w_f64", &t));
+    OK(tl_tensor_read(ctx, t, f64, sizeof f64));
+    for (int i = 0; i < 6; ++i) cr_assert_eq(f64[i], i / 3.0);
+    int32_t ids[5];
+    OK(tl_st_get(ctx, f, "ids", &t));
+    OK(tl_tensor_read(ctx, t, ids, sizeof ids));
+    for (int i = 0; i < 5; ++i) cr_assert_eq(ids[i], i * 7 - 10);
+    OK(tl_st_get(ctx, f, "h_f16", &t)); /* F16 arrives as f32 */
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert_eq(info.dtype, TL_F32);
+    read_f32(ctx, t, f32, 6);
+    for (int i = 0; i < 6; ++i) cr_assert_eq(f32[i], (float)(i * 0.5 - 1.0));
+    OK(tl_st_get(ctx, f, "b_bf16", &t));
+    read_f32(ctx, t, f32, 4);
+    for (int i = 0; i < 4; ++i) cr_assert_eq(f32[i], (float)((i - 2) * 1.5));
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "loading", 0, &s));
+    OK(tl_st_get(ctx, f, "empty", &t)); /* into the current target */
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert_str_eq(info.storage, "loading");
+    cr_assert(info.shape[0] == 0 && info.shape[1] == 3);
+    FAILS_WITH(tl_st_get(ctx, f, "missing", &t), TL_E_INVALID_ARGUMENT);
+    OK(tl_scope_close(s));
+    tl_st_close(f);
+
+    /* numpy-made arrays, where numpy is installed: expected values via the JSON python wrote. */
+    if (access(in_dir("numpy.safetensors"), R_OK) == 0) {
+        FILE *jf = fopen(in_dir("numpy_expected.json"), "r");
+        char json[4096];
+        size_t n = fread(json, 1, sizeof json - 1, jf);
+        fclose(jf);
+        json[n] = 0;
+        tl_tensor want, got;
+        OK(tl_tensor_from_json(ctx, json, &want));
+        OK(tl_safetensors_open(ctx, in_dir("numpy.safetensors"), &f));
+        OK(tl_st_get(ctx, f, "arr", &got));
+        float a[12], b[12];
+        read_f32(ctx, want, a, 12);
+        read_f32(ctx, got, b, 12);
+        cr_assert(memcmp(a, b, sizeof a) == 0, "numpy array differs");
+        tl_st_close(f);
+    } else {
+        cr_log_warn("python3-numpy is not installed: the numpy fixture was skipped");
+    }
+}
+
+Test(io, save_then_load_round_trips_bit_exactly) {
+    float weird[6] = {1.5f, -0.0f, NAN, INFINITY, -INFINITY, 1e-42f}; /* a subnormal too */
+    int64_t s23[2] = {2, 3}, s0[1] = {0};
+    double d[3] = {1.0 / 3, -2e300, 5e-324};
+    int32_t iv[4] = {INT32_MIN, -1, 0, INT32_MAX};
+    int64_t s3[1] = {3}, s4[1] = {4};
+    tl_tensor t[6];
+    t[0] = make_f32(ctx, 2, s23, weird);
+    OK(tl_tensor_from_data(ctx, TL_F64, 1, s3, d, sizeof d, &t[1]));
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, s4, iv, sizeof iv, &t[2]));
+    OK(tl_transpose(ctx, t[0], 0, 1, &t[3])); /* a strided view: stored contiguous */
+    float scalar = 42;
+    t[4] = make_f32(ctx, 0, NULL, &scalar);
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, s0, &t[5]));
+    const char *names[6] = {"weird", "doubles", "ints", "transposed", "scalar", "empty"};
+    OK(tl_safetensors_save(ctx, in_dir("round.safetensors"), 6, names, t));
+    tl_st_file *f;
+    OK(tl_safetensors_open(ctx, in_dir("round.safetensors"), &f));
+    cr_assert_eq(tl_st_count(f), 6);
+    for (int i = 0; i < 6; ++i) {
+        tl_tensor back;
+        OK(tl_st_get(ctx, f, names[i], &back));
+        tl_tensor_info a = {sizeof a}, b = {sizeof b};
+        OK(tl_tensor_info_get(ctx, t[i], &a));
+        OK(tl_tensor_info_get(ctx, back, &b));
+        cr_assert_eq(a.dtype, b.dtype);
+        cr_assert_eq(a.ndim, b.ndim);
+        for (int k = 0; k < a.ndim; ++k) cr_assert_eq(a.shape[k], b.shape[k]);
+        unsigned char x[64], y[64];
+        memset(x, 1, sizeof x);
+        memset(y, 2, sizeof y);
+        OK(tl_tensor_read(ctx, t[i], x, sizeof x));
+        OK(tl_tensor_read(ctx, back, y, sizeof y));
+        size_t bytes = tl_dtype_size(a.dtype);
+        for (int k = 0; k < a.ndim; ++k) bytes *= (size_t)a.shape[k];
+        cr_assert(memcmp(x, y, bytes) == 0, "'%s' differs after the round trip", names[i]);
+    }
+    tl_st_close(f);
+    /* The transposed view was stored in logical order. */
+    float tr[6];
+    OK(tl_safetensors_open(ctx, in_dir("round.safetensors"), &f));
+    tl_tensor back;
+    OK(tl_st_get(ctx, f, "transposed", &back));
+    read_f32(ctx, back, tr, 6);
+    cr_assert(tr[0] == 1.5f && tr[1] == INFINITY && signbit(tr[2]) && tr[3] == -INFINITY);
+    tl_st_close(f);
+}
+
+Test(io, save_refuses_bad_input_and_leaves_no_file) {
+    float v[3] = {1, 2, 3};
+    int64_t s3[1] = {3};
+    tl_tensor t[2] = {make_f32(ctx, 1, s3, v), make_f32(ctx, 1, s3, v)};
+    const char *dup[2] = {"a", "a"}, *meta[1] = {"__metadata__"}, *ok[2] = {"a", "b"};
+    FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, dup, t), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 1, meta, t), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_safetensors_save(ctx, "/nonexistent-dir/x.safetensors", 2, ok, t), TL_E_IO);
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "gone", 0, &s));
+    tl_tensor stale[2] = {t[0], make_f32(ctx, 1, s3, v)};
+    OK(tl_scope_reset(s));
+    FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, ok, stale), TL_E_STORAGE_CLOSED);
+    OK(tl_scope_close(s));
+    cr_assert_neq(access(in_dir("bad.safetensors"), F_OK), 0, "no file was left behind");
+    cr_assert_neq(access(in_dir("bad.safetensors.tmp-tensorlife"), F_OK), 0);
+}
+
+Test(io, malformed_files_are_refused_with_the_problem_named) {
+    expect_parse_error(in_dir("missing.safetensors"), TL_E_IO, "cannot open");
+    FILE *f = fopen(in_dir("short"), "wb");
+    fwrite("abc", 1, 3, f);
+    fclose(f);
+    expect_parse_error(in_dir("short"), TL_E_PARSE, "truncated");
+    expect_parse_error(write_raw("past_end", "{}", 1000, 0), TL_E_PARSE, "past the end");
+    expect_parse_error(write_raw("huge", "{}", 200LL * 1024 * 1024, 0), TL_E_PARSE, "limit");
+    expect_parse_error(write_raw("not_json", "{\"a\": ", -1, 0), TL_E_PARSE, "not valid JSON");
+    expect_parse_error(write_raw("not_object", "[1,2]", -1, 0), TL_E_PARSE, "not a JSON object");
+    expect_parse_error(write_raw("range", "{\"t\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}", -1, 8),
+                       TL_E_PARSE, "outside");
+    expect_parse_error(write_raw("overlap",
+                                 "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                                 "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}",
+                                 -1, 24),
+                       TL_E_PARSE, "overlap");
+    expect_parse_error(write_raw("dtype", "{\"t\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[0,16]}}", -1, 16),
+                       TL_E_PARSE, "'I64'");
+    expect_parse_error(write_raw("mismatch", "{\"t\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,16]}}", -1, 16),
+                       TL_E_PARSE, "do not match");
+    expect_parse_error(write_raw("overflow",
+                                 "{\"t\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,16]}}",
+                                 -1, 16),
+                       TL_E_PARSE, "do not match");
+    expect_parse_error(write_raw("dup",
+                                 "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                                 "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+                                 -1, 8),
+                       TL_E_PARSE, "twice");
+    expect_parse_error(write_raw("negative", "{\"t\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", -1, 4),
+                       TL_E_PARSE, "dim 0");
+    expect_parse_error(write_raw("fraction", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0.5,4]}}", -1, 4),
+                       TL_E_PARSE, "data_offsets");
+    expect_parse_error(write_raw("nine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", -1, 4),
+                       TL_E_PARSE, "9 dims");
+    expect_parse_error(write_raw("entry", "{\"t\":5}", -1, 0), TL_E_PARSE, "not an object");
+    /* A well-formed one, to show the helper itself makes loadable files. */
+    tl_st_file *ok;
+    OK(tl_safetensors_open(ctx, write_raw("fine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", -1, 8), &ok));
+    tl_st_close(ok);
+}
+
+static cJSON *parse_and_free(char *s) {
+    cJSON *j = cJSON_Parse(s);
+    cr_assert_not_null(j, "not JSON: %s", s);
+    tl_string_free(s);
+    return j;
+}
+
+static double number(const cJSON *o, const char *key) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    cr_assert(cJSON_IsNumber(j), "no number '%s'", key);
+    return j->valuedouble;
+}
+
+Test(io, json_reports_carry_the_real_figures) {
+    tl_scope *outer, *inner;
+    OK(tl_scope_open(ctx, "outer", 4096, &outer));
+    OK(tl_scope_open(ctx, "inner", 0, &inner));
+    int64_t s[1] = {100};
+    tl_tensor t;
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, s, &t));
+    OK(tl_scope_reset(inner));
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, s, &t));
+    char *text = NULL;
+    OK(tl_scope_stats_json(inner, &text));
+    cJSON *j = parse_and_free(text);
+    tl_scope_stats st = stats_of(inner);
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "name")->valuestring, "inner");
+    cr_assert_eq(number(j, "generation"), (double)st.generation);
+    cr_assert_eq(number(j, "used_bytes"), (double)st.used_bytes);
+    cr_assert_eq(number(j, "slab_bytes"), (double)st.slab_bytes);
+    cr_assert_eq(number(j, "live_tensors"), 1);
+    cJSON_Delete(j);
+    OK(tl_context_report_json(ctx, &text));
+    j = parse_and_free(text);
+    const cJSON *scopes = cJSON_GetObjectItem(j, "scopes");
+    cr_assert_eq(cJSON_GetArraySize(scopes), 2);
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(scopes, 0), "name")->valuestring, "outer");
+    cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "live_tensors"), 0);
+    cJSON_Delete(j);
+    OK(tl_scope_close(inner));
+    OK(tl_scope_close(outer));
+    OK(tl_tensor_zeros(ctx, TL_F64, 1, s, &t));
+    OK(tl_context_report_json(ctx, &text));
+    j = parse_and_free(text);
+    cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "live_tensors"), 1);
+    cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "bytes"), 800);
+    cJSON_Delete(j);
+    FAILS_WITH(tl_scope_stats_json(inner, &text), TL_E_INVALID_HANDLE); /* closed */
+}
+
+Test(io, tensor_json_round_trips_and_refuses_bad_json) {
+    float v[6] = {0.1f, -0.0f, NAN, INFINITY, -INFINITY, 3.4028235e38f};
+    int64_t s[2] = {3, 2};
+    tl_tensor t = make_f32(ctx, 2, s, v), tt, back;
+    OK(tl_transpose(ctx, t, 0, 1, &tt));
+    char *text;
+    OK(tl_tensor_to_json(ctx, tt, &text));
+    cr_assert(strstr(text, "\"shape\":[2,3]") != NULL, "%s", text);
+    cr_assert(strstr(text, "\"nan\"") != NULL && strstr(text, "\"-inf\"") != NULL, "%s", text);
+    OK(tl_tensor_from_json(ctx, text, &back));
+    tl_string_free(text);
+    float a[6], b[6];
+    read_f32(ctx, tt, a, 6);
+    read_f32(ctx, back, b, 6);
+    cr_assert(memcmp(a, b, sizeof a) == 0, "f32 values changed in the JSON round trip");
+    int32_t iv[3] = {INT32_MIN, 0, INT32_MAX}, ib[3];
+    int64_t s3[1] = {3};
+    tl_tensor ti;
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, s3, iv, sizeof iv, &ti));
+    OK(tl_tensor_to_json(ctx, ti, &text));
+    OK(tl_tensor_from_json(ctx, text, &back));
+    tl_string_free(text);
+    OK(tl_tensor_read(ctx, back, ib, sizeof ib));
+    cr_assert(memcmp(iv, ib, sizeof iv) == 0);
+    tl_tensor out = {9};
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[2],\"data\":[1]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f16\",\"shape\":[1],\"data\":[1]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"i32\",\"shape\":[1],\"data\":[1.5]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[1],\"data\":[\"x\"]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[-1],\"data\":[]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "not json", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, NULL, &out), TL_E_INVALID_ARGUMENT);
+    cr_assert_eq(out.bits, 9);
+    tl_string_free(NULL);
+}
+
+Test(io, strings_and_files_come_from_the_allocator_and_outlive_the_context) {
+    counting_allocator counter = {0};
+    tl_allocator alloc = counting_allocator_of(&counter);
+    tl_context *c;
+    OK(tl_context_create(&alloc, &c));
+    float v[2] = {1, 2};
+    int64_t s[1] = {2};
+    tl_tensor t = make_f32(c, 1, s, v);
+    const char *names[1] = {"v"};
+    OK(tl_safetensors_save(c, in_dir("alloc.safetensors"), 1, names, &t));
+    char *text;
+    OK(tl_tensor_to_json(c, t, &text));
+    tl_st_file *f;
+    OK(tl_safetensors_open(c, in_dir("alloc.safetensors"), &f));
+    tl_context_destroy(c);
+    cr_assert_gt(counter.live_bytes, 0, "the string and the file's index are still held");
+    cr_assert_str_eq(tl_st_name(f, 0), "v");
+    tl_string_free(text);
+    tl_st_close(f);
+    cr_assert_eq(counter.live_bytes, 0);
+    cr_assert_eq(counter.allocs, counter.frees);
+}

@@ -4,7 +4,9 @@
  * calls per step once warm; the program fails otherwise.
  *
  *   decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]
- *          [--report out.json] [--svg out.svg] */
+ *          [--weights in.safetensors] [--save-weights out.safetensors]
+ *          [--report out.json] [--svg out.svg]
+ * With --weights, d_model, vocab and the layer count come from the file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +44,21 @@ static double now_ms(void) {
 }
 
 /* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
+static const char *weights_path, *save_path;
+
 static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
     memory_meter meter = {0, 0, 0};
     tl_allocator alloc = {&meter, meter_alloc, meter_free};
     tl_context *ctx;
     TL_CHECK(tl_context_create(&alloc, &ctx));
     model m;
-    model_init_random(ctx, cfg, &m);
+    model_config loaded = *cfg;
+    if (weights_path) {
+        if (model_load(ctx, weights_path, &loaded, &m) != 0) exit(1);
+    } else {
+        model_init_random(ctx, cfg, &m);
+    }
+    if (save_path && mode == MODE_AMBIENT) model_save(ctx, &m, save_path);
     decoder d;
     decoder_open(&d, ctx, &m, mode);
     int32_t token = 1;
@@ -108,19 +118,29 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--tokens")) cfg.tokens = parse_int(a, v), ++i;
         else if (!strcmp(a, "--seed")) cfg.seed = (unsigned)parse_int(a, v), ++i;
         else if (!strcmp(a, "--report") && v) report = v, ++i;
+        else if (!strcmp(a, "--weights") && v) weights_path = v, ++i;
+        else if (!strcmp(a, "--save-weights") && v) save_path = v, ++i;
         else if (!strcmp(a, "--svg") && v) svg = v, ++i;
         else {
             fprintf(stderr, "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
+                            "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
                             "              [--report out.json] [--svg out.svg]\n");
             return 2;
         }
+    }
+    if (weights_path) { /* the file decides d_model, vocab and layers */
+        tl_context *probe;
+        model m;
+        TL_CHECK(tl_context_create(NULL, &probe));
+        if (model_load(probe, weights_path, &cfg, &m) != 0) return 1;
+        tl_context_destroy(probe);
     }
     if (cfg.d_model % cfg.heads) {
         fprintf(stderr, "decode: --d-model must be a multiple of --heads\n");
         return 2;
     }
-    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, seed %u\n\n", cfg.d_model, cfg.layers,
-           cfg.heads, cfg.vocab, cfg.tokens, cfg.seed);
+    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s\n\n", cfg.d_model, cfg.layers,
+           cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed");
     const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
     step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient), *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
     float *logits_a = malloc(nlogits * sizeof(float)), *logits_s = malloc(nlogits * sizeof(float));

@@ -70,6 +70,90 @@ void model_free(tl_context *ctx, model *m) {
     free(m->layer);
 }
 
+static const char *const layer_names[8] = {"attn_norm", "wq", "wk", "wv", "wo", "mlp_norm", "w_up", "w_down"};
+
+void model_save(tl_context *ctx, const model *m, const char *path) {
+    const int n = 3 + 8 * m->cfg.layers;
+    const char **names = malloc(sizeof(char *) * (size_t)n);
+    char (*storage)[64] = malloc(64 * (size_t)n);
+    tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)n);
+    names[0] = "embed", names[1] = "final_norm", names[2] = "lm_head";
+    tensors[0] = m->embed, tensors[1] = m->final_norm, tensors[2] = m->lm_head;
+    for (int l = 0; l < m->cfg.layers; ++l)
+        for (int k = 0; k < 8; ++k) {
+            const int i = 3 + 8 * l + k;
+            snprintf(storage[i], 64, "layers.%d.%s", l, layer_names[k]);
+            names[i] = storage[i];
+            tensors[i] = (&m->layer[l].attn_norm)[k];
+        }
+    TL_CHECK(tl_safetensors_save(ctx, path, n, names, tensors));
+    free(names);
+    free(storage);
+    free(tensors);
+}
+
+/* One named tensor of the expected f32 shape, or -1. */
+static int load_tensor(tl_context *ctx, tl_st_file *f, const char *name, int ndim, const int64_t *shape, tl_tensor *out) {
+    if (tl_st_get(ctx, f, name, out) != TL_OK) {
+        fprintf(stderr, "decode: weights: %s\n", tl_last_error());
+        return -1;
+    }
+    tl_tensor_info info = {sizeof info};
+    TL_CHECK(tl_tensor_info_get(ctx, *out, &info));
+    int ok = info.dtype == TL_F32 && info.ndim == ndim;
+    for (int i = 0; ok && i < ndim; ++i) ok = info.shape[i] == shape[i];
+    if (!ok) fprintf(stderr, "decode: weights: '%s' does not have the shape the model needs\n", name);
+    return ok ? 0 : -1;
+}
+
+int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
+    tl_st_file *f;
+    if (tl_safetensors_open(ctx, path, &f) != TL_OK) {
+        fprintf(stderr, "decode: %s\n", tl_last_error());
+        return -1;
+    }
+    tl_tensor embed;
+    if (tl_st_get(ctx, f, "embed", &embed) != TL_OK) {
+        fprintf(stderr, "decode: weights: %s\n", tl_last_error());
+        tl_st_close(f);
+        return -1;
+    }
+    tl_tensor_info info = {sizeof info};
+    TL_CHECK(tl_tensor_info_get(ctx, embed, &info));
+    TL_CHECK(tl_tensor_free(ctx, embed));
+    int layers = 0;
+    char name[64];
+    for (;; ++layers) {
+        snprintf(name, sizeof name, "layers.%d.wq", layers);
+        int found = 0;
+        for (size_t i = 0; i < tl_st_count(f) && !found; ++i) found = strcmp(tl_st_name(f, i), name) == 0;
+        if (!found) break;
+    }
+    if (info.ndim != 2 || layers == 0) {
+        fprintf(stderr, "decode: %s is not a decoder model (embed [vocab, d] and layers.N.*)\n", path);
+        tl_st_close(f);
+        return -1;
+    }
+    cfg->vocab = (int)info.shape[0];
+    cfg->d_model = (int)info.shape[1];
+    cfg->layers = layers;
+    m->cfg = *cfg;
+    m->layer = calloc((size_t)layers, sizeof *m->layer);
+    const int64_t d = cfg->d_model, v = cfg->vocab;
+    const int64_t s_embed[2] = {v, d}, s_head[2] = {d, v}, s_d[1] = {d}, s_dd[2] = {d, d}, s_up[2] = {d, 4 * d},
+                  s_down[2] = {4 * d, d};
+    int bad = load_tensor(ctx, f, "embed", 2, s_embed, &m->embed) || load_tensor(ctx, f, "final_norm", 1, s_d, &m->final_norm) ||
+              load_tensor(ctx, f, "lm_head", 2, s_head, &m->lm_head);
+    const int64_t *shapes[8] = {s_d, s_dd, s_dd, s_dd, s_dd, s_d, s_up, s_down};
+    for (int l = 0; l < layers && !bad; ++l)
+        for (int k = 0; k < 8 && !bad; ++k) {
+            snprintf(name, sizeof name, "layers.%d.%s", l, layer_names[k]);
+            bad = load_tensor(ctx, f, name, shapes[k] == s_d ? 1 : 2, shapes[k], &(&m->layer[l].attn_norm)[k]);
+        }
+    tl_st_close(f);
+    return bad ? -1 : 0;
+}
+
 void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode) {
     memset(d, 0, sizeof *d);
     d->ctx = ctx;

@@ -49,6 +49,12 @@ void check_status(tl_status st, const char *what, const char *file, int line);
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);
 void model_free(tl_context *ctx, model *m);
+/* Weights by name in a safetensors file: embed [vocab, d], final_norm [d], lm_head [d, vocab],
+ * layers.L.{attn_norm, wq, wk, wv, wo, mlp_norm, w_up, w_down}.  Loading takes d_model, vocab
+ * and the layer count from the file (cfg->heads and cfg->tokens from the caller); it returns
+ * 0, or -1 with a message on stderr for a file that is not such a model. */
+int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m);
+void model_save(tl_context *ctx, const model *m, const char *path);
 
 void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode);
 /* One token at position pos: returns the next token; logits (vocab floats) are copied out when

@@ -1,6 +1,7 @@
 #include "slab.h"
 
 #include "error.h"
+#include "poison.h"
 
 namespace tl {
 namespace {
@@ -37,6 +38,7 @@ tl_status Slab::add_chunk(size_t size, const char *scope_name) {
     void *p = memory_->allocate(size, kTensorAlignment);
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': the allocator refused %zu bytes", scope_name, size);
     chunks_.push_back(Chunk{static_cast<std::byte *>(p), size, 0});
+    mark_unowned(chunks_.back().base, size);
     return TL_OK;
 }
 
@@ -76,6 +78,7 @@ tl_status Slab::allocate(size_t bytes, const char *scope_name, std::byte **out, 
     }
     *out = last->base + last->used;
     *chunk_base = last->base;
+    mark_owned(*out, rounded);
     last->used += rounded;
     used_ += rounded;
     if (chunks_.size() > 1) overflow_ += rounded;
@@ -88,20 +91,32 @@ void Slab::reset() {
         // One slab of the high-water size: the next identical step fits without a chunk.
         void *merged = memory_->allocate(peak_, kTensorAlignment);
         if (merged) {
-            for (Chunk &c : chunks_) memory_->release(c.base, c.size);
+            for (Chunk &c : chunks_) {
+                mark_owned(c.base, c.size);
+                memory_->release(c.base, c.size);
+            }
             chunks_.clear();
             chunks_.push_back(Chunk{static_cast<std::byte *>(merged), peak_, 0});  // capacity kept: no throw
             ++grow_events_;
+            mark_unowned(chunks_.back().base, peak_);
+            used_ = overflow_ = 0;
+            return;
         }
         // Without memory to merge, the chunks are kept and reused as they are.
     }
-    for (Chunk &c : chunks_) c.used = 0;
+    for (Chunk &c : chunks_) {
+        mark_unowned(c.base, c.used);
+        c.used = 0;
+    }
     used_ = 0;
     overflow_ = 0;
 }
 
 void Slab::release_all() {
-    for (Chunk &c : chunks_) memory_->release(c.base, c.size);
+    for (Chunk &c : chunks_) {
+        mark_owned(c.base, c.size);  // the allocator may reuse it
+        memory_->release(c.base, c.size);
+    }
     chunks_.clear();
     used_ = 0;
     overflow_ = 0;

@@ -1,0 +1,64 @@
+/* Under AddressSanitizer a scope's slab is poisoned at reset and each allocation unpoisons its
+ * own bytes, so a raw tl_tensor_data pointer used after the reset is reported, not silently
+ * read.  In builds without ASan these tests skip. */
+#include <signal.h>
+
+#include "common.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_ASAN 1
+#endif
+#endif
+
+static float *stale_pointer(tl_context **ctx_out) {
+    tl_context *ctx;
+    OK(tl_context_create(NULL, &ctx));
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "poisoned", 1 << 16, &s));
+    const int64_t n = 256;
+    tl_tensor t;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, &n, &t));
+    void *p;
+    OK(tl_tensor_data(ctx, t, &p));
+    ((float *)p)[10] = 5; /* fine while the tensor lives */
+    OK(tl_scope_reset(s));
+    *ctx_out = ctx;
+    return p;
+}
+
+#ifdef HAVE_ASAN
+/* ASan reports and exits with its exit code (1) unless abort_on_error asks for SIGABRT. */
+Test(poison, write_through_a_pointer_after_reset_is_reported, .exit_code = 1) {
+    tl_context *ctx;
+    float *p = stale_pointer(&ctx);
+    p[10] = 7; /* use after reset */
+    cr_log_error("the stale write was not reported");
+    exit(0);
+}
+
+Test(poison, read_through_a_pointer_after_reset_is_reported, .exit_code = 1) {
+    tl_context *ctx;
+    volatile float *p = stale_pointer(&ctx);
+    float x = p[3];
+    cr_log_error("the stale read was not reported (%g)", x);
+    exit(0);
+}
+#endif
+
+Test(poison, new_tensors_after_reset_are_usable) {
+    tl_context *ctx;
+    stale_pointer(&ctx);
+    const int64_t n = 256;
+    tl_tensor t;
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, &n, &t)); /* unpoisoned by its allocation */
+    void *p;
+    OK(tl_tensor_data(ctx, t, &p));
+    ((float *)p)[255] = 1;
+    tl_context_destroy(ctx);
+#ifndef HAVE_ASAN
+    cr_log_info("built without ASan: the stale-pointer tests are compiled out");
+#endif
+}

@@ -27,6 +27,11 @@ tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int6
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_from_data(c, dt, ndim, shape, data, nbytes, out); });
 }
 
+tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,
+                         tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_wrap(c, dt, ndim, shape, data, nbytes, out); });
+}
+
 tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t dst_bytes) {
     return with_context(ctx, [&](tl_context &c) { return tl::op_read(c, t, dst, dst_bytes); });
 }

@@ -245,6 +245,21 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
     return TL_OK;
 }
 
+tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
+    tl_scope *target = current_scope();
+    TL_TRY(reserve_header(target));
+    tl::TensorHeader h{};
+    h.dtype = v.dtype;
+    h.ndim = v.ndim;
+    for (int i = 0; i < v.ndim; ++i) {
+        h.shape[i] = v.shape[i];
+        h.strides[i] = v.strides[i];
+    }
+    h.storage = v.data;  // storage_bytes 0: not ours to free
+    *handle = place_header(target, h);
+    return TL_OK;
+}
+
 tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tensor *handle) {
     tl_scope *target = current_scope();
     TL_TRY(reserve_header(target));

@@ -42,6 +42,8 @@ struct tl_context {
     tl_status make_tensor(tl_dtype dt, int ndim, const int64_t *shape, tl::View *out, tl_tensor *handle) {
         return make_tensor(current_scope(), dt, ndim, shape, out, handle);
     }
+    // A tensor over memory the caller owns (never freed here), in the current target.
+    tl_status wrap_tensor(const tl::View &v, tl_tensor *handle);
     // A view (shape and strides of v, elements of base) in the current target.
     tl_status make_view(const Resolved &base, const tl::View &v, tl_tensor *handle);
 

@@ -46,10 +46,12 @@ View view_of(const TensorHeader &h) {
 }
 
 void set_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
+    // An empty tensor may have huge dims whose product overflows; its strides are never used
+    // to reach an element, so they saturate instead of wrapping.
     int64_t s = 1;
     for (int i = ndim - 1; i >= 0; --i) {
         strides[i] = s;
-        s *= shape[i] > 0 ? shape[i] : 1;
+        if (__builtin_mul_overflow(s, shape[i] > 0 ? shape[i] : 1, &s)) s = INT64_MAX;
     }
 }
 

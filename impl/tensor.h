@@ -27,7 +27,10 @@ struct View {
     int64_t strides[TL_MAX_DIMS];  // in elements
     std::byte *data;               // first element
 
+    // Shapes are checked when a tensor is made: a count that fits, or a zero dim somewhere.
     int64_t numel() const {
+        for (int i = 0; i < ndim; ++i)
+            if (shape[i] == 0) return 0;
         int64_t n = 1;
         for (int i = 0; i < ndim; ++i) n *= shape[i];
         return n;

@@ -9,6 +9,7 @@ packages=(
   libcriterion-dev                 # the C conformance suite
   libcjson-dev                     # the decode demo's JSON report
   valgrind                         # the memory check in the test command
+  clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   python3 python3-numpy            # the independent safetensors writer in the tests
 )
 

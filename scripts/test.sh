@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, then
-#   1. the release build's ctest (the Criterion conformance suite and the packaging checks),
-#   2. the conformance suite built with ASan+UBSan,
-#   3. the conformance suite under valgrind (memory errors and leaks, in every forked test),
+#   1. the conformance suite and examples built with ASan+UBSan,
+#   2. N threads with a context each, over shared weights, under ThreadSanitizer,
+#   3. a short libFuzzer run of each harness (ASan+UBSan; scripts/fuzz.sh for longer runs),
+#   4. the conformance suite under valgrind (memory errors and leaks, in every forked test),
+#   5. the release build: each Criterion suite, then everything under ctest,
 # and ends with the runners' own summaries.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +15,13 @@ bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined
 # Huge-but-valid sizes must come back as TL_E_OUT_OF_MEMORY, not as an ASan abort.
 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" -R "conformance|examples" --output-on-failure
+
+echo "== ThreadSanitizer: threaded decode"
+bash "$root/scripts/build.sh" "$root/build-tsan" -DTL_SANITIZE=thread -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
+TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/threaded_decode"
+
+echo "== libFuzzer: short runs"
+bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"
 
 echo "== valgrind: conformance suite (release build)"
 bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON

@@ -396,3 +396,26 @@ Test(ops, scalars_and_empty_tensors) {
     FAILS_WITH(tl_argmax(ctx, empty, 0, &y), TL_E_SHAPE);
     OK(tl_tensor_read(ctx, empty, NULL, 0));
 }
+
+Test(ops, wrap_borrows_caller_memory) {
+    float buf[6] = {1, 2, 3, 4, 5, 6}, got[6];
+    int64_t s[2] = {2, 3};
+    tl_tensor w, t, y;
+    OK(tl_tensor_wrap(ctx, TL_F32, 2, s, buf, sizeof buf, &w));
+    void *p;
+    OK(tl_tensor_data(ctx, w, &p));
+    cr_assert_eq(p, (void *)buf, "no copy");
+    OK(tl_scale(ctx, w, 2.0, &y));
+    read_f32(ctx, y, got, 6);
+    for (int i = 0; i < 6; ++i) cr_assert_eq(got[i], 2 * buf[i]);
+    OK(tl_tensor_full(ctx, TL_F32, 1, s + 1, 9.0, &t));
+    tl_tensor row;
+    OK(tl_slice(ctx, w, 0, 1, 1, &row));
+    OK(tl_copy_into(ctx, t, row)); /* writes into the caller's buffer */
+    cr_assert(buf[3] == 9 && buf[5] == 9 && buf[0] == 1);
+    OK(tl_tensor_free(ctx, w)); /* the handle only: the buffer is the caller's */
+    cr_assert_eq(buf[1], 2);
+    FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, (char *)buf + 1, sizeof buf, &w), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, buf, sizeof buf - 4, &w), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, NULL, sizeof buf, &w), TL_E_INVALID_ARGUMENT);
+}

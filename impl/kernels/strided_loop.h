@@ -24,8 +24,9 @@ void strided_for_each(int ndim, const int64_t *shape, const Operands<N> &ops, Bo
     int64_t sh[TL_MAX_DIMS];
     int64_t st[N][TL_MAX_DIMS];
     int nd = 0;
+    for (int d = 0; d < ndim; ++d)
+        if (shape[d] == 0) return;  // no elements (and the strides of such a shape may be huge)
     for (int d = 0; d < ndim; ++d) {
-        if (shape[d] == 0) return;
         if (shape[d] == 1) continue;
         bool merge = nd > 0;
         for (size_t k = 0; k < N && merge; ++k)

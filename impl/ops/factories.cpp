@@ -34,6 +34,24 @@ tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *sh
     return TL_OK;
 }
 
+tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,
+                  tl_tensor *out) {
+    int64_t numel;
+    size_t bytes;
+    TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
+    if (nbytes != bytes) return fail(TL_E_INVALID_ARGUMENT, "wrap: %zu bytes given, the shape needs %zu", nbytes, bytes);
+    if (!data) return fail(TL_E_INVALID_ARGUMENT, "wrap: data is NULL");
+    if (reinterpret_cast<uintptr_t>(data) % dtype_size(dt) != 0)
+        return fail(TL_E_INVALID_ARGUMENT, "wrap: data is not aligned to its %zu-byte elements", dtype_size(dt));
+    View v{};
+    v.dtype = dt;
+    v.ndim = ndim;
+    for (int i = 0; i < ndim; ++i) v.shape[i] = shape[i];
+    set_contiguous_strides(ndim, shape, v.strides);
+    v.data = static_cast<std::byte *>(data);
+    return ctx.wrap_tensor(v, out);
+}
+
 tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
     Resolved r;
     TL_TRY(ctx.resolve(t, &r));

@@ -65,8 +65,8 @@ tl_status op_slice(tl_context &ctx, tl_tensor ta, int axis, int64_t start, int64
     if (start < 0 || length < 0 || start > dim || length > dim - start)
         return fail(TL_E_SHAPE, "slice [%lld, +%lld) is outside axis %d of length %lld", (long long)start,
                     (long long)length, ax, (long long)dim);
-    if (length > 0) v.data += start * v.strides[ax] * int64_t(dtype_size(v.dtype));
     v.shape[ax] = length;
+    if (v.numel() > 0) v.data += start * v.strides[ax] * int64_t(dtype_size(v.dtype));  // empty: strides may be huge
     return ctx.make_view(ra, v, out);
 }
 
@@ -164,7 +164,7 @@ tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_te
     tl_tensor result;
     TL_TRY(ctx.make_tensor(first.view.dtype, first.view.ndim, shape, &c, &result));
     int64_t at = 0;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && c.numel() > 0; ++i) {  // an empty result's strides may be huge
         Resolved r;
         ctx.resolve(ts[i], &r);  // checked above; nothing has closed since
         View part = c;

@@ -11,6 +11,8 @@ tl_status normalize_axis(int axis, int ndim, int *out);
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out);
 tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,
                        tl_tensor *out);
+tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,
+                  tl_tensor *out);
 tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes);
 tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *out);
 

@@ -38,6 +38,12 @@ TL_API tl_status tl_tensor_full(tl_context *ctx, tl_dtype dt, int ndim, const in
 /* Copies nbytes from data, which must equal the element count times the dtype size exactly. */
 TL_API tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape,
                                      const void *data, size_t nbytes, tl_tensor *out);
+/* A tensor over the caller's memory, no copy: for weights shared read-only by many contexts
+ * (one per thread) or mapped from a file.  data must hold nbytes (exactly the shape's bytes),
+ * aligned to the dtype size, and stay valid while the tensor is used; the library never frees
+ * it.  Placed in the current target like any tensor (its handle dies at a reset there). */
+TL_API tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data,
+                                size_t nbytes, tl_tensor *out);
 /* Copies the elements in logical (row-major) order; dst_bytes must be at least their size. */
 TL_API tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t dst_bytes);
 /* Ambient tensor or view: frees it (a base's views die with it).  Scoped: checks the handle and

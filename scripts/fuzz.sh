@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (clang, ASan+UBSan) and runs each on a copy of its corpus in
+# tests/fuzz/corpus.  Fails on any crash, sanitizer report or leak; the input is kept as
+# crash-* in the build tree.  Prints libFuzzer's totals (runs, seconds) per harness.
+#   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds]     (default 40 and 20)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+api_seconds="${1:-40}"
+st_seconds="${2:-20}"
+build="$root/build-fuzz"
+CC=clang CXX=clang++ bash "$root/scripts/build.sh" "$build" -DTL_BUILD_FUZZERS=ON -DTL_SANITIZE=address,undefined \
+  -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
+export ASAN_OPTIONS=allocator_may_return_null=1
+for target in api:$api_seconds safetensors:$st_seconds; do
+  name=${target%%:*}; seconds=${target##*:}
+  work=$(mktemp -d)
+  cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
+  log="$build/fuzz_$name.log"
+  if ! (cd "$build" && "./tests/fuzz/fuzz_$name" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
+        "$work" >"$log" 2>&1); then
+    tail -n 40 "$log"
+    echo "fuzz_$name: FAILED (see $log and crash-* in $build)"
+    exit 1
+  fi
+  runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
+  per=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
+  echo "fuzz_$name: $runs executions in ${seconds}s ($per exec/s), corpus $(ls "$work" | wc -l) inputs, no crash"
+  rm -rf "$work"
+done

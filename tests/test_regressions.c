@@ -1,0 +1,49 @@
+/* Inputs the fuzzer (tests/fuzz) found to crash or trip UBSan, kept as tests.  Each was an
+ * empty tensor (a zero dim) whose other dims are huge: its element count is 0, but products of
+ * its dims and strides overflow, and loops over "the other dims" would be astronomically long. */
+#include <stdint.h>
+
+#include "common.h"
+
+static tl_context *ctx;
+static void setup(void) { OK(tl_context_create(NULL, &ctx)); }
+static void teardown(void) { tl_context_destroy(ctx); }
+TestSuite(regressions, .init = setup, .fini = teardown);
+
+static const int64_t H = INT64_MAX / 3;
+
+/* fuzz crash-27994ee3: contiguous strides of [H, H, 0] overflowed while filling nothing. */
+Test(regressions, full_of_an_empty_tensor_with_huge_dims) {
+    const int64_t shape[3] = {H, H, 0};
+    tl_tensor t;
+    OK(tl_tensor_full(ctx, TL_F32, 3, shape, 1.0, &t));
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert_eq(info.shape[0], H);
+    OK(tl_tensor_read(ctx, t, NULL, 0));
+    OK(tl_exp(ctx, t, &t));
+}
+
+/* fuzz crash-8c2bf8c6: softmax over the empty axis of [H, 0] walked H outer positions. */
+Test(regressions, softmax_and_norms_over_an_empty_axis, .timeout = 10) {
+    const int64_t shape[2] = {H, 0};
+    tl_tensor t, y;
+    OK(tl_tensor_zeros(ctx, TL_F64, 2, shape, &t));
+    OK(tl_softmax(ctx, t, 1, &y));
+    OK(tl_softmax(ctx, t, 0, &y));
+    OK(tl_rmsnorm(ctx, t, (tl_tensor){0}, 1e-5, &y));
+    OK(tl_layernorm(ctx, t, (tl_tensor){0}, (tl_tensor){0}, 1e-5, &y));
+    FAILS_WITH(tl_sum(ctx, t, 1, 0, &y), TL_E_OUT_OF_MEMORY); /* a real [H] result: refused */
+}
+
+/* fuzz crash-4fb1ac08: concat and slice offsets of empty results multiplied huge strides. */
+Test(regressions, concat_and_slice_of_empty_tensors_with_huge_dims) {
+    const int64_t shape[3] = {0, H, 2};
+    tl_tensor t, y;
+    OK(tl_tensor_zeros(ctx, TL_F64, 3, shape, &t));
+    tl_tensor parts[2] = {t, t};
+    OK(tl_concat(ctx, 2, parts, 2, &y));
+    OK(tl_slice(ctx, t, 1, H - 1, 1, &y));
+    OK(tl_slice(ctx, t, 2, 1, 1, &y));
+    OK(tl_contiguous(ctx, y, &y));
+}

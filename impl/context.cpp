@@ -167,10 +167,10 @@ tl_status tl_context::lookup(tl_tensor t, const tl::TensorHeader **out) {
 }
 
 tl_status tl_context::resolve(tl_tensor t, Resolved *out) {
-    const tl::TensorHeader *h;
+    const tl::TensorHeader *h = nullptr;
     TL_TRY(lookup(t, &h));
     if (h->base != 0) {
-        const tl::TensorHeader *base;
+        const tl::TensorHeader *base = nullptr;
         TL_TRY(lookup(tl_tensor{h->base}, &base));  // a view dies with its base
     }
     out->view = tl::view_of(*h);
@@ -278,7 +278,7 @@ tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tens
 }
 
 tl_status tl_context::free_tensor(tl_tensor t) {
-    const tl::TensorHeader *h;
+    const tl::TensorHeader *h = nullptr;
     TL_TRY(lookup(t, &h));
     tl::HandleParts p = tl::unpack_handle(t);
     if (p.depth != 0) return TL_OK;  // scoped: dies at its scope's reset

@@ -151,7 +151,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     TL_TRY(ctx.make_tensor(dt, ndim, dims, &v, &result));
     int64_t i = 0;
     for (const cJSON *j = data->child; j; j = j->next, ++i) {
-        double x;
+        double x = 0;
         value_of(j, &x);
         if (dt == TL_F32) reinterpret_cast<float *>(v.data)[i] = float(x);
         else if (dt == TL_F64) reinterpret_cast<double *>(v.data)[i] = x;

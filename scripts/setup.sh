@@ -10,6 +10,7 @@ packages=(
   libcjson-dev                     # the decode demo's JSON report
   valgrind                         # the memory check in the test command
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
+  swig golang-go                   # the Go binding
   python3 python3-numpy            # the independent safetensors writer in the tests
 )
 

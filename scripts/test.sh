@@ -4,7 +4,8 @@
 #   2. N threads with a context each, over shared weights, under ThreadSanitizer,
 #   3. a short libFuzzer run of each harness (ASan+UBSan; scripts/fuzz.sh for longer runs),
 #   4. the conformance suite under valgrind (memory errors and leaks, in every forked test),
-#   5. the release build: each Criterion suite, then everything under ctest,
+#   5. the Go binding's tests, against the build tree and an installed prefix,
+#   6. the release build: each Criterion suite, then everything under ctest,
 # and ends with the runners' own summaries.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,6 +37,9 @@ if find "$logs" -name '*.log' -size +0 | grep -q .; then
   echo "valgrind: errors or leaks reported"; exit 1
 fi
 echo "valgrind: $(ls "$logs" | wc -l) processes checked, no errors, no leaks"
+
+echo "== Go binding (SWIG, cgo)"
+bash "$root/bindings/go/test.sh" "$root/build"
 
 echo "== release build: Criterion suites, then everything under ctest"
 for t in "$root"/build/tests/test_*; do

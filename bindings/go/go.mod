@@ -1,0 +1,3 @@
+module tensorlife/bindings/go
+
+go 1.19

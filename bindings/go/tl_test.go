@@ -1,0 +1,201 @@
+package tl_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	tl "tensorlife/bindings/go"
+	"tensorlife/bindings/go/internal/raw"
+)
+
+const d = 8
+
+// The shared scenario: ambient weights, a 50-step decode-like loop (matmul, add, softmax) in a
+// scope reset per step, checked against values computed here, no growth after step 1, and a
+// tensor kept past its reset failing with the storage named.
+func TestDecodeLoopScenario(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	wdata, bdata := make([]float32, d*d), make([]float32, d)
+	for i := range wdata {
+		wdata[i] = float32(i%7)/7 - 0.4
+	}
+	for i := range bdata {
+		bdata[i] = float32(i) / 10
+	}
+	w, err := ctx.FromFloat32([]int64{d, d}, wdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bias, _ := ctx.FromFloat32([]int64{d}, bdata)
+	step, err := ctx.OpenScope("decode-step", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer step.Close()
+
+	var first tl.ScopeStats
+	var kept tl.Tensor
+	for s := 0; s < 50; s++ {
+		xdata := make([]float32, d)
+		for i := range xdata {
+			xdata[i] = float32((s+i)%5) - 2
+		}
+		x, err := ctx.FromFloat32([]int64{1, d}, xdata)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := ctx.MatMul(x, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err = ctx.Add(h, bias)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ctx.Softmax(h, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Float32s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference, computed here.
+		logits := make([]float64, d)
+		top := math.Inf(-1)
+		for j := 0; j < d; j++ {
+			for k := 0; k < d; k++ {
+				logits[j] += float64(xdata[k]) * float64(wdata[k*d+j])
+			}
+			logits[j] += float64(bdata[j])
+			top = math.Max(top, logits[j])
+		}
+		total := 0.0
+		for j := range logits {
+			total += math.Exp(logits[j] - top)
+		}
+		for j := range logits {
+			want := math.Exp(logits[j]-top) / total
+			if math.Abs(float64(got[j])-want) > 1e-5 {
+				t.Fatalf("step %d col %d: %g, want %g", s, j, got[j], want)
+			}
+		}
+		kept = p
+		if err := step.Reset(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := step.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s == 0 {
+			first = st
+		} else if st.SlabBytes != first.SlabBytes || st.PeakBytes != first.PeakBytes || st.GrowEvents != first.GrowEvents {
+			t.Fatalf("step %d grew: %+v after %+v", s, st, first)
+		}
+	}
+	_, err = kept.Float32s()
+	if !errors.Is(err, tl.ErrStorageClosed) {
+		t.Fatalf("a tensor kept past its reset gave %v", err)
+	}
+	if !strings.Contains(err.Error(), "storage 'decode-step'") || !strings.Contains(err.Error(), "gen 49 is closed (scope is at gen 50)") {
+		t.Fatalf("message does not name the storage: %q", err)
+	}
+}
+
+func TestRetainClosingAndWrongSizes(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope, err := ctx.OpenScope("frame", 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := ctx.FromFloat32([]int64{2}, []float32{1, 2})
+	out, err := x.Retain(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scope.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := scope.Close(); !errors.Is(err, tl.ErrClosed) {
+		t.Fatalf("closing twice gave %v", err)
+	}
+	if err := scope.Reset(); !errors.Is(err, tl.ErrClosed) {
+		t.Fatalf("reset after close gave %v", err)
+	}
+	if v, err := out.Float32s(); err != nil || v[1] != 2 {
+		t.Fatalf("retained tensor: %v %v", v, err)
+	}
+	if _, err := x.Float32s(); !errors.Is(err, tl.ErrStorageClosed) {
+		t.Fatalf("use after close gave %v", err)
+	}
+	if _, err := ctx.FromFloat32([]int64{2, 3}, []float32{1, 2}); !errors.Is(err, tl.ErrInvalidArgument) {
+		t.Fatalf("wrong data size gave %v", err)
+	}
+	small := make([]float32, 1)
+	if err := out.ReadFloat32(small); !errors.Is(err, tl.ErrInvalidArgument) {
+		t.Fatalf("short read buffer gave %v", err)
+	}
+	if _, err := ctx.MatMul(out, out); !errors.Is(err, tl.ErrShape) {
+		t.Fatalf("bad matmul gave %v", err)
+	}
+	ids, _ := ctx.FromInt32([]int64{2}, []int32{4, 5})
+	if _, err := ctx.Add(ids, out); !errors.Is(err, tl.ErrDtype) {
+		t.Fatalf("mixed dtypes gave %v", err)
+	}
+	ctx.Close()
+	ctx.Close() // a no-op
+	if _, err := ctx.FromFloat32([]int64{1}, []float32{1}); !errors.Is(err, tl.ErrClosed) {
+		t.Fatalf("closed context gave %v", err)
+	}
+	if _, err := out.Float32s(); !errors.Is(err, tl.ErrClosed) {
+		t.Fatalf("tensor of a closed context gave %v", err)
+	}
+}
+
+// Benchmarks: one tiny add through Go against the same adds made from C in one call.
+func benchmarkSetup(b *testing.B) (*tl.Context, *tl.Scope, tl.Tensor, tl.Tensor) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, _ := ctx.FromFloat32([]int64{16}, make([]float32, 16))
+	y, _ := ctx.FromFloat32([]int64{16}, make([]float32, 16))
+	s, err := ctx.OpenScope("bench", 1<<16)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ctx, s, x, y
+}
+
+func BenchmarkAdd16Go(b *testing.B) {
+	ctx, s, x, y := benchmarkSetup(b)
+	defer ctx.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ctx.Add(x, y); err != nil {
+			b.Fatal(err)
+		}
+		if i&255 == 255 {
+			s.Reset()
+		}
+	}
+}
+
+func BenchmarkAdd16FromC(b *testing.B) {
+	ctx, s, x, y := benchmarkSetup(b)
+	defer ctx.Close()
+	b.ResetTimer()
+	if st := raw.Tlb_bench_add_loop(tl.RawContext(ctx), tl.RawScope(s), tl.Bits(x), tl.Bits(y), int64(b.N)); st != raw.OK {
+		b.Fatal(raw.Tlb_last_error())
+	}
+}

@@ -1,0 +1,179 @@
+/* One SWIG interface for every binding.  It does not wrap tl.h one to one: it exposes a small
+ * flat layer (tlb_*) over it that every language can take the same way — contexts and scopes
+ * as opaque pointers, tensors as their 64 handle bits, every call returning its tl_status with
+ * outputs through the last arguments, arrays as (pointer, count) pairs that each language maps
+ * to its own arrays.  The idiomatic layers (Go errors, Java/C# exceptions and disposables,
+ * Python context managers) are written by hand on top, in each language's folder. */
+%module tensorlife
+
+%{
+#include <tensorlife/tl.h>
+#include <string.h>
+/* Calls that return a pointer leave their status here (thread-local, like tl_last_error). */
+static _Thread_local int tlb_status_of_last;
+%}
+
+%include <stdint.i>
+%include <typemaps.i>
+
+/* ---- arrays: (pointer, count) pairs --------------------------------------------------- */
+#if defined(SWIGGO)
+%define TL_GO_SLICE(CTYPE, GOTYPE)
+%typemap(gotype) (CTYPE *ARRAY, size_t COUNT) "[]" #GOTYPE
+%typemap(in) (CTYPE *ARRAY, size_t COUNT) %{
+  $1 = ($1_ltype)$input.array;
+  $2 = (size_t)$input.len;
+%}
+%enddef
+TL_GO_SLICE(float, float32)
+TL_GO_SLICE(double, float64)
+TL_GO_SLICE(int32_t, int32)
+TL_GO_SLICE(int64_t, int64)
+TL_GO_SLICE(uint64_t, uint64)
+%apply uint64_t *OUTPUT { uint64_t *out_bits };
+%typemap(gotype) tl_context ** "*uintptr"
+#endif
+
+%apply (float *ARRAY, size_t COUNT) { (float *data, size_t count) };
+%apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
+%apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };
+%apply (int64_t *ARRAY, size_t COUNT) { (int64_t *shape, size_t ndim) };
+%apply (uint64_t *ARRAY, size_t COUNT) { (uint64_t *stats, size_t nstats) };
+
+%inline %{
+/* Status names and this thread's last message. */
+const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
+const char *tlb_last_error(void) { return tl_last_error(); }
+const char *tlb_version(void) { return tl_version_string(); }
+
+int tlb_last_status(void) { return tlb_status_of_last; }
+
+/* A context, or NULL (then tlb_last_status and tlb_last_error say why). */
+tl_context *tlb_context_new(void) {
+    tl_context *ctx = NULL;
+    tlb_status_of_last = tl_context_create(NULL, &ctx);
+    return tlb_status_of_last == TL_OK ? ctx : NULL;
+}
+void tlb_context_free(tl_context *ctx) { tl_context_destroy(ctx); }
+
+tl_scope *tlb_scope_open(tl_context *ctx, const char *name, size_t slab_bytes) {
+    tl_scope *s = NULL;
+    tlb_status_of_last = tl_scope_open(ctx, name, slab_bytes, &s);
+    return tlb_status_of_last == TL_OK ? s : NULL;
+}
+int tlb_scope_reset(tl_scope *s) { return tl_scope_reset(s); }
+int tlb_scope_close(tl_scope *s) { return tl_scope_close(s); }
+/* stats[0..6]: generation, slab, used, peak, overflow bytes, grow events, live tensors. */
+int tlb_scope_stats(tl_scope *s, uint64_t *stats, size_t nstats) {
+    tl_scope_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    if (nstats < 7) return TL_E_INVALID_ARGUMENT;
+    int rc = tl_scope_stats_get(s, &st);
+    if (rc != TL_OK) return rc;
+    stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
+    stats[4] = st.overflow_bytes, stats[5] = st.grow_events, stats[6] = st.live_tensors;
+    return TL_OK;
+}
+
+/* Tensors: (pointer, count) data with an int64 shape; read back into a caller array. */
+int tlb_from_f32(tl_context *ctx, int64_t *shape, size_t ndim, float *data, size_t count, uint64_t *out_bits) {
+    tl_tensor t = {0};
+    int rc = tl_tensor_from_data(ctx, TL_F32, (int)ndim, shape, data, count * sizeof(float), &t);
+    if (rc == TL_OK) *out_bits = t.bits;
+    return rc;
+}
+int tlb_from_f64(tl_context *ctx, int64_t *shape, size_t ndim, double *data, size_t count, uint64_t *out_bits) {
+    tl_tensor t = {0};
+    int rc = tl_tensor_from_data(ctx, TL_F64, (int)ndim, shape, data, count * sizeof(double), &t);
+    if (rc == TL_OK) *out_bits = t.bits;
+    return rc;
+}
+int tlb_from_i32(tl_context *ctx, int64_t *shape, size_t ndim, int32_t *data, size_t count, uint64_t *out_bits) {
+    tl_tensor t = {0};
+    int rc = tl_tensor_from_data(ctx, TL_I32, (int)ndim, shape, data, count * sizeof(int32_t), &t);
+    if (rc == TL_OK) *out_bits = t.bits;
+    return rc;
+}
+int tlb_read_f32(tl_context *ctx, uint64_t bits, float *data, size_t count) {
+    tl_tensor t = {bits};
+    return tl_tensor_read(ctx, t, data, count * sizeof(float));
+}
+int tlb_read_f64(tl_context *ctx, uint64_t bits, double *data, size_t count) {
+    tl_tensor t = {bits};
+    return tl_tensor_read(ctx, t, data, count * sizeof(double));
+}
+int tlb_read_i32(tl_context *ctx, uint64_t bits, int32_t *data, size_t count) {
+    tl_tensor t = {bits};
+    return tl_tensor_read(ctx, t, data, count * sizeof(int32_t));
+}
+/* shape[0..8) and the element count; returns the status. */
+int tlb_shape(tl_context *ctx, uint64_t bits, int64_t *shape, size_t ndim, uint64_t *out_bits) {
+    tl_tensor t = {bits};
+    tl_tensor_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    int rc = tl_tensor_info_get(ctx, t, &info);
+    if (rc != TL_OK) return rc;
+    if (ndim < 9) return TL_E_INVALID_ARGUMENT;
+    shape[0] = info.ndim;
+    for (int i = 0; i < info.ndim; ++i) shape[1 + i] = info.shape[i];
+    *out_bits = (uint64_t)info.dtype;
+    return TL_OK;
+}
+int tlb_free(tl_context *ctx, uint64_t bits) { tl_tensor t = {bits}; return tl_tensor_free(ctx, t); }
+
+/* Ops on handle bits. */
+#define TLB_BINARY(name) \
+    int tlb_##name(tl_context *ctx, uint64_t a, uint64_t b, uint64_t *out_bits) { \
+        tl_tensor x = {a}, y = {b}, r = {0}; int rc = tl_##name(ctx, x, y, &r); \
+        if (rc == TL_OK) *out_bits = r.bits; return rc; }
+TLB_BINARY(matmul)
+TLB_BINARY(add)
+TLB_BINARY(sub)
+TLB_BINARY(mul)
+TLB_BINARY(div)
+int tlb_softmax(tl_context *ctx, uint64_t a, int axis, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_softmax(ctx, x, axis, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_scale(tl_context *ctx, uint64_t a, double s, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_scale(ctx, x, s, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_retain(tl_context *ctx, uint64_t a, tl_scope *target, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_tensor_retain(ctx, x, target, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+
+/* The baseline for the bindings' benchmarks: `iters` tiny adds made from C, a reset every 256,
+ * in one call.  Returns the status of the first failure, or TL_OK. */
+int tlb_bench_add_loop(tl_context *ctx, tl_scope *scope, uint64_t a, uint64_t b, int64_t iters) {
+    tl_tensor x = {a}, y = {b}, r;
+    for (int64_t i = 0; i < iters; ++i) {
+        int rc = tl_add(ctx, x, y, &r);
+        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(scope);
+        if (rc != TL_OK) return rc;
+    }
+    return tl_scope_reset(scope);
+}
+%}
+
+%constant int OK = TL_OK;
+%constant int E_INVALID_ARGUMENT = TL_E_INVALID_ARGUMENT;
+%constant int E_INVALID_HANDLE = TL_E_INVALID_HANDLE;
+%constant int E_STORAGE_CLOSED = TL_E_STORAGE_CLOSED;
+%constant int E_SHAPE = TL_E_SHAPE;
+%constant int E_DTYPE = TL_E_DTYPE;
+%constant int E_SCOPE_FULL = TL_E_SCOPE_FULL;
+%constant int E_OUT_OF_MEMORY = TL_E_OUT_OF_MEMORY;
+%constant int E_SCOPE_ORDER = TL_E_SCOPE_ORDER;
+%constant int E_IO = TL_E_IO;
+%constant int E_PARSE = TL_E_PARSE;
+%constant int E_INTERNAL = TL_E_INTERNAL;

@@ -34,6 +34,42 @@ TL_GO_SLICE(uint64_t, uint64)
 %typemap(gotype) tl_context ** "*uintptr"
 #endif
 
+#if defined(SWIGJAVA)
+/* Java arrays in and out: pinned or copied by the JVM, written back after the call. */
+%define TL_JAVA_ARRAY(CTYPE, JNITYPE, JAVATYPE, JNAME)
+%typemap(jni) (CTYPE *ARRAY, size_t COUNT) #JNITYPE "Array"
+%typemap(jtype) (CTYPE *ARRAY, size_t COUNT) #JAVATYPE "[]"
+%typemap(jstype) (CTYPE *ARRAY, size_t COUNT) #JAVATYPE "[]"
+%typemap(javain) (CTYPE *ARRAY, size_t COUNT) "$javainput"
+%typemap(in) (CTYPE *ARRAY, size_t COUNT) %{
+  $1 = $input ? (CTYPE *)(*jenv)->Get##JNAME##ArrayElements(jenv, $input, 0) : NULL;
+  $2 = $input ? (size_t)(*jenv)->GetArrayLength(jenv, $input) : 0;
+%}
+%typemap(argout) (CTYPE *ARRAY, size_t COUNT) %{
+  if ($input) (*jenv)->Release##JNAME##ArrayElements(jenv, $input, (JNITYPE *)$1, 0);
+%}
+%enddef
+TL_JAVA_ARRAY(float, jfloat, float, Float)
+TL_JAVA_ARRAY(double, jdouble, double, Double)
+TL_JAVA_ARRAY(int32_t, jint, int, Int)
+TL_JAVA_ARRAY(int64_t, jlong, long, Long)
+TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
+%typemap(jni) uint64_t *out_bits "jlongArray"
+%typemap(jtype) uint64_t *out_bits "long[]"
+%typemap(jstype) uint64_t *out_bits "long[]"
+%typemap(javain) uint64_t *out_bits "$javainput"
+%typemap(in) uint64_t *out_bits (uint64_t temp) %{ temp = 0; $1 = &temp; %}
+%typemap(argout) uint64_t *out_bits %{
+  { jlong v = (jlong)temp$argnum; (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &v); }
+%}
+/* uint64 handle bits travel as Java long (same 64 bits). */
+%typemap(jni) uint64_t "jlong"
+%typemap(jtype) uint64_t "long"
+%typemap(jstype) uint64_t "long"
+%typemap(javain) uint64_t "$javainput"
+%typemap(in) uint64_t %{ $1 = (uint64_t)$input; %}
+#endif
+
 %apply (float *ARRAY, size_t COUNT) { (float *data, size_t count) };
 %apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
 %apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };

@@ -11,6 +11,7 @@ packages=(
   valgrind                         # the memory check in the test command
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   swig golang-go                   # the Go binding
+  openjdk-17-jdk-headless          # the Java binding
   python3 python3-numpy            # the independent safetensors writer in the tests
 )
 

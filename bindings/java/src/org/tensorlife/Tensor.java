@@ -1,0 +1,69 @@
+package org.tensorlife;
+
+import org.tensorlife.raw.SWIGTYPE_p_tl_scope;
+import org.tensorlife.raw.tensorlife;
+
+/** A value handle; valid until its scope's reset (then StorageClosedException) or free(). */
+public final class Tensor {
+    private final Context ctx;
+    final long bits;
+
+    Tensor(Context ctx, long bits) {
+        this.ctx = ctx;
+        this.bits = bits;
+    }
+
+    /** [dtype, ndim, dims...]. */
+    private long[] info() {
+        long[] shape = new long[9];
+        long[] dtype = new long[1];
+        TensorLifeException.check(tensorlife.tlb_shape(ctx.raw(), bits, shape, dtype));
+        long[] r = new long[(int) shape[0] + 2];
+        r[0] = dtype[0];
+        System.arraycopy(shape, 0, r, 1, (int) shape[0] + 1);
+        return r;
+    }
+
+    public long[] shape() {
+        long[] i = info();
+        return java.util.Arrays.copyOfRange(i, 2, i.length);
+    }
+
+    private int count() {
+        long n = 1;
+        for (long d : shape()) n *= d;
+        return Math.toIntExact(n);
+    }
+
+    public float[] toFloats() {
+        float[] v = new float[count()];
+        TensorLifeException.check(tensorlife.tlb_read_f32(ctx.raw(), bits, v));
+        return v;
+    }
+
+    public double[] toDoubles() {
+        double[] v = new double[count()];
+        TensorLifeException.check(tensorlife.tlb_read_f64(ctx.raw(), bits, v));
+        return v;
+    }
+
+    public int[] toInts() {
+        int[] v = new int[count()];
+        TensorLifeException.check(tensorlife.tlb_read_i32(ctx.raw(), bits, v));
+        return v;
+    }
+
+    /** Copies into dst, which must hold every element. */
+    public void read(float[] dst) { TensorLifeException.check(tensorlife.tlb_read_f32(ctx.raw(), bits, dst)); }
+
+    /** Frees an ambient tensor; a scoped one only has its handle checked. */
+    public void free() { TensorLifeException.check(tensorlife.tlb_free(ctx.raw(), bits)); }
+
+    /** Copies into target (an open scope), or into ambient memory when target is null. */
+    public Tensor retain(Scope target) {
+        long[] out = new long[1];
+        SWIGTYPE_p_tl_scope s = target == null ? null : target.raw();
+        TensorLifeException.check(tensorlife.tlb_retain(ctx.raw(), bits, s, out));
+        return ctx.made(out);
+    }
+}

@@ -1,0 +1,126 @@
+import org.tensorlife.Context;
+import org.tensorlife.Scope;
+import org.tensorlife.Tensor;
+import org.tensorlife.TensorLifeException;
+import org.tensorlife.BenchBaseline;
+
+/** The bindings' shared scenario in Java; prints "N passed, N failed" and exits non-zero on
+ *  any failure.  With --bench, the tiny-op benchmark instead. */
+public final class TensorLifeTest {
+    private static int passed, failed;
+
+    interface Body { void run() throws Exception; }
+
+    private static void test(String name, Body body) {
+        try {
+            body.run();
+            passed++;
+            System.out.println("PASS " + name);
+        } catch (Throwable t) {
+            failed++;
+            System.out.println("FAIL " + name + ": " + t);
+        }
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) throw new AssertionError(what);
+    }
+
+    static final int D = 8;
+
+    static void decodeLoop() {
+        try (Context ctx = new Context()) {
+            float[] w = new float[D * D], b = new float[D];
+            for (int i = 0; i < w.length; i++) w[i] = (i % 7) / 7f - 0.4f;
+            for (int i = 0; i < D; i++) b[i] = i / 10f;
+            Tensor tw = ctx.fromFloats(new long[] {D, D}, w), tb = ctx.fromFloats(new long[] {D}, b);
+            Tensor kept = null;
+            try (Scope step = ctx.openScope("decode-step", 0)) {
+                long[] first = null;
+                for (int s = 0; s < 50; s++) {
+                    float[] x = new float[D];
+                    for (int i = 0; i < D; i++) x[i] = ((s + i) % 5) - 2;
+                    Tensor p = ctx.softmax(ctx.add(ctx.matmul(ctx.fromFloats(new long[] {1, D}, x), tw), tb), -1);
+                    float[] got = p.toFloats();
+                    double[] logits = new double[D];
+                    double top = Double.NEGATIVE_INFINITY, total = 0;
+                    for (int j = 0; j < D; j++) {
+                        for (int k = 0; k < D; k++) logits[j] += (double) x[k] * w[k * D + j];
+                        logits[j] += b[j];
+                        top = Math.max(top, logits[j]);
+                    }
+                    for (double l : logits) total += Math.exp(l - top);
+                    for (int j = 0; j < D; j++)
+                        check(Math.abs(got[j] - Math.exp(logits[j] - top) / total) < 1e-5, "step " + s + " col " + j);
+                    kept = p;
+                    step.reset();
+                    long[] st = step.stats();
+                    if (s == 0) first = st;
+                    else check(st[1] == first[1] && st[3] == first[3] && st[5] == first[5], "no growth after step 1");
+                }
+                try {
+                    kept.toFloats();
+                    check(false, "a tensor kept past its reset was read");
+                } catch (TensorLifeException.StorageClosedException e) {
+                    check(e.getMessage().contains("storage 'decode-step'"), "message names the storage: " + e.getMessage());
+                    check(e.getMessage().contains("gen 49 is closed (scope is at gen 50)"), e.getMessage());
+                }
+            }
+        }
+    }
+
+    static void misuse() {
+        Context ctx = new Context();
+        Scope s = ctx.openScope("frame", 1024);
+        Tensor x = ctx.fromFloats(new long[] {2}, new float[] {1, 2});
+        Tensor out = x.retain(null);
+        s.close();
+        try { s.close(); check(false, "closing twice"); } catch (TensorLifeException.InvalidHandleException e) { }
+        check(out.toFloats()[1] == 2, "retained");
+        try { x.toFloats(); check(false, "use after close"); } catch (TensorLifeException.StorageClosedException e) { }
+        try { ctx.fromFloats(new long[] {2, 3}, new float[] {1, 2}); check(false, "wrong size"); }
+        catch (TensorLifeException.InvalidArgumentException e) { check(e.getMessage().contains("bytes"), e.getMessage()); }
+        try { out.read(new float[1]); check(false, "short buffer"); } catch (TensorLifeException.InvalidArgumentException e) { }
+        try { ctx.matmul(out, out); check(false, "bad matmul"); } catch (TensorLifeException.ShapeException e) { }
+        Tensor ids = ctx.fromInts(new long[] {2}, new int[] {4, 5});
+        try { ctx.add(ids, out); check(false, "mixed dtypes"); } catch (TensorLifeException.DtypeException e) { }
+        check(ids.toInts()[1] == 5, "ints");
+        ctx.close();
+        ctx.close();
+        try { ctx.fromFloats(new long[] {1}, new float[] {1}); check(false, "closed context"); }
+        catch (TensorLifeException.InvalidHandleException e) { }
+        try { out.toFloats(); check(false, "tensor of a closed context"); } catch (TensorLifeException.InvalidHandleException e) { }
+    }
+
+    static void bench() {
+        try (Context ctx = new Context()) {
+            Tensor a = ctx.fromFloats(new long[] {16}, new float[16]), b = ctx.fromFloats(new long[] {16}, new float[16]);
+            try (Scope s = ctx.openScope("bench", 1 << 16)) {
+                final int n = 200000;
+                double best = Double.MAX_VALUE;
+                for (int rep = 0; rep < 5; rep++) {
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < n; i++) {
+                        ctx.add(a, b);
+                        if ((i & 255) == 255) s.reset();
+                    }
+                    best = Math.min(best, (System.nanoTime() - t0) / (double) n);
+                }
+                double c = BenchBaseline.perAddFromC(ctx, s, a, b, n);
+                System.out.printf("java: add of 16 floats %.1f ns through Java, %.1f ns from C: %.2fx%n", best, c, best / c);
+            }
+        }
+    }
+
+    public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("--bench")) {
+            bench();
+            return;
+        }
+        System.out.println("tensorlife " + Context.version() + " from Java " + System.getProperty("java.version"));
+        test("decode loop scenario", TensorLifeTest::decodeLoop);
+        test("misuse gives clear exceptions", TensorLifeTest::misuse);
+        System.out.println("java: " + passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 && passed > 0 ? 0 : 1);
+    }
+}

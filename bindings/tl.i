@@ -70,6 +70,20 @@ TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
 %typemap(in) uint64_t %{ $1 = (uint64_t)$input; %}
 #endif
 
+#if defined(SWIGCSHARP)
+/* C# arrays marshalled [In, Out]; the count travels as its own argument (the hand layer
+ * passes array.Length), since P/Invoke hands C a bare pointer. */
+%include <arrays_csharp.i>
+%apply float INOUT[] { float *data };
+%apply double INOUT[] { double *data };
+%apply int INOUT[] { int32_t *data };
+%apply long long INOUT[] { int64_t *shape };
+%apply unsigned long long INOUT[] { uint64_t *stats, uint64_t *out_bits };
+/* long long and int64_t are both 64 bits but distinct C types: cast. */
+%typemap(in) int64_t *shape "$1 = (int64_t *)$input;"
+%typemap(in) uint64_t *stats, uint64_t *out_bits "$1 = (uint64_t *)$input;"
+#endif
+
 %apply (float *ARRAY, size_t COUNT) { (float *data, size_t count) };
 %apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
 %apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };

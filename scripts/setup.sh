@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   swig golang-go                   # the Go binding
   openjdk-17-jdk-headless          # the Java binding
+  mono-mcs mono-runtime            # the C# binding
   python3 python3-numpy            # the independent safetensors writer in the tests
 )
 

@@ -1,0 +1,209 @@
+// The C# API of tensorlife: Context and Scope are IDisposable (use `using`), failures throw
+// TensorLifeException subclasses carrying the library's status and message.
+using System;
+using TensorLife.Raw;
+using R = TensorLife.Raw.tensorlife;
+
+namespace TensorLife {
+
+public class TensorLifeException : Exception {
+    public int Status { get; }
+    internal TensorLifeException(int status, string message)
+        : base(R.tlb_status_string(status) + ": " + message) { Status = status; }
+
+    internal static TensorLifeException Of(int status, string message) {
+        if (status == R.E_STORAGE_CLOSED) return new StorageClosedException(status, message);
+        if (status == R.E_INVALID_HANDLE) return new InvalidHandleException(status, message);
+        if (status == R.E_INVALID_ARGUMENT) return new InvalidArgumentException(status, message);
+        if (status == R.E_SHAPE) return new ShapeException(status, message);
+        if (status == R.E_DTYPE) return new DtypeException(status, message);
+        return new TensorLifeException(status, message);
+    }
+
+    // The message is thread-local in the library: read it right after the failing call.
+    internal static void Check(int status) {
+        if (status != R.OK) throw Of(status, R.tlb_last_error());
+    }
+}
+
+/// A tensor used after its scope was reset or closed; the message names the storage.
+public class StorageClosedException : TensorLifeException {
+    internal StorageClosedException(int s, string m) : base(s, m) {}
+}
+/// A handle never issued, freed, of another context, or of a disposed Context/Scope.
+public class InvalidHandleException : TensorLifeException {
+    internal InvalidHandleException(int s, string m) : base(s, m) {}
+}
+public class InvalidArgumentException : TensorLifeException {
+    internal InvalidArgumentException(int s, string m) : base(s, m) {}
+}
+public class ShapeException : TensorLifeException {
+    internal ShapeException(int s, string m) : base(s, m) {}
+}
+public class DtypeException : TensorLifeException {
+    internal DtypeException(int s, string m) : base(s, m) {}
+}
+
+/// Owns every scope and tensor made through it; one thread at a time.
+public sealed class Context : IDisposable {
+    SWIGTYPE_p_tl_context ctx;
+
+    public Context() {
+        ctx = R.tlb_context_new();
+        if (ctx == null || SWIGTYPE_p_tl_context.getCPtr(ctx).Handle == IntPtr.Zero) TensorLifeException.Check(R.tlb_last_status());
+    }
+
+    public static string Version => R.tlb_version();
+
+    internal SWIGTYPE_p_tl_context Raw {
+        get {
+            if (ctx == null) throw new InvalidHandleException(R.E_INVALID_HANDLE, "the context is disposed");
+            return ctx;
+        }
+    }
+    internal bool IsOpen => ctx != null;
+
+    /// Frees every scope and tensor; disposing twice does nothing.
+    public void Dispose() {
+        if (ctx != null) {
+            R.tlb_context_free(ctx);
+            ctx = null;
+        }
+    }
+
+    public Scope OpenScope(string name, long slabBytes) => new Scope(this, name, slabBytes);
+
+    Tensor Made(ulong[] o) => new Tensor(this, o[0]);
+
+    public Tensor FromFloats(long[] shape, float[] data) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_from_f32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+        return Made(o);
+    }
+    public Tensor FromDoubles(long[] shape, double[] data) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_from_f64(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+        return Made(o);
+    }
+    public Tensor FromInts(long[] shape, int[] data) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_from_i32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+        return Made(o);
+    }
+    public Tensor MatMul(Tensor a, Tensor b) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_matmul(Raw, a.Bits, b.Bits, o));
+        return Made(o);
+    }
+    public Tensor Add(Tensor a, Tensor b) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_add(Raw, a.Bits, b.Bits, o));
+        return Made(o);
+    }
+    public Tensor Mul(Tensor a, Tensor b) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_mul(Raw, a.Bits, b.Bits, o));
+        return Made(o);
+    }
+    public Tensor Softmax(Tensor a, int axis) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_softmax(Raw, a.Bits, axis, o));
+        return Made(o);
+    }
+    public Tensor Scale(Tensor a, double s) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_scale(Raw, a.Bits, s, o));
+        return Made(o);
+    }
+    internal Tensor Retain(Tensor t, Scope target) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_retain(Raw, t.Bits, target?.Raw, o));
+        return Made(o);
+    }
+}
+
+/// A slab whose tensors all die at Reset(); Dispose() pops it.
+public sealed class Scope : IDisposable {
+    readonly Context ctx;
+    SWIGTYPE_p_tl_scope scope;
+
+    internal Scope(Context ctx, string name, long slabBytes) {
+        this.ctx = ctx;
+        scope = R.tlb_scope_open(ctx.Raw, name, (uint)slabBytes);
+        if (SWIGTYPE_p_tl_scope.getCPtr(scope).Handle == IntPtr.Zero) {
+            scope = null;
+            TensorLifeException.Check(R.tlb_last_status());
+        }
+    }
+
+    internal SWIGTYPE_p_tl_scope Raw {
+        get {
+            if (scope == null || !ctx.IsOpen) throw new InvalidHandleException(R.E_INVALID_HANDLE, "the scope is disposed");
+            return scope;
+        }
+    }
+
+    public void Reset() => TensorLifeException.Check(R.tlb_scope_reset(Raw));
+
+    /// Closes the scope; a second Close throws InvalidHandleException, Dispose after Close does nothing.
+    public void Close() {
+        TensorLifeException.Check(R.tlb_scope_close(Raw));
+        scope = null;
+    }
+
+    public void Dispose() {
+        if (scope != null && ctx.IsOpen) Close();
+    }
+
+    /// generation, slab, used, peak, overflow bytes, grow events, live tensors.
+    public ulong[] Stats() {
+        var v = new ulong[7];
+        TensorLifeException.Check(R.tlb_scope_stats(Raw, v, 7));
+        return v;
+    }
+}
+
+/// A value handle; valid until its scope's reset (then StorageClosedException) or Free().
+public struct Tensor {
+    readonly Context ctx;
+    internal readonly ulong Bits;
+    internal Tensor(Context ctx, ulong bits) { this.ctx = ctx; Bits = bits; }
+
+    public long[] Shape {
+        get {
+            var s = new long[9];
+            var dt = new ulong[1];
+            TensorLifeException.Check(R.tlb_shape(ctx.Raw, Bits, s, 9, dt));
+            var r = new long[s[0]];
+            Array.Copy(s, 1, r, 0, r.Length);
+            return r;
+        }
+    }
+    int Count { get { long n = 1; foreach (var d in Shape) n *= d; return checked((int)n); } }
+
+    public float[] ToFloats() {
+        var v = new float[Count];
+        TensorLifeException.Check(R.tlb_read_f32(ctx.Raw, Bits, v, (uint)v.Length));
+        return v;
+    }
+    public double[] ToDoubles() {
+        var v = new double[Count];
+        TensorLifeException.Check(R.tlb_read_f64(ctx.Raw, Bits, v, (uint)v.Length));
+        return v;
+    }
+    public int[] ToInts() {
+        var v = new int[Count];
+        TensorLifeException.Check(R.tlb_read_i32(ctx.Raw, Bits, v, (uint)v.Length));
+        return v;
+    }
+    /// Copies into dst, which must hold every element.
+    public void Read(float[] dst) => TensorLifeException.Check(R.tlb_read_f32(ctx.Raw, Bits, dst, (uint)dst.Length));
+    public void Free() => TensorLifeException.Check(R.tlb_free(ctx.Raw, Bits));
+    /// Copies into target (an open scope), or into ambient memory when target is null.
+    public Tensor Retain(Scope target) => ctx.Retain(this, target);
+
+    /// The bindings benchmark's baseline: n tiny adds made from C in one call.
+    public static void AddLoopFromC(Context ctx, Scope s, Tensor a, Tensor b, long n) =>
+        TensorLifeException.Check(R.tlb_bench_add_loop(ctx.Raw, s.Raw, a.Bits, b.Bits, n));
+}
+}

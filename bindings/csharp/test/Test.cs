@@ -1,0 +1,114 @@
+// The bindings' shared scenario in C#; prints "N passed, N failed".  With --bench, the
+// tiny-op benchmark instead.
+using System;
+using System.Diagnostics;
+using TensorLife;
+
+static class Test {
+    static int passed, failed;
+
+    static void Run(string name, Action body) {
+        try { body(); passed++; Console.WriteLine("PASS " + name); }
+        catch (Exception e) { failed++; Console.WriteLine("FAIL " + name + ": " + e); }
+    }
+
+    static void Check(bool ok, string what) { if (!ok) throw new Exception(what); }
+
+    static void Throws<T>(Action a, string what) where T : Exception {
+        try { a(); } catch (T) { return; }
+        throw new Exception(what + ": no " + typeof(T).Name);
+    }
+
+    const int D = 8;
+
+    static void DecodeLoop() {
+        using (var ctx = new Context()) {
+            var w = new float[D * D];
+            var b = new float[D];
+            for (int i = 0; i < w.Length; i++) w[i] = (i % 7) / 7f - 0.4f;
+            for (int i = 0; i < D; i++) b[i] = i / 10f;
+            Tensor tw = ctx.FromFloats(new long[] { D, D }, w), tb = ctx.FromFloats(new long[] { D }, b), kept = default(Tensor);
+            using (var step = ctx.OpenScope("decode-step", 0)) {
+                ulong[] first = null;
+                for (int s = 0; s < 50; s++) {
+                    var x = new float[D];
+                    for (int i = 0; i < D; i++) x[i] = ((s + i) % 5) - 2;
+                    var p = ctx.Softmax(ctx.Add(ctx.MatMul(ctx.FromFloats(new long[] { 1, D }, x), tw), tb), -1);
+                    var got = p.ToFloats();
+                    var logits = new double[D];
+                    double top = double.NegativeInfinity, total = 0;
+                    for (int j = 0; j < D; j++) {
+                        for (int k = 0; k < D; k++) logits[j] += (double)x[k] * w[k * D + j];
+                        logits[j] += b[j];
+                        top = Math.Max(top, logits[j]);
+                    }
+                    foreach (var l in logits) total += Math.Exp(l - top);
+                    for (int j = 0; j < D; j++) Check(Math.Abs(got[j] - Math.Exp(logits[j] - top) / total) < 1e-5, $"step {s} col {j}");
+                    kept = p;
+                    step.Reset();
+                    var st = step.Stats();
+                    if (s == 0) first = st;
+                    else Check(st[1] == first[1] && st[3] == first[3] && st[5] == first[5], "no growth after step 1");
+                }
+                try { kept.ToFloats(); Check(false, "a tensor kept past its reset was read"); }
+                catch (StorageClosedException e) {
+                    Check(e.Message.Contains("storage 'decode-step'"), e.Message);
+                    Check(e.Message.Contains("gen 49 is closed (scope is at gen 50)"), e.Message);
+                }
+            }
+        }
+    }
+
+    static void Misuse() {
+        var ctx = new Context();
+        var s = ctx.OpenScope("frame", 1024);
+        var x = ctx.FromFloats(new long[] { 2 }, new float[] { 1, 2 });
+        var kept = x.Retain(null);
+        s.Close();
+        Throws<InvalidHandleException>(() => s.Close(), "closing twice");
+        s.Dispose(); // after Close: nothing
+        Check(kept.ToFloats()[1] == 2, "retained");
+        Throws<StorageClosedException>(() => x.ToFloats(), "use after close");
+        Throws<InvalidArgumentException>(() => ctx.FromFloats(new long[] { 2, 3 }, new float[] { 1, 2 }), "wrong size");
+        Throws<InvalidArgumentException>(() => kept.Read(new float[1]), "short buffer");
+        Throws<ShapeException>(() => ctx.MatMul(kept, kept), "bad matmul");
+        var ids = ctx.FromInts(new long[] { 2 }, new int[] { 4, 5 });
+        Throws<DtypeException>(() => ctx.Add(ids, kept), "mixed dtypes");
+        Check(ids.ToInts()[1] == 5, "ints");
+        ctx.Dispose();
+        ctx.Dispose();
+        Throws<InvalidHandleException>(() => ctx.FromFloats(new long[] { 1 }, new float[] { 1 }), "disposed context");
+        Throws<InvalidHandleException>(() => kept.ToFloats(), "tensor of a disposed context");
+    }
+
+    static void Bench() {
+        using (var ctx = new Context()) {
+            Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
+            using (var s = ctx.OpenScope("bench", 1 << 16)) {
+            const int n = 200000;
+            double best = double.MaxValue, c = double.MaxValue;
+            for (int rep = 0; rep < 5; rep++) {
+                var sw = Stopwatch.StartNew();
+                for (int i = 0; i < n; i++) {
+                    ctx.Add(a, b);
+                    if ((i & 255) == 255) s.Reset();
+                }
+                best = Math.Min(best, sw.Elapsed.TotalMilliseconds * 1e6 / n);
+                sw = Stopwatch.StartNew();
+                Tensor.AddLoopFromC(ctx, s, a, b, n);
+                c = Math.Min(c, sw.Elapsed.TotalMilliseconds * 1e6 / n);
+            }
+            Console.WriteLine($"csharp: add of 16 floats {best:F1} ns through C#, {c:F1} ns from C: {best / c:F2}x");
+            }
+        }
+    }
+
+    static int Main(string[] args) {
+        if (args.Length > 0 && args[0] == "--bench") { Bench(); return 0; }
+        Console.WriteLine("tensorlife " + Context.Version + " from C# (Mono " + Environment.Version + ")");
+        Run("decode loop scenario", DecodeLoop);
+        Run("misuse gives clear exceptions", Misuse);
+        Console.WriteLine($"csharp: {passed} passed, {failed} failed");
+        return failed == 0 && passed > 0 ? 0 : 1;
+    }
+}

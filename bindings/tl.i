@@ -84,6 +84,34 @@ TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
 %typemap(in) uint64_t *stats, uint64_t *out_bits "$1 = (uint64_t *)$input;"
 #endif
 
+#if defined(SWIGPYTHON)
+/* Any buffer (numpy array, array.array, bytearray, memoryview) of the right item size, in or
+ * out; a wrong item size or a read-only buffer where one is written is a TypeError. */
+%define TL_PY_BUFFER(CTYPE)
+%typemap(in) (CTYPE *ARRAY, size_t COUNT) (Py_buffer view, int have_view = 0) {
+  if (PyObject_GetBuffer($input, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();
+    if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) SWIG_fail;
+  }
+  have_view = 1;
+  if (view.itemsize != (Py_ssize_t)sizeof(CTYPE)) {
+    PyErr_Format(PyExc_TypeError, "expected a buffer of %d-byte items, got %d-byte items", (int)sizeof(CTYPE), (int)view.itemsize);
+    SWIG_fail;
+  }
+  $1 = (CTYPE *)view.buf;
+  $2 = (size_t)(view.len / view.itemsize);
+}
+%typemap(freearg) (CTYPE *ARRAY, size_t COUNT) { if (have_view$argnum) PyBuffer_Release(&view$argnum); }
+%enddef
+TL_PY_BUFFER(float)
+TL_PY_BUFFER(double)
+TL_PY_BUFFER(int32_t)
+TL_PY_BUFFER(int64_t)
+TL_PY_BUFFER(uint64_t)
+%typemap(in, numinputs=0) uint64_t *out_bits (uint64_t temp = 0) "$1 = &temp;"
+%typemap(argout) uint64_t *out_bits { $result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLongLong(*$1)); }
+#endif
+
 %apply (float *ARRAY, size_t COUNT) { (float *data, size_t count) };
 %apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
 %apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };

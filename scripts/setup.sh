@@ -13,6 +13,7 @@ packages=(
   swig golang-go                   # the Go binding
   openjdk-17-jdk-headless          # the Java binding
   mono-mcs mono-runtime            # the C# binding
+  python3-dev python3-pytest       # the Python binding
   python3 python3-numpy            # the independent safetensors writer in the tests
 )
 

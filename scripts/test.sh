@@ -4,7 +4,7 @@
 #   2. N threads with a context each, over shared weights, under ThreadSanitizer,
 #   3. a short libFuzzer run of each harness (ASan+UBSan; scripts/fuzz.sh for longer runs),
 #   4. the conformance suite under valgrind (memory errors and leaks, in every forked test),
-#   5. the Go, Java and C# bindings' tests, against the build tree and an installed prefix,
+#   5. the Go, Java, C# and Python bindings' tests, against the build tree and an installed prefix,
 #   6. the release build: each Criterion suite, then everything under ctest,
 # and ends with the runners' own summaries.
 set -euo pipefail
@@ -46,6 +46,9 @@ bash "$root/bindings/java/test.sh" "$root/build"
 
 echo "== C# binding (SWIG, P/Invoke, Mono)"
 bash "$root/bindings/csharp/test.sh" "$root/build"
+
+echo "== Python binding (SWIG, CPython)"
+bash "$root/bindings/python/test.sh" "$root/build"
 
 echo "== release build: Criterion suites, then everything under ctest"
 for t in "$root"/build/tests/test_*; do

@@ -1,0 +1,114 @@
+"""The bindings' shared scenario in Python (pytest)."""
+import array
+import math
+
+import pytest
+
+import tensorlife as tl
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+D = 8
+
+
+def reference_softmax(x, w, b):
+    logits = [sum(x[k] * w[k * D + j] for k in range(D)) + b[j] for j in range(D)]
+    top = max(logits)
+    total = sum(math.exp(v - top) for v in logits)
+    return [math.exp(v - top) / total for v in logits]
+
+
+def test_decode_loop_scenario():
+    w = [float(array.array("f", [(i % 7) / 7 - 0.4])[0]) for i in range(D * D)]
+    b = [float(array.array("f", [i / 10])[0]) for i in range(D)]
+    with tl.Context() as ctx:
+        tw, tb = ctx.tensor(w, shape=(D, D)), ctx.tensor(b)
+        with ctx.open_scope("decode-step") as step:
+            first, kept = None, None
+            for s in range(50):
+                x = [float((s + i) % 5 - 2) for i in range(D)]
+                p = ctx.softmax(ctx.add(ctx.matmul(ctx.tensor(x, shape=(1, D)), tw), tb), -1)
+                got = p.tolist()
+                want = reference_softmax(x, w, b)
+                assert all(abs(g - e) < 1e-5 for g, e in zip(got, want)), (s, got, want)
+                kept = p
+                step.reset()
+                st = step.stats()
+                if s == 0:
+                    first = st
+                else:
+                    assert (st["slab_bytes"], st["peak_bytes"], st["grow_events"]) == \
+                        (first["slab_bytes"], first["peak_bytes"], first["grow_events"])
+            with pytest.raises(tl.StorageClosedError) as e:
+                kept.tolist()
+            assert "storage 'decode-step'" in str(e.value)
+            assert "gen 49 is closed (scope is at gen 50)" in str(e.value)
+
+
+@pytest.mark.skipif(np is None, reason="python3-numpy is not installed")
+def test_numpy_in_and_out():
+    with tl.Context() as ctx:
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        b = np.arange(12, dtype=np.float64).reshape(3, 4) / 7
+        t = ctx.tensor(a)
+        assert t.shape == (2, 3)
+        np.testing.assert_array_equal(t.numpy(), a)
+        got = ctx.matmul(ctx.tensor(a.astype(np.float64)), ctx.tensor(b)).numpy()
+        np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-12)
+        ids = ctx.tensor(np.array([3, -4], dtype=np.int32))
+        assert ids.numpy().dtype == np.int32 and list(ids.numpy()) == [3, -4]
+        out = np.zeros((2, 3), dtype=np.float32)
+        t.read_into(out)
+        np.testing.assert_array_equal(out, a)
+        with pytest.raises(TypeError):
+            t.read_into(np.zeros((2, 3), dtype=np.float64))  # wrong item size
+
+
+def test_misuse_gives_clear_errors():
+    ctx = tl.Context()
+    s = ctx.open_scope("frame", 1024)
+    x = ctx.tensor([1.0, 2.0])
+    kept = x.retain(None)
+    s.close()
+    with pytest.raises(tl.InvalidHandleError):
+        s.close()
+    assert kept.tolist() == [1.0, 2.0]
+    with pytest.raises(tl.StorageClosedError):
+        x.tolist()
+    with pytest.raises(tl.InvalidArgumentError, match="bytes"):
+        ctx.tensor([1.0, 2.0], shape=(2, 3))
+    with pytest.raises(tl.InvalidArgumentError):
+        kept.read_into(array.array("f", [0.0]))
+    with pytest.raises(tl.ShapeError):
+        ctx.matmul(kept, kept)
+    with pytest.raises(tl.DtypeError):
+        ctx.add(ctx.tensor([1, 2], dtype=tl.I32), kept)
+    ctx.close()
+    ctx.close()
+    with pytest.raises(tl.InvalidHandleError):
+        ctx.tensor([1.0])
+    with pytest.raises(tl.InvalidHandleError):
+        kept.tolist()
+
+
+def test_bench_tiny_add(capsys):
+    """Not an assertion on speed: prints the ratio for the note (pytest -s shows it)."""
+    import time
+    with tl.Context() as ctx:
+        a, b = ctx.tensor([0.0] * 16), ctx.tensor([0.0] * 16)
+        with ctx.open_scope("bench", 1 << 16) as s:
+            n = 20000
+            t0 = time.perf_counter()
+            for i in range(n):
+                ctx.add(a, b)
+                if i & 255 == 255:
+                    s.reset()
+            py = (time.perf_counter() - t0) / n * 1e9
+            t0 = time.perf_counter()
+            tl._check(tl._r.tlb_bench_add_loop(ctx._raw, s._raw, a._bits, b._bits, n))
+            c = (time.perf_counter() - t0) / n * 1e9
+    with capsys.disabled():
+        print(f"\npython: add of 16 floats {py:.1f} ns through Python, {c:.1f} ns from C: {py / c:.2f}x")

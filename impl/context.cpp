@@ -10,6 +10,18 @@ using tl::fail;
 
 namespace {
 
+// A header with v's dtype, shape and strides; where its elements live is the caller's to set.
+tl::TensorHeader header_of(const tl::View &v) {
+    tl::TensorHeader h{};
+    h.dtype = v.dtype;
+    h.ndim = v.ndim;
+    for (int i = 0; i < v.ndim; ++i) {
+        h.shape[i] = v.shape[i];
+        h.strides[i] = v.strides[i];
+    }
+    return h;
+}
+
 uint32_t next_context_tag() {
     static std::atomic<uint32_t> contexts_made{0};
     return contexts_made.fetch_add(1, std::memory_order_relaxed) % 255 + 1;
@@ -248,13 +260,7 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
 tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
     tl_scope *target = current_scope();
     TL_TRY(reserve_header(target));
-    tl::TensorHeader h{};
-    h.dtype = v.dtype;
-    h.ndim = v.ndim;
-    for (int i = 0; i < v.ndim; ++i) {
-        h.shape[i] = v.shape[i];
-        h.strides[i] = v.strides[i];
-    }
+    tl::TensorHeader h = header_of(v);
     h.storage = v.data;  // storage_bytes 0: not ours to free
     *handle = place_header(target, h);
     return TL_OK;
@@ -263,13 +269,7 @@ tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
 tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tensor *handle) {
     tl_scope *target = current_scope();
     TL_TRY(reserve_header(target));
-    tl::TensorHeader h{};
-    h.dtype = v.dtype;
-    h.ndim = v.ndim;
-    for (int i = 0; i < v.ndim; ++i) {
-        h.shape[i] = v.shape[i];
-        h.strides[i] = v.strides[i];
-    }
+    tl::TensorHeader h = header_of(v);
     h.storage = base.storage;
     h.offset = (v.data - base.storage) / int64_t(tl::dtype_size(v.dtype));
     h.base = base.owner;

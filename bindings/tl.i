@@ -8,6 +8,7 @@
 
 %{
 #include <tensorlife/tl.h>
+#include <stdlib.h>
 #include <string.h>
 /* Calls that return a pointer leave their status here (thread-local, like tl_last_error). */
 static _Thread_local int tlb_status_of_last;
@@ -15,6 +16,9 @@ static _Thread_local int tlb_status_of_last;
 
 %include <stdint.i>
 %include <typemaps.i>
+
+/* Strings the library hands over are freed with tl_string_free once copied. */
+%typemap(newfree) char * "tl_string_free($1);";
 
 /* ---- arrays: (pointer, count) pairs --------------------------------------------------- */
 #if defined(SWIGGO)
@@ -78,10 +82,10 @@ TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
 %apply double INOUT[] { double *data };
 %apply int INOUT[] { int32_t *data };
 %apply long long INOUT[] { int64_t *shape };
-%apply unsigned long long INOUT[] { uint64_t *stats, uint64_t *out_bits };
+%apply unsigned long long INOUT[] { uint64_t *stats, uint64_t *out_bits, uint64_t *handles };
 /* long long and int64_t are both 64 bits but distinct C types: cast. */
 %typemap(in) int64_t *shape "$1 = (int64_t *)$input;"
-%typemap(in) uint64_t *stats, uint64_t *out_bits "$1 = (uint64_t *)$input;"
+%typemap(in) uint64_t *stats, uint64_t *out_bits, uint64_t *handles "$1 = (uint64_t *)$input;"
 #endif
 
 #if defined(SWIGPYTHON)
@@ -116,7 +120,10 @@ TL_PY_BUFFER(uint64_t)
 %apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
 %apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };
 %apply (int64_t *ARRAY, size_t COUNT) { (int64_t *shape, size_t ndim) };
-%apply (uint64_t *ARRAY, size_t COUNT) { (uint64_t *stats, size_t nstats) };
+%apply (uint64_t *ARRAY, size_t COUNT) { (uint64_t *stats, size_t nstats), (uint64_t *handles, size_t nhandles) };
+
+%newobject tlb_context_report_json;
+%newobject tlb_tensor_to_json;
 
 %inline %{
 /* Status names and this thread's last message. */
@@ -227,6 +234,67 @@ int tlb_retain(tl_context *ctx, uint64_t a, tl_scope *target, uint64_t *out_bits
     tl_tensor x = {a}, r = {0};
     int rc = tl_tensor_retain(ctx, x, target, &r);
     if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+
+/* safetensors: an open file as a pointer (NULL: see tlb_last_status); names by index. */
+tl_st_file *tlb_st_open(tl_context *ctx, const char *path) {
+    tl_st_file *f = NULL;
+    tlb_status_of_last = tl_safetensors_open(ctx, path, &f);
+    return tlb_status_of_last == TL_OK ? f : NULL;
+}
+size_t tlb_st_count(tl_st_file *f) { return tl_st_count(f); }
+const char *tlb_st_name(tl_st_file *f, size_t i) { return tl_st_name(f, i); }
+int tlb_st_get(tl_context *ctx, tl_st_file *f, const char *name, uint64_t *out_bits) {
+    tl_tensor t = {0};
+    int rc = tl_st_get(ctx, f, name, &t);
+    if (rc == TL_OK) *out_bits = t.bits;
+    return rc;
+}
+void tlb_st_close(tl_st_file *f) { tl_st_close(f); }
+/* Saves count tensors; names joined by '\n' (so no language passes an array of strings). */
+int tlb_safetensors_save(tl_context *ctx, const char *path, const char *names_by_line, uint64_t *handles,
+                         size_t nhandles) {
+    if (!names_by_line || nhandles == 0 || nhandles > 65536) return TL_E_INVALID_ARGUMENT;
+    size_t lines = 1;
+    for (const char *p = names_by_line; *p; ++p) lines += *p == '\n';
+    if (lines != nhandles) return TL_E_INVALID_ARGUMENT;
+    char *copy = strdup(names_by_line);
+    const char **names = (const char **)malloc(sizeof(char *) * nhandles);
+    tl_tensor *ts = (tl_tensor *)malloc(sizeof(tl_tensor) * nhandles);
+    int rc = TL_E_OUT_OF_MEMORY;
+    if (copy && names && ts) {
+        char *p = copy;
+        for (size_t i = 0; i < nhandles; ++i) {
+            names[i] = p;
+            char *nl = strchr(p, '\n');
+            if (nl) *nl = 0, p = nl + 1;
+            ts[i].bits = handles[i];
+        }
+        rc = tl_safetensors_save(ctx, path, (int)nhandles, names, ts);
+    }
+    free(copy);
+    free((void *)names);
+    free(ts);
+    return rc;
+}
+
+/* JSON: strings copied into the language, then freed here (NULL: see tlb_last_status). */
+char *tlb_context_report_json(tl_context *ctx) {
+    char *s = NULL;
+    tlb_status_of_last = tl_context_report_json(ctx, &s);
+    return s;
+}
+char *tlb_tensor_to_json(tl_context *ctx, uint64_t bits) {
+    char *s = NULL;
+    tl_tensor t = {bits};
+    tlb_status_of_last = tl_tensor_to_json(ctx, t, &s);
+    return s;
+}
+int tlb_tensor_from_json(tl_context *ctx, const char *json, uint64_t *out_bits) {
+    tl_tensor t = {0};
+    int rc = tl_tensor_from_json(ctx, json, &t);
+    if (rc == TL_OK) *out_bits = t.bits;
     return rc;
 }
 

@@ -199,3 +199,50 @@ func BenchmarkAdd16FromC(b *testing.B) {
 		b.Fatal(raw.Tlb_last_error())
 	}
 }
+
+func TestSafetensorsAndJSON(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	a, _ := ctx.FromFloat32([]int64{2, 2}, []float32{1, 2, 3, float32(math.Inf(1))})
+	ids, _ := ctx.FromInt32([]int64{3}, []int32{7, -8, 9})
+	path := t.TempDir() + "/w.safetensors"
+	if err := ctx.SaveSafetensors(path, map[string]tl.Tensor{"a": a, "ids": ids}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := ctx.LoadSafetensors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := loaded["a"].Float32s(); len(v) != 4 || v[1] != 2 || !math.IsInf(float64(v[3]), 1) {
+		t.Fatalf("a came back as %v", v)
+	}
+	if v, _ := loaded["ids"].Int32s(); len(v) != 3 || v[1] != -8 {
+		t.Fatalf("ids came back as %v", v)
+	}
+	if _, err := ctx.LoadSafetensors(t.TempDir() + "/missing"); !errors.Is(err, tl.ErrIO) {
+		t.Fatalf("missing file gave %v", err)
+	}
+	js, err := a.JSON()
+	if err != nil || !strings.Contains(js, `"inf"`) {
+		t.Fatalf("json %q %v", js, err)
+	}
+	back, err := ctx.TensorFromJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := back.Float32s(); v[2] != 3 {
+		t.Fatalf("json round trip gave %v", v)
+	}
+	if _, err := ctx.TensorFromJSON("{"); !errors.Is(err, tl.ErrParse) {
+		t.Fatalf("bad json gave %v", err)
+	}
+	s, _ := ctx.OpenScope("report-me", 0)
+	defer s.Close()
+	report, err := ctx.ReportJSON()
+	if err != nil || !strings.Contains(report, `"name":"report-me"`) {
+		t.Fatalf("report %q %v", report, err)
+	}
+}

@@ -94,6 +94,26 @@ def test_misuse_gives_clear_errors():
         kept.tolist()
 
 
+def test_safetensors_and_json(tmp_path):
+    import json
+    with tl.Context() as ctx:
+        a = ctx.tensor([1.0, 2.0, 3.0, float("inf")], shape=(2, 2))
+        ids = ctx.tensor([7, -8, 9], dtype=tl.I32)
+        ctx.save_safetensors(tmp_path / "w.safetensors", {"a": a, "ids": ids})
+        back = ctx.load_safetensors(tmp_path / "w.safetensors")
+        assert back["a"].tolist() == [1.0, 2.0, 3.0, float("inf")] and back["a"].shape == (2, 2)
+        assert back["ids"].tolist() == [7, -8, 9]
+        with pytest.raises(tl.TensorLifeError, match="TL_E_IO"):
+            ctx.load_safetensors(tmp_path / "missing")
+        js = a.to_json()
+        assert json.loads(js)["data"][3] == "inf"
+        assert ctx.tensor_from_json(js).tolist()[2] == 3.0
+        with pytest.raises(tl.TensorLifeError, match="TL_E_PARSE"):
+            ctx.tensor_from_json("{")
+        with ctx.open_scope("report-me"):
+            assert json.loads(ctx.report_json())["scopes"][0]["name"] == "report-me"
+
+
 def test_bench_tiny_add(capsys):
     """Not an assertion on speed: prints the ratio for the note (pytest -s shows it)."""
     import time

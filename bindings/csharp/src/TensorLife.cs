@@ -115,6 +115,57 @@ public sealed class Context : IDisposable {
         TensorLifeException.Check(R.tlb_scale(Raw, a.Bits, s, o));
         return Made(o);
     }
+    /// Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32).
+    public System.Collections.Generic.Dictionary<string, Tensor> LoadSafetensors(string path) {
+        var f = R.tlb_st_open(Raw, path);
+        if (SWIGTYPE_p_tl_st_file.getCPtr(f).Handle == IntPtr.Zero) TensorLifeException.Check(R.tlb_last_status());
+        try {
+            var result = new System.Collections.Generic.Dictionary<string, Tensor>();
+            uint n = R.tlb_st_count(f);
+            for (uint i = 0; i < n; i++) {
+                string name = R.tlb_st_name(f, i);
+                var o = new ulong[1];
+                TensorLifeException.Check(R.tlb_st_get(Raw, f, name, o));
+                result[name] = Made(o);
+            }
+            return result;
+        } finally {
+            R.tlb_st_close(f);
+        }
+    }
+
+    /// Writes the tensors under their names (no newline in a name).
+    public void SaveSafetensors(string path, System.Collections.Generic.IDictionary<string, Tensor> tensors) {
+        var names = new System.Collections.Generic.List<string>(tensors.Keys);
+        names.Sort(StringComparer.Ordinal);
+        var handles = new ulong[names.Count];
+        for (int i = 0; i < handles.Length; i++) {
+            if (names[i].Contains("\n")) throw new InvalidArgumentException(R.E_INVALID_ARGUMENT, "a name contains a newline");
+            handles[i] = tensors[names[i]].Bits;
+        }
+        TensorLifeException.Check(R.tlb_safetensors_save(Raw, path, string.Join("\n", names), handles, (uint)handles.Length));
+    }
+
+    /// Every open scope and the ambient totals, as JSON.
+    public string ReportJson() {
+        var s = R.tlb_context_report_json(Raw);
+        if (s == null) TensorLifeException.Check(R.tlb_last_status());
+        return s;
+    }
+
+    /// The reverse of Tensor.ToJson, into the current target.
+    public Tensor TensorFromJson(string json) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_tensor_from_json(Raw, json, o));
+        return Made(o);
+    }
+
+    internal string ToJson(Tensor t) {
+        var s = R.tlb_tensor_to_json(Raw, t.Bits);
+        if (s == null) TensorLifeException.Check(R.tlb_last_status());
+        return s;
+    }
+
     internal Tensor Retain(Tensor t, Scope target) {
         var o = new ulong[1];
         TensorLifeException.Check(R.tlb_retain(Raw, t.Bits, target?.Raw, o));
@@ -199,6 +250,8 @@ public struct Tensor {
     /// Copies into dst, which must hold every element.
     public void Read(float[] dst) => TensorLifeException.Check(R.tlb_read_f32(ctx.Raw, Bits, dst, (uint)dst.Length));
     public void Free() => TensorLifeException.Check(R.tlb_free(ctx.Raw, Bits));
+    /// {"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf".
+    public string ToJson() => ctx.ToJson(this);
     /// Copies into target (an open scope), or into ambient memory when target is null.
     public Tensor Retain(Scope target) => ctx.Retain(this, target);
 

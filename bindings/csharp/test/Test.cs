@@ -81,6 +81,31 @@ static class Test {
         Throws<InvalidHandleException>(() => kept.ToFloats(), "tensor of a disposed context");
     }
 
+    static void SafetensorsAndJson() {
+        using (var ctx = new Context()) {
+            var m = new System.Collections.Generic.Dictionary<string, Tensor> {
+                ["a"] = ctx.FromFloats(new long[] { 2, 2 }, new float[] { 1, 2, 3, float.PositiveInfinity }),
+                ["ids"] = ctx.FromInts(new long[] { 3 }, new int[] { 7, -8, 9 }),
+            };
+            string dir = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "tl-cs-" + Guid.NewGuid());
+            System.IO.Directory.CreateDirectory(dir);
+            string path = System.IO.Path.Combine(dir, "w.safetensors");
+            ctx.SaveSafetensors(path, m);
+            var back = ctx.LoadSafetensors(path);
+            Check(float.IsPositiveInfinity(back["a"].ToFloats()[3]), "a");
+            Check(back["ids"].ToInts()[1] == -8, "ids");
+            try { ctx.LoadSafetensors(System.IO.Path.Combine(dir, "missing")); Check(false, "missing file"); }
+            catch (TensorLifeException e) { Check(e.Message.Contains("TL_E_IO"), e.Message); }
+            string js = m["a"].ToJson();
+            Check(js.Contains("\"inf\""), js);
+            Check(ctx.TensorFromJson(js).ToFloats()[2] == 3, "json round trip");
+            try { ctx.TensorFromJson("{"); Check(false, "bad json"); }
+            catch (TensorLifeException e) { Check(e.Message.Contains("TL_E_PARSE"), e.Message); }
+            using (ctx.OpenScope("report-me", 0)) Check(ctx.ReportJson().Contains("\"name\":\"report-me\""), ctx.ReportJson());
+            System.IO.Directory.Delete(dir, true);
+        }
+    }
+
     static void Bench() {
         using (var ctx = new Context()) {
             Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
@@ -108,6 +133,7 @@ static class Test {
         Console.WriteLine("tensorlife " + Context.Version + " from C# (Mono " + Environment.Version + ")");
         Run("decode loop scenario", DecodeLoop);
         Run("misuse gives clear exceptions", Misuse);
+        Run("safetensors and JSON", SafetensorsAndJson);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -92,6 +92,33 @@ public final class TensorLifeTest {
         try { out.toFloats(); check(false, "tensor of a closed context"); } catch (TensorLifeException.InvalidHandleException e) { }
     }
 
+    static void safetensorsAndJson() throws Exception {
+        try (Context ctx = new Context()) {
+            java.util.Map<String, Tensor> m = new java.util.HashMap<>();
+            m.put("a", ctx.fromFloats(new long[] {2, 2}, new float[] {1, 2, 3, Float.POSITIVE_INFINITY}));
+            m.put("ids", ctx.fromInts(new long[] {3}, new int[] {7, -8, 9}));
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tl-java");
+            String path = dir.resolve("w.safetensors").toString();
+            ctx.saveSafetensors(path, m);
+            java.util.Map<String, Tensor> back = ctx.loadSafetensors(path);
+            check(back.get("a").toFloats()[3] == Float.POSITIVE_INFINITY, "a");
+            check(back.get("ids").toInts()[1] == -8, "ids");
+            try { ctx.loadSafetensors(dir.resolve("missing").toString()); check(false, "missing file"); }
+            catch (TensorLifeException e) { check(e.getMessage().contains("TL_E_IO"), e.getMessage()); }
+            String js = m.get("a").toJson();
+            check(js.contains("\"inf\""), js);
+            check(ctx.tensorFromJson(js).toFloats()[2] == 3, "json round trip");
+            try { ctx.tensorFromJson("{"); check(false, "bad json"); }
+            catch (TensorLifeException e) { check(e.getMessage().contains("TL_E_PARSE"), e.getMessage()); }
+            try (Scope s = ctx.openScope("report-me", 0)) {
+                check(ctx.reportJson().contains("\"name\":\"report-me\""), ctx.reportJson());
+                check(s.stats()[6] == 0, "an empty scope");
+            }
+            new java.io.File(path).delete();
+            dir.toFile().delete();
+        }
+    }
+
     static void bench() {
         try (Context ctx = new Context()) {
             Tensor a = ctx.fromFloats(new long[] {16}, new float[16]), b = ctx.fromFloats(new long[] {16}, new float[16]);
@@ -120,6 +147,7 @@ public final class TensorLifeTest {
         System.out.println("tensorlife " + Context.version() + " from Java " + System.getProperty("java.version"));
         test("decode loop scenario", TensorLifeTest::decodeLoop);
         test("misuse gives clear exceptions", TensorLifeTest::misuse);
+        test("safetensors and JSON", TensorLifeTest::safetensorsAndJson);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

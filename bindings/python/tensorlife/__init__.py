@@ -117,6 +117,35 @@ class Context:
         make = {F32: _r.tlb_from_f32, F64: _r.tlb_from_f64, I32: _r.tlb_from_i32}[dtype]
         return _made(self, make(self._raw, dims, buf))
 
+    def load_safetensors(self, path):
+        """Every tensor of a safetensors file, by name, into the current target."""
+        f = _r.tlb_st_open(self._raw, str(path))
+        if f is None:
+            _check(_r.tlb_last_status())
+        try:
+            names = [_r.tlb_st_name(f, i) for i in range(_r.tlb_st_count(f))]
+            return {n: _made(self, _r.tlb_st_get(self._raw, f, n)) for n in names}
+        finally:
+            _r.tlb_st_close(f)
+
+    def save_safetensors(self, path, tensors):
+        """Writes a {name: Tensor} mapping (no newline in a name)."""
+        names = sorted(tensors)
+        if any("\n" in n for n in names):
+            raise InvalidArgumentError(_r.E_INVALID_ARGUMENT, "a tensor name contains a newline")
+        handles = _array.array("Q", [tensors[n]._bits for n in names])
+        _check(_r.tlb_safetensors_save(self._raw, str(path), "\n".join(names), handles))
+
+    def report_json(self):
+        """Every open scope and the ambient totals, as a JSON string."""
+        s = _r.tlb_context_report_json(self._raw)
+        if s is None:
+            _check(_r.tlb_last_status())
+        return s
+
+    def tensor_from_json(self, text):
+        return _made(self, _r.tlb_tensor_from_json(self._raw, text))
+
     def matmul(self, a, b):
         return _made(self, _r.tlb_matmul(self._raw, a._bits, b._bits))
 
@@ -218,6 +247,13 @@ class Tensor:
 
     def free(self):
         _check(_r.tlb_free(self._ctx._raw, self._bits))
+
+    def to_json(self):
+        """{"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf"."""
+        s = _r.tlb_tensor_to_json(self._ctx._raw, self._bits)
+        if s is None:
+            _check(_r.tlb_last_status())
+        return s
 
     def retain(self, target=None):
         """Copies into target (an open Scope), or into ambient memory when target is None."""

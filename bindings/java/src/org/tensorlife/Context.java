@@ -87,6 +87,50 @@ public final class Context implements AutoCloseable {
         return made(out);
     }
 
+    /** Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32). */
+    public java.util.Map<String, Tensor> loadSafetensors(String path) {
+        org.tensorlife.raw.SWIGTYPE_p_tl_st_file f = tensorlife.tlb_st_open(raw(), path);
+        if (f == null) TensorLifeException.check(tensorlife.tlb_last_status());
+        try {
+            java.util.Map<String, Tensor> out = new java.util.TreeMap<>();
+            long n = tensorlife.tlb_st_count(f);
+            for (long i = 0; i < n; i++) {
+                String name = tensorlife.tlb_st_name(f, i);
+                long[] o = new long[1];
+                TensorLifeException.check(tensorlife.tlb_st_get(raw(), f, name, o));
+                out.put(name, made(o));
+            }
+            return out;
+        } finally {
+            tensorlife.tlb_st_close(f);
+        }
+    }
+
+    /** Writes the tensors under their names (no newline in a name). */
+    public void saveSafetensors(String path, java.util.Map<String, Tensor> tensors) {
+        java.util.List<String> names = new java.util.ArrayList<>(new java.util.TreeSet<>(tensors.keySet()));
+        long[] handles = new long[names.size()];
+        for (int i = 0; i < handles.length; i++) {
+            if (names.get(i).contains("\n")) throw new TensorLifeException.InvalidArgumentException(tensorlife.E_INVALID_ARGUMENT, "a name contains a newline");
+            handles[i] = tensors.get(names.get(i)).bits;
+        }
+        TensorLifeException.check(tensorlife.tlb_safetensors_save(raw(), path, String.join("\n", names), handles));
+    }
+
+    /** Every open scope and the ambient totals, as JSON. */
+    public String reportJson() {
+        String s = tensorlife.tlb_context_report_json(raw());
+        if (s == null) TensorLifeException.check(tensorlife.tlb_last_status());
+        return s;
+    }
+
+    /** The reverse of Tensor.toJson, into the current target. */
+    public Tensor tensorFromJson(String json) {
+        long[] o = new long[1];
+        TensorLifeException.check(tensorlife.tlb_tensor_from_json(raw(), json, o));
+        return made(o);
+    }
+
     public static String version() {
         Native.ensureLoaded();
         return tensorlife.tlb_version();

@@ -56,6 +56,13 @@ public final class Tensor {
     /** Copies into dst, which must hold every element. */
     public void read(float[] dst) { TensorLifeException.check(tensorlife.tlb_read_f32(ctx.raw(), bits, dst)); }
 
+    /** {"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf". */
+    public String toJson() {
+        String s = tensorlife.tlb_tensor_to_json(ctx.raw(), bits);
+        if (s == null) TensorLifeException.check(tensorlife.tlb_last_status());
+        return s;
+    }
+
     /** Frees an ambient tensor; a scoped one only has its handle checked. */
     public void free() { TensorLifeException.check(tensorlife.tlb_free(ctx.raw(), bits)); }
 

@@ -218,6 +218,68 @@ TLB_BINARY(add)
 TLB_BINARY(sub)
 TLB_BINARY(mul)
 TLB_BINARY(div)
+#define TLB_UNARY(name) \
+    int tlb_##name(tl_context *ctx, uint64_t a, uint64_t *out_bits) { \
+        tl_tensor x = {a}, r = {0}; int rc = tl_##name(ctx, x, &r); \
+        if (rc == TL_OK) *out_bits = r.bits; return rc; }
+TLB_UNARY(relu)
+TLB_UNARY(gelu)
+TLB_UNARY(silu)
+TLB_UNARY(exp)
+TLB_UNARY(tanh)
+TLB_UNARY(contiguous)
+/* w, b: 0 for none. */
+int tlb_rmsnorm(tl_context *ctx, uint64_t x, uint64_t w, double eps, uint64_t *out_bits) {
+    tl_tensor tx = {x}, tw = {w}, r = {0};
+    int rc = tl_rmsnorm(ctx, tx, tw, eps, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_layernorm(tl_context *ctx, uint64_t x, uint64_t w, uint64_t b, double eps, uint64_t *out_bits) {
+    tl_tensor tx = {x}, tw = {w}, tb = {b}, r = {0};
+    int rc = tl_layernorm(ctx, tx, tw, tb, eps, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+/* kind: 0 sum, 1 mean, 2 argmax (keepdim ignored). */
+int tlb_reduce(tl_context *ctx, uint64_t a, int kind, int axis, int keepdim, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = kind == 0 ? tl_sum(ctx, x, axis, keepdim, &r) : kind == 1 ? tl_mean(ctx, x, axis, keepdim, &r)
+                                                                      : tl_argmax(ctx, x, axis, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_slice(tl_context *ctx, uint64_t a, int axis, int64_t start, int64_t length, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_slice(ctx, x, axis, start, length, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_transpose(tl_context *ctx, uint64_t a, int d0, int d1, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_transpose(ctx, x, d0, d1, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_reshape(tl_context *ctx, uint64_t a, int64_t *shape, size_t ndim, uint64_t *out_bits) {
+    tl_tensor x = {a}, r = {0};
+    int rc = tl_reshape(ctx, x, (int)ndim, shape, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+int tlb_concat(tl_context *ctx, uint64_t *handles, size_t nhandles, int axis, uint64_t *out_bits) {
+    if (nhandles > 4096) return TL_E_INVALID_ARGUMENT;
+    tl_tensor ts[4096], r = {0};
+    for (size_t i = 0; i < nhandles; ++i) ts[i].bits = handles[i];
+    int rc = tl_concat(ctx, (int)nhandles, ts, axis, &r);
+    if (rc == TL_OK) *out_bits = r.bits;
+    return rc;
+}
+TLB_BINARY(gather_rows)
+int tlb_copy_into(tl_context *ctx, uint64_t src, uint64_t dst) {
+    tl_tensor s = {src}, d = {dst};
+    return tl_copy_into(ctx, s, d);
+}
 int tlb_softmax(tl_context *ctx, uint64_t a, int axis, uint64_t *out_bits) {
     tl_tensor x = {a}, r = {0};
     int rc = tl_softmax(ctx, x, axis, &r);

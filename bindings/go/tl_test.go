@@ -246,3 +246,55 @@ func TestSafetensorsAndJSON(t *testing.T) {
 		t.Fatalf("report %q %v", report, err)
 	}
 }
+
+func TestViewsReductionsAndCaches(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	a, _ := ctx.FromFloat32([]int64{2, 3}, []float32{1, 5, 3, -4, 2, 6})
+	at, _ := ctx.Transpose(a, 0, 1)
+	flat, _ := ctx.Reshape(at, []int64{6})
+	if v, _ := flat.Float32s(); v[1] != -4 || v[2] != 5 {
+		t.Fatalf("transpose+reshape gave %v", v)
+	}
+	best, _ := ctx.ArgMax(a, -1)
+	if v, _ := best.Int32s(); v[0] != 1 || v[1] != 2 {
+		t.Fatalf("argmax gave %v", v)
+	}
+	sum, _ := ctx.Sum(a, 0, false)
+	if v, _ := sum.Float32s(); v[0] != -3 || v[2] != 9 {
+		t.Fatalf("sum gave %v", v)
+	}
+	cache, _ := ctx.FromFloat32([]int64{3, 3}, make([]float32, 9))
+	row, _ := ctx.Slice(cache, 0, 2, 1)
+	ids, _ := ctx.FromInt32([]int64{1}, []int32{1})
+	picked, _ := ctx.GatherRows(a, ids)
+	if err := ctx.CopyInto(picked, row); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := cache.Float32s(); v[6] != -4 || v[8] != 6 || v[0] != 0 {
+		t.Fatalf("cache gave %v", v)
+	}
+	both, _ := ctx.Concat(0, a, a)
+	if _, shape, _ := both.Info(); shape[0] != 4 {
+		t.Fatalf("concat shape %v", shape)
+	}
+	n, err := ctx.RMSNorm(a, tl.Tensor{}, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := n.Float32s()
+	ms := (1.0 + 25 + 9) / 3
+	if math.Abs(float64(v[0])-1/math.Sqrt(ms+1e-6)) > 1e-5 {
+		t.Fatalf("rmsnorm gave %v", v)
+	}
+	if _, err := ctx.Slice(a, 0, 1, 5); !errors.Is(err, tl.ErrShape) {
+		t.Fatalf("bad slice gave %v", err)
+	}
+	g, _ := ctx.Gelu(a)
+	if v, _ := g.Float32s(); v[3] > 0 || v[1] < 4.9 {
+		t.Fatalf("gelu gave %v", v)
+	}
+}

@@ -114,6 +114,23 @@ def test_safetensors_and_json(tmp_path):
             assert json.loads(ctx.report_json())["scopes"][0]["name"] == "report-me"
 
 
+def test_views_reductions_and_caches():
+    with tl.Context() as ctx:
+        a = ctx.tensor([1.0, 5.0, 3.0, -4.0, 2.0, 6.0], shape=(2, 3))
+        flat = ctx.reshape(ctx.transpose(a, 0, 1), (6,)).tolist()
+        assert flat[1] == -4 and flat[2] == 5
+        assert ctx.argmax(a, -1).tolist() == [1, 2]
+        assert ctx.sum(a, 0).tolist() == [-3.0, 7.0, 9.0]
+        cache = ctx.tensor([0.0] * 9, shape=(3, 3))
+        ctx.copy_into(ctx.gather_rows(a, ctx.tensor([1], dtype=tl.I32)), ctx.slice(cache, 0, 2, 1))
+        assert cache.tolist()[6:] == [-4.0, 2.0, 6.0] and cache.tolist()[0] == 0
+        assert ctx.concat([a, a], 0).shape == (4, 3)
+        r = ctx.rmsnorm(a, None, 1e-6).tolist()[0]
+        assert abs(r - 1 / math.sqrt(35 / 3 + 1e-6)) < 1e-5
+        with pytest.raises(tl.ShapeError):
+            ctx.slice(a, 0, 1, 5)
+
+
 def test_bench_tiny_add(capsys):
     """Not an assertion on speed: prints the ratio for the note (pytest -s shows it)."""
     import time

@@ -105,6 +105,82 @@ public sealed class Context : IDisposable {
         TensorLifeException.Check(R.tlb_mul(Raw, a.Bits, b.Bits, o));
         return Made(o);
     }
+    delegate int UnaryCall(SWIGTYPE_p_tl_context c, ulong a, ulong[] o);
+    Tensor Unary(UnaryCall f, Tensor a) {
+        var o = new ulong[1];
+        TensorLifeException.Check(f(Raw, a.Bits, o));
+        return Made(o);
+    }
+    public Tensor Relu(Tensor a) => Unary(R.tlb_relu, a);
+    public Tensor Gelu(Tensor a) => Unary(R.tlb_gelu, a);
+    public Tensor Silu(Tensor a) => Unary(R.tlb_silu, a);
+    public Tensor Exp(Tensor a) => Unary(R.tlb_exp, a);
+    public Tensor Tanh(Tensor a) => Unary(R.tlb_tanh, a);
+    public Tensor Contiguous(Tensor a) => Unary(R.tlb_contiguous, a);
+    public Tensor Sub(Tensor a, Tensor b) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_sub(Raw, a.Bits, b.Bits, o));
+        return Made(o);
+    }
+    public Tensor Div(Tensor a, Tensor b) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_div(Raw, a.Bits, b.Bits, o));
+        return Made(o);
+    }
+    /// Over the last axis; w may be null for none.
+    public Tensor RmsNorm(Tensor x, Tensor? w, double eps) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_rmsnorm(Raw, x.Bits, w?.Bits ?? 0, eps, o));
+        return Made(o);
+    }
+    /// Over the last axis; w and b may be null for none.
+    public Tensor LayerNorm(Tensor x, Tensor? w, Tensor? b, double eps) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_layernorm(Raw, x.Bits, w?.Bits ?? 0, b?.Bits ?? 0, eps, o));
+        return Made(o);
+    }
+    Tensor Reduce(Tensor a, int kind, int axis, bool keepdim) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_reduce(Raw, a.Bits, kind, axis, keepdim ? 1 : 0, o));
+        return Made(o);
+    }
+    public Tensor Sum(Tensor a, int axis, bool keepdim = false) => Reduce(a, 0, axis, keepdim);
+    public Tensor Mean(Tensor a, int axis, bool keepdim = false) => Reduce(a, 1, axis, keepdim);
+    /// int indices, the axis removed.
+    public Tensor ArgMax(Tensor a, int axis) => Reduce(a, 2, axis, false);
+    /// A view: it dies with its base.
+    public Tensor Slice(Tensor a, int axis, long start, long length) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_slice(Raw, a.Bits, axis, start, length, o));
+        return Made(o);
+    }
+    public Tensor Transpose(Tensor a, int d0, int d1) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_transpose(Raw, a.Bits, d0, d1, o));
+        return Made(o);
+    }
+    /// A view where the strides allow it, else a copy; one dim may be -1.
+    public Tensor Reshape(Tensor a, params long[] shape) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_reshape(Raw, a.Bits, shape, (uint)shape.Length, o));
+        return Made(o);
+    }
+    public Tensor Concat(int axis, params Tensor[] ts) {
+        var bits = new ulong[ts.Length];
+        for (int i = 0; i < ts.Length; i++) bits[i] = ts[i].Bits;
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_concat(Raw, bits, (uint)bits.Length, axis, o));
+        return Made(o);
+    }
+    /// Rows of table by int ids: an embedding lookup.
+    public Tensor GatherRows(Tensor table, Tensor ids) {
+        var o = new ulong[1];
+        TensorLifeException.Check(R.tlb_gather_rows(Raw, table.Bits, ids.Bits, o));
+        return Made(o);
+    }
+    /// Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src.
+    public void CopyInto(Tensor src, Tensor dst) => TensorLifeException.Check(R.tlb_copy_into(Raw, src.Bits, dst.Bits));
+
     public Tensor Softmax(Tensor a, int axis) {
         var o = new ulong[1];
         TensorLifeException.Check(R.tlb_softmax(Raw, a.Bits, axis, o));

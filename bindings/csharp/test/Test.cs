@@ -106,6 +106,25 @@ static class Test {
         }
     }
 
+    static void ViewsReductionsAndCaches() {
+        using (var ctx = new Context()) {
+            var a = ctx.FromFloats(new long[] { 2, 3 }, new float[] { 1, 5, 3, -4, 2, 6 });
+            var flat = ctx.Reshape(ctx.Transpose(a, 0, 1), 6).ToFloats();
+            Check(flat[1] == -4 && flat[2] == 5, "transpose+reshape");
+            var best = ctx.ArgMax(a, -1).ToInts();
+            Check(best[0] == 1 && best[1] == 2, "argmax");
+            Check(ctx.Sum(a, 0).ToFloats()[2] == 9, "sum");
+            var cache = ctx.FromFloats(new long[] { 3, 3 }, new float[9]);
+            ctx.CopyInto(ctx.GatherRows(a, ctx.FromInts(new long[] { 1 }, new int[] { 1 })), ctx.Slice(cache, 0, 2, 1));
+            var c = cache.ToFloats();
+            Check(c[6] == -4 && c[8] == 6 && c[0] == 0, "cache row");
+            Check(ctx.Concat(0, a, a).Shape[0] == 4, "concat");
+            float r = ctx.RmsNorm(a, null, 1e-6).ToFloats()[0];
+            Check(Math.Abs(r - 1 / Math.Sqrt(35.0 / 3 + 1e-6)) < 1e-5, "rmsnorm");
+            Throws<ShapeException>(() => ctx.Slice(a, 0, 1, 5), "bad slice");
+        }
+    }
+
     static void Bench() {
         using (var ctx = new Context()) {
             Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
@@ -134,6 +153,7 @@ static class Test {
         Run("decode loop scenario", DecodeLoop);
         Run("misuse gives clear exceptions", Misuse);
         Run("safetensors and JSON", SafetensorsAndJson);
+        Run("views, reductions and caches", ViewsReductionsAndCaches);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -119,6 +119,25 @@ public final class TensorLifeTest {
         }
     }
 
+    static void viewsReductionsAndCaches() {
+        try (Context ctx = new Context()) {
+            Tensor a = ctx.fromFloats(new long[] {2, 3}, new float[] {1, 5, 3, -4, 2, 6});
+            float[] flat = ctx.reshape(ctx.transpose(a, 0, 1), 6).toFloats();
+            check(flat[1] == -4 && flat[2] == 5, "transpose+reshape");
+            int[] best = ctx.argmax(a, -1).toInts();
+            check(best[0] == 1 && best[1] == 2, "argmax");
+            check(ctx.sum(a, 0, false).toFloats()[2] == 9, "sum");
+            Tensor cache = ctx.fromFloats(new long[] {3, 3}, new float[9]);
+            ctx.copyInto(ctx.gatherRows(a, ctx.fromInts(new long[] {1}, new int[] {1})), ctx.slice(cache, 0, 2, 1));
+            float[] c = cache.toFloats();
+            check(c[6] == -4 && c[8] == 6 && c[0] == 0, "cache row");
+            check(ctx.concat(0, a, a).shape()[0] == 4, "concat");
+            float r = ctx.rmsnorm(a, null, 1e-6).toFloats()[0];
+            check(Math.abs(r - 1 / Math.sqrt(35.0 / 3 + 1e-6)) < 1e-5, "rmsnorm");
+            try { ctx.slice(a, 0, 1, 5); check(false, "bad slice"); } catch (TensorLifeException.ShapeException e) { }
+        }
+    }
+
     static void bench() {
         try (Context ctx = new Context()) {
             Tensor a = ctx.fromFloats(new long[] {16}, new float[16]), b = ctx.fromFloats(new long[] {16}, new float[16]);
@@ -148,6 +167,7 @@ public final class TensorLifeTest {
         test("decode loop scenario", TensorLifeTest::decodeLoop);
         test("misuse gives clear exceptions", TensorLifeTest::misuse);
         test("safetensors and JSON", TensorLifeTest::safetensorsAndJson);
+        test("views, reductions and caches", TensorLifeTest::viewsReductionsAndCaches);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

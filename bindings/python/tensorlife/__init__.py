@@ -161,6 +161,66 @@ class Context:
     def div(self, a, b):
         return _made(self, _r.tlb_div(self._raw, a._bits, b._bits))
 
+    def _unary(self, f, a):
+        return _made(self, f(self._raw, a._bits))
+
+    def relu(self, a):
+        return self._unary(_r.tlb_relu, a)
+
+    def gelu(self, a):
+        return self._unary(_r.tlb_gelu, a)
+
+    def silu(self, a):
+        return self._unary(_r.tlb_silu, a)
+
+    def exp(self, a):
+        return self._unary(_r.tlb_exp, a)
+
+    def tanh(self, a):
+        return self._unary(_r.tlb_tanh, a)
+
+    def contiguous(self, a):
+        return self._unary(_r.tlb_contiguous, a)
+
+    def rmsnorm(self, x, w=None, eps=1e-5):
+        """Over the last axis; w None for no weight."""
+        return _made(self, _r.tlb_rmsnorm(self._raw, x._bits, w._bits if w else 0, float(eps)))
+
+    def layernorm(self, x, w=None, b=None, eps=1e-5):
+        return _made(self, _r.tlb_layernorm(self._raw, x._bits, w._bits if w else 0, b._bits if b else 0, float(eps)))
+
+    def sum(self, a, axis, keepdim=False):
+        return _made(self, _r.tlb_reduce(self._raw, a._bits, 0, axis, int(keepdim)))
+
+    def mean(self, a, axis, keepdim=False):
+        return _made(self, _r.tlb_reduce(self._raw, a._bits, 1, axis, int(keepdim)))
+
+    def argmax(self, a, axis):
+        """I32 indices, the axis removed."""
+        return _made(self, _r.tlb_reduce(self._raw, a._bits, 2, axis, 0))
+
+    def slice(self, a, axis, start, length):
+        """A view: it dies with its base."""
+        return _made(self, _r.tlb_slice(self._raw, a._bits, axis, start, length))
+
+    def transpose(self, a, d0, d1):
+        return _made(self, _r.tlb_transpose(self._raw, a._bits, d0, d1))
+
+    def reshape(self, a, shape):
+        """A view where the strides allow it, else a copy; one dim may be -1."""
+        return _made(self, _r.tlb_reshape(self._raw, a._bits, _array.array("q", shape)))
+
+    def concat(self, tensors, axis=0):
+        return _made(self, _r.tlb_concat(self._raw, _array.array("Q", [t._bits for t in tensors]), axis))
+
+    def gather_rows(self, table, ids):
+        """Rows of table by I32 ids: an embedding lookup."""
+        return _made(self, _r.tlb_gather_rows(self._raw, table._bits, ids._bits))
+
+    def copy_into(self, src, dst):
+        """Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src."""
+        _check(_r.tlb_copy_into(self._raw, src._bits, dst._bits))
+
     def softmax(self, a, axis=-1):
         return _made(self, _r.tlb_softmax(self._raw, a._bits, axis))
 

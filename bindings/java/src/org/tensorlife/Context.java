@@ -75,6 +75,98 @@ public final class Context implements AutoCloseable {
         return made(out);
     }
 
+    private interface Unary { int call(SWIGTYPE_p_tl_context c, long a, long[] out); }
+
+    private Tensor unary(Unary f, Tensor a) {
+        long[] out = new long[1];
+        TensorLifeException.check(f.call(raw(), a.bits, out));
+        return made(out);
+    }
+
+    public Tensor relu(Tensor a) { return unary(tensorlife::tlb_relu, a); }
+    public Tensor gelu(Tensor a) { return unary(tensorlife::tlb_gelu, a); }
+    public Tensor silu(Tensor a) { return unary(tensorlife::tlb_silu, a); }
+    public Tensor exp(Tensor a) { return unary(tensorlife::tlb_exp, a); }
+    public Tensor tanh(Tensor a) { return unary(tensorlife::tlb_tanh, a); }
+    public Tensor contiguous(Tensor a) { return unary(tensorlife::tlb_contiguous, a); }
+
+    public Tensor sub(Tensor a, Tensor b) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_sub(raw(), a.bits, b.bits, out));
+        return made(out);
+    }
+
+    public Tensor div(Tensor a, Tensor b) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_div(raw(), a.bits, b.bits, out));
+        return made(out);
+    }
+
+    /** Over the last axis; w may be null for none. */
+    public Tensor rmsnorm(Tensor x, Tensor w, double eps) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_rmsnorm(raw(), x.bits, w == null ? 0 : w.bits, eps, out));
+        return made(out);
+    }
+
+    /** Over the last axis; w and b may be null for none. */
+    public Tensor layernorm(Tensor x, Tensor w, Tensor b, double eps) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_layernorm(raw(), x.bits, w == null ? 0 : w.bits, b == null ? 0 : b.bits, eps, out));
+        return made(out);
+    }
+
+    private Tensor reduce(Tensor a, int kind, int axis, boolean keepdim) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_reduce(raw(), a.bits, kind, axis, keepdim ? 1 : 0, out));
+        return made(out);
+    }
+
+    public Tensor sum(Tensor a, int axis, boolean keepdim) { return reduce(a, 0, axis, keepdim); }
+    public Tensor mean(Tensor a, int axis, boolean keepdim) { return reduce(a, 1, axis, keepdim); }
+    /** int indices, the axis removed. */
+    public Tensor argmax(Tensor a, int axis) { return reduce(a, 2, axis, false); }
+
+    /** A view: it dies with its base. */
+    public Tensor slice(Tensor a, int axis, long start, long length) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_slice(raw(), a.bits, axis, start, length, out));
+        return made(out);
+    }
+
+    public Tensor transpose(Tensor a, int d0, int d1) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_transpose(raw(), a.bits, d0, d1, out));
+        return made(out);
+    }
+
+    /** A view where the strides allow it, else a copy; one dim may be -1. */
+    public Tensor reshape(Tensor a, long... shape) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_reshape(raw(), a.bits, shape, out));
+        return made(out);
+    }
+
+    public Tensor concat(int axis, Tensor... ts) {
+        long[] bits = new long[ts.length];
+        for (int i = 0; i < ts.length; i++) bits[i] = ts[i].bits;
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_concat(raw(), bits, axis, out));
+        return made(out);
+    }
+
+    /** Rows of table by int ids: an embedding lookup. */
+    public Tensor gatherRows(Tensor table, Tensor ids) {
+        long[] out = new long[1];
+        TensorLifeException.check(tensorlife.tlb_gather_rows(raw(), table.bits, ids.bits, out));
+        return made(out);
+    }
+
+    /** Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src. */
+    public void copyInto(Tensor src, Tensor dst) {
+        TensorLifeException.check(tensorlife.tlb_copy_into(raw(), src.bits, dst.bits));
+    }
+
     public Tensor softmax(Tensor a, int axis) {
         long[] out = new long[1];
         TensorLifeException.check(tensorlife.tlb_softmax(raw(), a.bits, axis, out));

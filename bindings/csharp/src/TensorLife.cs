@@ -75,122 +75,73 @@ public sealed class Context : IDisposable {
 
     Tensor Made(ulong[] o) => new Tensor(this, o[0]);
 
-    public Tensor FromFloats(long[] shape, float[] data) {
+    /// One C call writing one handle: checked, then wrapped.
+    delegate int Call(ulong[] o);
+    Tensor Make(Call call) {
         var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_from_f32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+        TensorLifeException.Check(call(o));
         return Made(o);
     }
-    public Tensor FromDoubles(long[] shape, double[] data) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_from_f64(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
-        return Made(o);
-    }
-    public Tensor FromInts(long[] shape, int[] data) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_from_i32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
-        return Made(o);
-    }
-    public Tensor MatMul(Tensor a, Tensor b) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_matmul(Raw, a.Bits, b.Bits, o));
-        return Made(o);
-    }
-    public Tensor Add(Tensor a, Tensor b) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_add(Raw, a.Bits, b.Bits, o));
-        return Made(o);
-    }
-    public Tensor Mul(Tensor a, Tensor b) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_mul(Raw, a.Bits, b.Bits, o));
-        return Made(o);
-    }
+
+    public Tensor FromFloats(long[] shape, float[] data) =>
+        Make(o => R.tlb_from_f32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+    public Tensor FromDoubles(long[] shape, double[] data) =>
+        Make(o => R.tlb_from_f64(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+    public Tensor FromInts(long[] shape, int[] data) =>
+        Make(o => R.tlb_from_i32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
+    public Tensor MatMul(Tensor a, Tensor b) =>
+        Make(o => R.tlb_matmul(Raw, a.Bits, b.Bits, o));
+    public Tensor Add(Tensor a, Tensor b) =>
+        Make(o => R.tlb_add(Raw, a.Bits, b.Bits, o));
+    public Tensor Mul(Tensor a, Tensor b) =>
+        Make(o => R.tlb_mul(Raw, a.Bits, b.Bits, o));
     delegate int UnaryCall(SWIGTYPE_p_tl_context c, ulong a, ulong[] o);
-    Tensor Unary(UnaryCall f, Tensor a) {
-        var o = new ulong[1];
-        TensorLifeException.Check(f(Raw, a.Bits, o));
-        return Made(o);
-    }
+    Tensor Unary(UnaryCall f, Tensor a) => Make(o => f(Raw, a.Bits, o));
     public Tensor Relu(Tensor a) => Unary(R.tlb_relu, a);
     public Tensor Gelu(Tensor a) => Unary(R.tlb_gelu, a);
     public Tensor Silu(Tensor a) => Unary(R.tlb_silu, a);
     public Tensor Exp(Tensor a) => Unary(R.tlb_exp, a);
     public Tensor Tanh(Tensor a) => Unary(R.tlb_tanh, a);
     public Tensor Contiguous(Tensor a) => Unary(R.tlb_contiguous, a);
-    public Tensor Sub(Tensor a, Tensor b) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_sub(Raw, a.Bits, b.Bits, o));
-        return Made(o);
-    }
-    public Tensor Div(Tensor a, Tensor b) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_div(Raw, a.Bits, b.Bits, o));
-        return Made(o);
-    }
+    public Tensor Sub(Tensor a, Tensor b) =>
+        Make(o => R.tlb_sub(Raw, a.Bits, b.Bits, o));
+    public Tensor Div(Tensor a, Tensor b) =>
+        Make(o => R.tlb_div(Raw, a.Bits, b.Bits, o));
     /// Over the last axis; w may be null for none.
-    public Tensor RmsNorm(Tensor x, Tensor? w, double eps) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_rmsnorm(Raw, x.Bits, w?.Bits ?? 0, eps, o));
-        return Made(o);
-    }
+    public Tensor RmsNorm(Tensor x, Tensor? w, double eps) =>
+        Make(o => R.tlb_rmsnorm(Raw, x.Bits, w?.Bits ?? 0, eps, o));
     /// Over the last axis; w and b may be null for none.
-    public Tensor LayerNorm(Tensor x, Tensor? w, Tensor? b, double eps) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_layernorm(Raw, x.Bits, w?.Bits ?? 0, b?.Bits ?? 0, eps, o));
-        return Made(o);
-    }
-    Tensor Reduce(Tensor a, int kind, int axis, bool keepdim) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_reduce(Raw, a.Bits, kind, axis, keepdim ? 1 : 0, o));
-        return Made(o);
-    }
+    public Tensor LayerNorm(Tensor x, Tensor? w, Tensor? b, double eps) =>
+        Make(o => R.tlb_layernorm(Raw, x.Bits, w?.Bits ?? 0, b?.Bits ?? 0, eps, o));
+    Tensor Reduce(Tensor a, int kind, int axis, bool keepdim) =>
+        Make(o => R.tlb_reduce(Raw, a.Bits, kind, axis, keepdim ? 1 : 0, o));
     public Tensor Sum(Tensor a, int axis, bool keepdim = false) => Reduce(a, 0, axis, keepdim);
     public Tensor Mean(Tensor a, int axis, bool keepdim = false) => Reduce(a, 1, axis, keepdim);
     /// int indices, the axis removed.
     public Tensor ArgMax(Tensor a, int axis) => Reduce(a, 2, axis, false);
     /// A view: it dies with its base.
-    public Tensor Slice(Tensor a, int axis, long start, long length) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_slice(Raw, a.Bits, axis, start, length, o));
-        return Made(o);
-    }
-    public Tensor Transpose(Tensor a, int d0, int d1) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_transpose(Raw, a.Bits, d0, d1, o));
-        return Made(o);
-    }
+    public Tensor Slice(Tensor a, int axis, long start, long length) =>
+        Make(o => R.tlb_slice(Raw, a.Bits, axis, start, length, o));
+    public Tensor Transpose(Tensor a, int d0, int d1) =>
+        Make(o => R.tlb_transpose(Raw, a.Bits, d0, d1, o));
     /// A view where the strides allow it, else a copy; one dim may be -1.
-    public Tensor Reshape(Tensor a, params long[] shape) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_reshape(Raw, a.Bits, shape, (uint)shape.Length, o));
-        return Made(o);
-    }
+    public Tensor Reshape(Tensor a, params long[] shape) =>
+        Make(o => R.tlb_reshape(Raw, a.Bits, shape, (uint)shape.Length, o));
     public Tensor Concat(int axis, params Tensor[] ts) {
         var bits = new ulong[ts.Length];
         for (int i = 0; i < ts.Length; i++) bits[i] = ts[i].Bits;
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_concat(Raw, bits, (uint)bits.Length, axis, o));
-        return Made(o);
+        return Make(o => R.tlb_concat(Raw, bits, (uint)bits.Length, axis, o));
     }
     /// Rows of table by int ids: an embedding lookup.
-    public Tensor GatherRows(Tensor table, Tensor ids) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_gather_rows(Raw, table.Bits, ids.Bits, o));
-        return Made(o);
-    }
+    public Tensor GatherRows(Tensor table, Tensor ids) =>
+        Make(o => R.tlb_gather_rows(Raw, table.Bits, ids.Bits, o));
     /// Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src.
     public void CopyInto(Tensor src, Tensor dst) => TensorLifeException.Check(R.tlb_copy_into(Raw, src.Bits, dst.Bits));
 
-    public Tensor Softmax(Tensor a, int axis) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_softmax(Raw, a.Bits, axis, o));
-        return Made(o);
-    }
-    public Tensor Scale(Tensor a, double s) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_scale(Raw, a.Bits, s, o));
-        return Made(o);
-    }
+    public Tensor Softmax(Tensor a, int axis) =>
+        Make(o => R.tlb_softmax(Raw, a.Bits, axis, o));
+    public Tensor Scale(Tensor a, double s) =>
+        Make(o => R.tlb_scale(Raw, a.Bits, s, o));
     /// Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32).
     public System.Collections.Generic.Dictionary<string, Tensor> LoadSafetensors(string path) {
         var f = R.tlb_st_open(Raw, path);
@@ -200,9 +151,7 @@ public sealed class Context : IDisposable {
             uint n = R.tlb_st_count(f);
             for (uint i = 0; i < n; i++) {
                 string name = R.tlb_st_name(f, i);
-                var o = new ulong[1];
-                TensorLifeException.Check(R.tlb_st_get(Raw, f, name, o));
-                result[name] = Made(o);
+                result[name] = Make(o => R.tlb_st_get(Raw, f, name, o));
             }
             return result;
         } finally {
@@ -230,11 +179,8 @@ public sealed class Context : IDisposable {
     }
 
     /// The reverse of Tensor.ToJson, into the current target.
-    public Tensor TensorFromJson(string json) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_tensor_from_json(Raw, json, o));
-        return Made(o);
-    }
+    public Tensor TensorFromJson(string json) =>
+        Make(o => R.tlb_tensor_from_json(Raw, json, o));
 
     internal string ToJson(Tensor t) {
         var s = R.tlb_tensor_to_json(Raw, t.Bits);
@@ -242,11 +188,8 @@ public sealed class Context : IDisposable {
         return s;
     }
 
-    internal Tensor Retain(Tensor t, Scope target) {
-        var o = new ulong[1];
-        TensorLifeException.Check(R.tlb_retain(Raw, t.Bits, target?.Raw, o));
-        return Made(o);
-    }
+    internal Tensor Retain(Tensor t, Scope target) =>
+        Make(o => R.tlb_retain(Raw, t.Bits, target?.Raw, o));
 }
 
 /// A slab whose tensors all die at Reset(); Dispose() pops it.

@@ -38,50 +38,43 @@ public final class Context implements AutoCloseable {
 
     Tensor made(long[] out) { return new Tensor(this, out[0]); }
 
-    public Tensor fromFloats(long[] shape, float[] data) {
+    /** One C call writing one handle: checked, then wrapped. */
+    interface Call { int into(long[] out); }
+
+    Tensor make(Call call) {
         long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_from_f32(raw(), shape, data, out));
+        TensorLifeException.check(call.into(out));
         return made(out);
+    }
+
+    public Tensor fromFloats(long[] shape, float[] data) {
+        return make(out -> tensorlife.tlb_from_f32(raw(), shape, data, out));
     }
 
     public Tensor fromDoubles(long[] shape, double[] data) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_from_f64(raw(), shape, data, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_from_f64(raw(), shape, data, out));
     }
 
     public Tensor fromInts(long[] shape, int[] data) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_from_i32(raw(), shape, data, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_from_i32(raw(), shape, data, out));
     }
 
     public Tensor matmul(Tensor a, Tensor b) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_matmul(raw(), a.bits, b.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_matmul(raw(), a.bits, b.bits, out));
     }
 
     /** Elementwise with NumPy broadcasting. */
     public Tensor add(Tensor a, Tensor b) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_add(raw(), a.bits, b.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_add(raw(), a.bits, b.bits, out));
     }
 
     public Tensor mul(Tensor a, Tensor b) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_mul(raw(), a.bits, b.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_mul(raw(), a.bits, b.bits, out));
     }
 
     private interface Unary { int call(SWIGTYPE_p_tl_context c, long a, long[] out); }
 
-    private Tensor unary(Unary f, Tensor a) {
-        long[] out = new long[1];
-        TensorLifeException.check(f.call(raw(), a.bits, out));
-        return made(out);
-    }
+    private Tensor unary(Unary f, Tensor a) { return make(out -> f.call(raw(), a.bits, out)); }
 
     public Tensor relu(Tensor a) { return unary(tensorlife::tlb_relu, a); }
     public Tensor gelu(Tensor a) { return unary(tensorlife::tlb_gelu, a); }
@@ -91,35 +84,25 @@ public final class Context implements AutoCloseable {
     public Tensor contiguous(Tensor a) { return unary(tensorlife::tlb_contiguous, a); }
 
     public Tensor sub(Tensor a, Tensor b) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_sub(raw(), a.bits, b.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_sub(raw(), a.bits, b.bits, out));
     }
 
     public Tensor div(Tensor a, Tensor b) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_div(raw(), a.bits, b.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_div(raw(), a.bits, b.bits, out));
     }
 
     /** Over the last axis; w may be null for none. */
     public Tensor rmsnorm(Tensor x, Tensor w, double eps) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_rmsnorm(raw(), x.bits, w == null ? 0 : w.bits, eps, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_rmsnorm(raw(), x.bits, w == null ? 0 : w.bits, eps, out));
     }
 
     /** Over the last axis; w and b may be null for none. */
     public Tensor layernorm(Tensor x, Tensor w, Tensor b, double eps) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_layernorm(raw(), x.bits, w == null ? 0 : w.bits, b == null ? 0 : b.bits, eps, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_layernorm(raw(), x.bits, w == null ? 0 : w.bits, b == null ? 0 : b.bits, eps, out));
     }
 
     private Tensor reduce(Tensor a, int kind, int axis, boolean keepdim) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_reduce(raw(), a.bits, kind, axis, keepdim ? 1 : 0, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_reduce(raw(), a.bits, kind, axis, keepdim ? 1 : 0, out));
     }
 
     public Tensor sum(Tensor a, int axis, boolean keepdim) { return reduce(a, 0, axis, keepdim); }
@@ -129,37 +112,27 @@ public final class Context implements AutoCloseable {
 
     /** A view: it dies with its base. */
     public Tensor slice(Tensor a, int axis, long start, long length) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_slice(raw(), a.bits, axis, start, length, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_slice(raw(), a.bits, axis, start, length, out));
     }
 
     public Tensor transpose(Tensor a, int d0, int d1) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_transpose(raw(), a.bits, d0, d1, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_transpose(raw(), a.bits, d0, d1, out));
     }
 
     /** A view where the strides allow it, else a copy; one dim may be -1. */
     public Tensor reshape(Tensor a, long... shape) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_reshape(raw(), a.bits, shape, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_reshape(raw(), a.bits, shape, out));
     }
 
     public Tensor concat(int axis, Tensor... ts) {
         long[] bits = new long[ts.length];
         for (int i = 0; i < ts.length; i++) bits[i] = ts[i].bits;
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_concat(raw(), bits, axis, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_concat(raw(), bits, axis, out));
     }
 
     /** Rows of table by int ids: an embedding lookup. */
     public Tensor gatherRows(Tensor table, Tensor ids) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_gather_rows(raw(), table.bits, ids.bits, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_gather_rows(raw(), table.bits, ids.bits, out));
     }
 
     /** Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src. */
@@ -168,15 +141,11 @@ public final class Context implements AutoCloseable {
     }
 
     public Tensor softmax(Tensor a, int axis) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_softmax(raw(), a.bits, axis, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_softmax(raw(), a.bits, axis, out));
     }
 
     public Tensor scale(Tensor a, double s) {
-        long[] out = new long[1];
-        TensorLifeException.check(tensorlife.tlb_scale(raw(), a.bits, s, out));
-        return made(out);
+        return make(out -> tensorlife.tlb_scale(raw(), a.bits, s, out));
     }
 
     /** Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32). */
@@ -188,9 +157,7 @@ public final class Context implements AutoCloseable {
             long n = tensorlife.tlb_st_count(f);
             for (long i = 0; i < n; i++) {
                 String name = tensorlife.tlb_st_name(f, i);
-                long[] o = new long[1];
-                TensorLifeException.check(tensorlife.tlb_st_get(raw(), f, name, o));
-                out.put(name, made(o));
+                out.put(name, make(o -> tensorlife.tlb_st_get(raw(), f, name, o)));
             }
             return out;
         } finally {
@@ -218,9 +185,7 @@ public final class Context implements AutoCloseable {
 
     /** The reverse of Tensor.toJson, into the current target. */
     public Tensor tensorFromJson(String json) {
-        long[] o = new long[1];
-        TensorLifeException.check(tensorlife.tlb_tensor_from_json(raw(), json, o));
-        return made(o);
+        return make(o -> tensorlife.tlb_tensor_from_json(raw(), json, o));
     }
 
     public static String version() {

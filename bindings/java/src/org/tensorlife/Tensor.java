@@ -68,9 +68,7 @@ public final class Tensor {
 
     /** Copies into target (an open scope), or into ambient memory when target is null. */
     public Tensor retain(Scope target) {
-        long[] out = new long[1];
         SWIGTYPE_p_tl_scope s = target == null ? null : target.raw();
-        TensorLifeException.check(tensorlife.tlb_retain(ctx.raw(), bits, s, out));
-        return ctx.made(out);
+        return ctx.make(out -> tensorlife.tlb_retain(ctx.raw(), bits, s, out));
     }
 }

@@ -44,46 +44,59 @@ int write_json_report(const char *path, const model_config *cfg, const run_recor
     return 0;
 }
 
-/* A line chart: memory in use per step, one polyline per mode, axes and a legend. */
-int write_svg_chart(const char *path, const run_record *runs, int nruns) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "decode: cannot write %s\n", path);
-        return -1;
-    }
-    const double W = 720, H = 360, left = 80, right = 20, top = 40, bottom = 50;
-    size_t ymax = 1;
+typedef double (*step_value)(const step_record *r);
+static double bytes_kib(const step_record *r) { return (double)r->bytes_in_use / 1024.0; }
+static double mallocs(const step_record *r) { return (double)r->mallocs; }
+
+/* One panel at vertical offset y0: a polyline per mode, axes, gridlines, a title. */
+static void panel(FILE *f, double y0, const char *title, step_value value, const run_record *runs, int nruns) {
+    const double W = 720, H = 300, left = 80, right = 20, top = 40, bottom = 50;
+    const char *colors[] = {"#d9480f", "#1971c2"};
+    double ymax = 1;
     int xmax = 1;
     for (int r = 0; r < nruns; ++r)
         for (int i = 0; i < runs[r].count; ++i) {
-            if (runs[r].steps[i].bytes_in_use > ymax) ymax = runs[r].steps[i].bytes_in_use;
+            if (value(&runs[r].steps[i]) > ymax) ymax = value(&runs[r].steps[i]);
             if (i > xmax) xmax = i;
         }
-    const char *colors[] = {"#d9480f", "#1971c2"};
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' font-family='sans-serif' font-size='12'>\n", W, H);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%.0f' y='22' font-size='15'>Memory in use per decode step (KiB)</text>\n", left);
+    fprintf(f, "<g transform='translate(0,%.0f)'>\n", y0);
+    fprintf(f, "<text x='%.0f' y='22' font-size='15'>%s</text>\n", left, title);
     fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", left, H - bottom, W - right, H - bottom);
     fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", left, top, left, H - bottom);
     for (int t = 0; t <= 4; ++t) {
         double y = H - bottom - (H - top - bottom) * t / 4.0;
-        fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='end'>%.0f</text>\n", left - 6, y + 4, ymax / 1024.0 * t / 4.0);
+        fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='end'>%.0f</text>\n", left - 6, y + 4, ymax * t / 4.0);
         fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' stroke='#ddd'/>\n", left, y, W - right, y);
         double x = left + (W - left - right) * t / 4.0;
         fprintf(f, "<text x='%.1f' y='%.0f' text-anchor='middle'>%d</text>\n", x, H - bottom + 18, xmax * t / 4);
     }
     fprintf(f, "<text x='%.0f' y='%.0f' text-anchor='middle'>step</text>\n", (W + left) / 2, H - 10);
     for (int r = 0; r < nruns && r < 2; ++r) {
-        fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", colors[r]);
+        fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='%d' points='", colors[r], r == 0 ? 4 : 2);
         for (int i = 0; i < runs[r].count; ++i) {
             double x = left + (W - left - right) * i / xmax;
-            double y = H - bottom - (H - top - bottom) * (double)runs[r].steps[i].bytes_in_use / (double)ymax;
+            double y = H - bottom - (H - top - bottom) * value(&runs[r].steps[i]) / ymax;
             fprintf(f, "%.1f,%.1f ", x, y);
         }
         fprintf(f, "'/>\n");
-        fprintf(f, "<rect x='%.0f' y='%.0f' width='14' height='4' fill='%s'/><text x='%.0f' y='%.0f'>%s</text>\n",
-                W - 200, top + 10 + 18.0 * r, colors[r], W - 180, top + 15 + 18.0 * r, runs[r].mode);
+        /* the legend sits beside the title, above the plot, where no line can run */
+        fprintf(f, "<rect x='%.0f' y='14' width='14' height='4' fill='%s'/><text x='%.0f' y='20'>%s</text>\n",
+                W - 220 + 100.0 * r, colors[r], W - 200 + 100.0 * r, runs[r].mode);
     }
+    fprintf(f, "</g>\n");
+}
+
+/* Two panels, one above the other: memory in use per step, and allocator calls per step. */
+int write_svg_chart(const char *path, const run_record *runs, int nruns) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "decode: cannot write %s\n", path);
+        return -1;
+    }
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='600' font-family='sans-serif' font-size='12'>\n");
+    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
+    panel(f, 0, "Memory in use per decode step (KiB)", bytes_kib, runs, nruns);
+    panel(f, 300, "Allocator calls per decode step", mallocs, runs, nruns);
     fprintf(f, "</svg>\n");
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -1,6 +1,6 @@
 # Runs examples/decode small and checks what it wrote: the JSON report (parsed with CMake's own
 # string(JSON)) says both modes agree and scoped steps after the first made no allocator calls;
-# the SVG chart is an <svg> with one polyline per mode.
+# the SVG chart is an <svg> with one polyline per mode in each of its two panels.
 #   cmake -DDECODE=path/to/decode -DWORK=dir -P check_decode_report.cmake
 file(MAKE_DIRECTORY "${WORK}")
 set(tokens 24)
@@ -36,7 +36,7 @@ endforeach()
 file(READ "${WORK}/chart.svg" svg)
 string(REGEX MATCHALL "<polyline" lines "${svg}")
 list(LENGTH lines nlines)
-if(NOT svg MATCHES "^<svg" OR NOT nlines EQUAL 2)
-  message(FATAL_ERROR "chart: not an svg with two polylines")
+if(NOT svg MATCHES "^<svg" OR NOT nlines EQUAL 4)
+  message(FATAL_ERROR "chart: not an svg with two panels of two polylines")
 endif()
 message("decode report ok: ${tokens} steps per mode, scoped steady state 0 allocator calls")

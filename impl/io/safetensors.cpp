@@ -297,10 +297,7 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
         const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
         const std::byte *src = r.view.data;
         if (!r.view.is_contiguous()) {
-            View c = r.view;
-            c.data = staging;
-            set_contiguous_strides(c.ndim, c.shape, c.strides);
-            copy_kernel(r.view, c);
+            copy_kernel(r.view, contiguous_over(r.view, staging));
             src = staging;
         }
         ok = bytes == 0 || std::fwrite(src, 1, bytes, file) == bytes;

@@ -160,6 +160,13 @@ View broadcast_to(const View &v, int ndim, const int64_t *shape) {
     return r;
 }
 
+View contiguous_over(const View &like, std::byte *data) {
+    View c = like;
+    c.data = data;
+    set_contiguous_strides(c.ndim, c.shape, c.strides);
+    return c;
+}
+
 View drop_axis(const View &v, int axis) {
     View r = v;
     r.ndim = v.ndim - 1;

@@ -24,6 +24,8 @@ void layernorm_kernel(const View &x, const View *w, const View *b, double eps, c
 
 // Helpers for views.
 View broadcast_to(const View &v, int ndim, const int64_t *shape);
+// like's dtype and shape, contiguous, over the elements at data.
+View contiguous_over(const View &like, std::byte *data);
 View drop_axis(const View &v, int axis);  // the view without one dimension (its stride kept aside)
 
 }  // namespace tl

@@ -43,13 +43,11 @@ tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, 
     if (!data) return fail(TL_E_INVALID_ARGUMENT, "wrap: data is NULL");
     if (reinterpret_cast<uintptr_t>(data) % dtype_size(dt) != 0)
         return fail(TL_E_INVALID_ARGUMENT, "wrap: data is not aligned to its %zu-byte elements", dtype_size(dt));
-    View v{};
-    v.dtype = dt;
-    v.ndim = ndim;
-    for (int i = 0; i < ndim; ++i) v.shape[i] = shape[i];
-    set_contiguous_strides(ndim, shape, v.strides);
-    v.data = static_cast<std::byte *>(data);
-    return ctx.wrap_tensor(v, out);
+    View like{};
+    like.dtype = dt;
+    like.ndim = ndim;
+    for (int i = 0; i < ndim; ++i) like.shape[i] = shape[i];
+    return ctx.wrap_tensor(contiguous_over(like, static_cast<std::byte *>(data)), out);
 }
 
 tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
@@ -58,10 +56,7 @@ tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
     const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
     if (!dst && bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst is NULL");
     if (dst_bytes < bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst holds %zu bytes, the tensor %zu", dst_bytes, bytes);
-    View d = r.view;
-    d.data = static_cast<std::byte *>(dst);
-    set_contiguous_strides(d.ndim, d.shape, d.strides);
-    copy_kernel(r.view, d);
+    copy_kernel(r.view, contiguous_over(r.view, static_cast<std::byte *>(dst)));
     return TL_OK;
 }
 

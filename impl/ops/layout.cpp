@@ -46,13 +46,6 @@ void byte_extent(const View &v, const std::byte **lo, const std::byte **hi) {
     *hi = v.data + (last + 1) * int64_t(dtype_size(v.dtype));
 }
 
-View contiguous_over(const View &like, std::byte *data) {
-    View c = like;
-    c.data = data;
-    set_contiguous_strides(c.ndim, c.shape, c.strides);
-    return c;
-}
-
 }  // namespace
 
 tl_status op_slice(tl_context &ctx, tl_tensor ta, int axis, int64_t start, int64_t length, tl_tensor *out) {

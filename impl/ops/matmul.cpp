@@ -53,9 +53,7 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
 
 // A contiguous copy of v in scratch memory at `at`.
 View contiguous_at(const View &v, std::byte *at) {
-    View c = v;
-    c.data = at;
-    set_contiguous_strides(v.ndim, v.shape, c.strides);
+    View c = contiguous_over(v, at);
     copy_kernel(v, c);
     return c;
 }

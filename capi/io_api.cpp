@@ -31,10 +31,7 @@ tl_status tl_st_get(tl_context *ctx, tl_st_file *f, const char *name, tl_tensor 
 }
 
 void tl_st_close(tl_st_file *f) {
-    if (!f) return;
-    tl::Memory memory = f->memory;
-    f->~tl_st_file();
-    memory.release(f, sizeof(tl_st_file));
+    if (f) tl::safetensors_close(f);
 }
 
 tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, const char *const *names,

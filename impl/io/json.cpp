@@ -1,26 +1,18 @@
 #include "json.h"
 
-#include <cjson/cJSON.h>
-
-#include <cmath>
 #include <cstring>
-#include <memory>
 
 #include "../error.h"
 #include "../kernels/strided_loop.h"
+#include "cjson_util.h"
 #include "owned_string.h"
 
 namespace tl {
 namespace {
 
-struct JsonDeleter {
-    void operator()(cJSON *j) const { cJSON_Delete(j); }
-};
-using JsonPtr = std::unique_ptr<cJSON, JsonDeleter>;
-
 // Prints j and hands the text to the caller in allocator memory.
 tl_status finish(Memory &memory, cJSON *j, char **out) {
-    std::unique_ptr<char, void (*)(void *)> text(cJSON_PrintUnformatted(j), cJSON_free);
+    JsonText text(cJSON_PrintUnformatted(j));
     if (!text) return fail(TL_E_OUT_OF_MEMORY, "no memory to print JSON");
     char *s = make_owned_string(memory, text.get(), std::strlen(text.get()));
     if (!s) return fail(TL_E_OUT_OF_MEMORY, "no memory for the JSON string");
@@ -129,11 +121,10 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     int64_t dims[TL_MAX_DIMS];
     const int ndim = cJSON_GetArraySize(shape);
     for (int d = 0; d < ndim; ++d) {
-        const cJSON *j = cJSON_GetArrayItem(shape, d);
-        if (!cJSON_IsNumber(j) || !(j->valuedouble >= 0) || j->valuedouble > 9007199254740992.0 ||
-            std::floor(j->valuedouble) != j->valuedouble)
+        uint64_t dim;
+        if (!json_uint(cJSON_GetArrayItem(shape, d), &dim))
             return fail(TL_E_PARSE, "tensor JSON: dim %d is not a non-negative integer", d);
-        dims[d] = int64_t(j->valuedouble);
+        dims[d] = int64_t(dim);
     }
     int64_t numel;
     size_t bytes;

@@ -1,7 +1,5 @@
 #include "safetensors.h"
 
-#include <cjson/cJSON.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -10,6 +8,7 @@
 
 #include "../error.h"
 #include "../kernels/kernels.h"
+#include "cjson_util.h"
 #include "half.h"
 
 tl_st_file::tl_st_file(const tl::Memory &m)
@@ -30,11 +29,6 @@ bool host_is_little_endian() {
     std::memcpy(&first, &probe, 1);
     return first == 1;
 }
-
-struct JsonDeleter {
-    void operator()(cJSON *j) const { cJSON_Delete(j); }
-};
-using JsonPtr = std::unique_ptr<cJSON, JsonDeleter>;
 
 struct FileCloser {
     void operator()(std::FILE *f) const {
@@ -81,15 +75,6 @@ size_t stored_size(tl_st_file::Stored s) {
 
 tl_dtype loaded_dtype(tl_st_file::Stored s) {
     return s == tl_st_file::Stored::f64 ? TL_F64 : s == tl_st_file::Stored::i32 ? TL_I32 : TL_F32;
-}
-
-// A JSON number that is an exact non-negative integer (at most 2^53, where doubles stay exact).
-bool json_uint(const cJSON *j, uint64_t *out) {
-    if (!cJSON_IsNumber(j)) return false;
-    const double v = j->valuedouble;
-    if (!(v >= 0) || v > 9007199254740992.0 || std::floor(v) != v) return false;
-    *out = uint64_t(v);
-    return true;
 }
 
 // Checks one header entry and appends it; the message names the tensor and the problem.
@@ -184,12 +169,6 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     void *p = ctx.memory.allocate(sizeof(tl_st_file), alignof(tl_st_file));
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
     tl_st_file *f = new (p) tl_st_file(ctx.memory);
-    auto discard = [f] {
-        tl_st_file *doomed = f;
-        Memory memory = doomed->memory;
-        doomed->~tl_st_file();
-        memory.release(doomed, sizeof(tl_st_file));
-    };
     f->data_start = 8 + header_bytes;
     const uint64_t data_bytes = file_bytes - f->data_start;
     tl_status st = TL_OK;
@@ -203,12 +182,18 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
         st = fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
     }
     if (st != TL_OK) {
-        discard();
+        safetensors_close(f);
         return st;
     }
     f->file = file.release();
     *out = f;
     return TL_OK;
+}
+
+void safetensors_close(tl_st_file *f) {
+    Memory memory = f->memory;  // the file's own copy frees the file itself last
+    f->~tl_st_file();
+    memory.release(f, sizeof(tl_st_file));
 }
 
 tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out) {
@@ -274,7 +259,7 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
         std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
         cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
     }
-    std::unique_ptr<char, void (*)(void *)> text(cJSON_PrintUnformatted(header.get()), cJSON_free);
+    JsonText text(cJSON_PrintUnformatted(header.get()));
     if (!text) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory to print the header");
     const size_t text_len = std::strlen(text.get());
     const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad

@@ -30,6 +30,8 @@ struct tl_st_file {
 namespace tl {
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
+// Closes the file and frees its index (with the allocator it was made with).
+void safetensors_close(tl_st_file *f);
 tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out);
 tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors);
 

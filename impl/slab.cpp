@@ -99,8 +99,6 @@ void Slab::reset() {
             chunks_.push_back(Chunk{static_cast<std::byte *>(merged), peak_, 0});  // capacity kept: no throw
             ++grow_events_;
             mark_unowned(chunks_.back().base, peak_);
-            used_ = overflow_ = 0;
-            return;
         }
         // Without memory to merge, the chunks are kept and reused as they are.
     }

@@ -1,5 +1,6 @@
 #include "json.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "../error.h"

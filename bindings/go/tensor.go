@@ -77,35 +77,24 @@ func (t Tensor) count(want DType) (int64, error) {
 	return n, nil
 }
 
-// Float32s copies the elements out in logical order.
-func (t Tensor) Float32s() ([]float32, error) {
-	n, err := t.count(Float32)
+// readAll copies every element out, once the tensor is checked to be of dtype want.
+func readAll[T any](t Tensor, want DType, read func(raw.Tl_context, uint64, []T) int) ([]T, error) {
+	n, err := t.count(want)
 	if err != nil {
 		return nil, err
 	}
-	v := make([]float32, n)
-	return v, call(func() int { return raw.Tlb_read_f32(t.ctx.c, t.bits, v) })
+	v := make([]T, n)
+	return v, call(func() int { return read(t.ctx.c, t.bits, v) })
 }
+
+// Float32s copies the elements out in logical order.
+func (t Tensor) Float32s() ([]float32, error) { return readAll(t, Float32, raw.Tlb_read_f32) }
 
 // Float64s copies the elements out in logical order.
-func (t Tensor) Float64s() ([]float64, error) {
-	n, err := t.count(Float64)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]float64, n)
-	return v, call(func() int { return raw.Tlb_read_f64(t.ctx.c, t.bits, v) })
-}
+func (t Tensor) Float64s() ([]float64, error) { return readAll(t, Float64, raw.Tlb_read_f64) }
 
 // Int32s copies the elements out in logical order.
-func (t Tensor) Int32s() ([]int32, error) {
-	n, err := t.count(Int32)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]int32, n)
-	return v, call(func() int { return raw.Tlb_read_i32(t.ctx.c, t.bits, v) })
-}
+func (t Tensor) Int32s() ([]int32, error) { return readAll(t, Int32, raw.Tlb_read_i32) }
 
 // ReadFloat32 copies the elements into dst, which must hold them all.
 func (t Tensor) ReadFloat32(dst []float32) error {

@@ -9,18 +9,10 @@ extern "C" {
 
 const char *tl_status_string(tl_status status) {
     switch (status) {
-        case TL_OK: return "TL_OK";
-        case TL_E_INVALID_ARGUMENT: return "TL_E_INVALID_ARGUMENT";
-        case TL_E_INVALID_HANDLE: return "TL_E_INVALID_HANDLE";
-        case TL_E_STORAGE_CLOSED: return "TL_E_STORAGE_CLOSED";
-        case TL_E_SHAPE: return "TL_E_SHAPE";
-        case TL_E_DTYPE: return "TL_E_DTYPE";
-        case TL_E_SCOPE_FULL: return "TL_E_SCOPE_FULL";
-        case TL_E_OUT_OF_MEMORY: return "TL_E_OUT_OF_MEMORY";
-        case TL_E_SCOPE_ORDER: return "TL_E_SCOPE_ORDER";
-        case TL_E_IO: return "TL_E_IO";
-        case TL_E_PARSE: return "TL_E_PARSE";
-        case TL_E_INTERNAL: return "TL_E_INTERNAL";
+#define TL_STATUS_CASE_(name, value, description) \
+    case TL_##name: return "TL_" #name;
+        TL_STATUS_MAP(TL_STATUS_CASE_)
+#undef TL_STATUS_CASE_
         case TL_STATUS_FORCE_INT32: break;
     }
     return "TL_E_UNKNOWN";

@@ -7,14 +7,17 @@ packages=(
   cmake g++ make pkg-config        # the build
   libopenblas-dev                  # matmul (sgemm/dgemm)
   libcriterion-dev                 # the C conformance suite
-  libcjson-dev                     # the decode demo's JSON report
+  libcjson-dev                     # safetensors headers and JSON reports
+  abigail-tools                    # the ABI check against capi/abi/ (abidw, abidiff)
   valgrind                         # the memory check in the test command
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   swig golang-go                   # the Go binding
-  openjdk-17-jdk-headless          # the Java binding
-  mono-mcs mono-runtime            # the C# binding
+  openjdk-17-jdk-headless          # the Java binding (jar with its JNI library inside)
+  mono-mcs mono-runtime nuget      # the C# binding and its .nupkg
   python3-dev python3-pytest       # the Python binding
-  python3 python3-numpy            # the independent safetensors writer in the tests
+  python3-venv python3-build python3-setuptools python3-wheel  # its wheel, pip-installed into a venv
+  python3 python3-numpy            # NumPy interop; the independent safetensors writer in the tests
+  zip unzip                        # reading packages back in the consumer tests
 )
 
 missing=()

@@ -17,8 +17,17 @@
 /* Most tensors (including views) one scope generation, or the ambient store, holds at once. */
 #define TL_MAX_TENSORS_PER_STORAGE 524287
 
+/* Export decorations (libuv's pattern).  The shared library is built with TL_BUILDING; a
+ * program linking the static library defines TL_STATIC (the CMake target tensorlife_static and
+ * `pkg-config --static` users on Windows).  On ELF only visibility matters. */
 #if defined(_WIN32)
-#  define TL_API __declspec(dllimport)
+#  if defined(TL_BUILDING)
+#    define TL_API __declspec(dllexport)
+#  elif defined(TL_STATIC)
+#    define TL_API
+#  else
+#    define TL_API __declspec(dllimport)
+#  endif
 #elif defined(__GNUC__)
 #  define TL_API __attribute__((visibility("default")))
 #else
@@ -29,23 +38,30 @@
 extern "C" {
 #endif
 
+/* Every status, once (libuv's UV_ERRNO_MAP): X(NAME, value, description).  The enum below,
+ * tl_status_string and every binding's error list (bindings/gen_status.py) come from here. */
+#define TL_STATUS_MAP(X)                                                                                \
+    X(OK, 0, "success")                                                                                 \
+    X(E_INVALID_ARGUMENT, -1, "NULL pointer, ndim outside 0..TL_MAX_DIMS, negative dim, bad axis or dtype") \
+    X(E_INVALID_HANDLE, -2, "never issued, freed ambient tensor, another context's handle")             \
+    X(E_STORAGE_CLOSED, -3, "the tensor's scope was reset or closed after it was made")                 \
+    X(E_SHAPE, -4, "shapes the op cannot combine, slice or index out of range")                         \
+    X(E_DTYPE, -5, "a dtype the op does not take, or operands that differ")                             \
+    X(E_SCOPE_FULL, -6, "a TL_FIXED scope or max_bytes cannot fit the request")                         \
+    X(E_OUT_OF_MEMORY, -7, "the allocator returned NULL, or a byte count overflows size_t")             \
+    X(E_SCOPE_ORDER, -8, "reset/close of a scope that is not innermost; nesting too deep")              \
+    X(E_IO, -9, "a file could not be opened, read or written")                                          \
+    X(E_PARSE, -10, "malformed JSON or safetensors")                                                    \
+    X(E_INTERNAL, -11, "a bug caught at the ABI boundary")
+
 /* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.
  * A failed call leaves every output untouched and every tensor and scope as it was. */
+#define TL_STATUS_ENUM_ITEM_(name, value, description) TL_##name = value,
 typedef enum tl_status {
-    TL_OK = 0,
-    TL_E_INVALID_ARGUMENT = -1, /* NULL pointer, ndim outside 0..8, negative dim, bad axis or dtype */
-    TL_E_INVALID_HANDLE = -2,   /* never issued, freed ambient tensor, another context's handle */
-    TL_E_STORAGE_CLOSED = -3,   /* the tensor's scope was reset or closed after it was made */
-    TL_E_SHAPE = -4,            /* shapes the op cannot combine, slice or index out of range */
-    TL_E_DTYPE = -5,            /* a dtype the op does not take, or operands that differ */
-    TL_E_SCOPE_FULL = -6,       /* a TL_FIXED scope or max_bytes cannot fit the request */
-    TL_E_OUT_OF_MEMORY = -7,    /* the allocator returned NULL, or a byte count overflows size_t */
-    TL_E_SCOPE_ORDER = -8,      /* reset/close of a scope that is not innermost; nesting too deep */
-    TL_E_IO = -9,               /* a file could not be opened, read or written */
-    TL_E_PARSE = -10,           /* malformed JSON or safetensors */
-    TL_E_INTERNAL = -11,        /* a bug caught at the ABI boundary */
+    TL_STATUS_MAP(TL_STATUS_ENUM_ITEM_)
     TL_STATUS_FORCE_INT32 = 0x7fffffff
 } tl_status;
+#undef TL_STATUS_ENUM_ITEM_
 
 /* A static name such as "TL_E_STORAGE_CLOSED"; "TL_E_UNKNOWN" for a value that is no status. */
 TL_API const char *tl_status_string(tl_status status);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the built library into a temporary prefix, then builds and runs an outside C program
-# twice: once with `pkg-config --cflags --libs tensorlife`, once with find_package(tensorlife).
+# with `pkg-config --cflags --libs tensorlife` and with find_package(tensorlife) (the shared
+# library, and tensorlife::tensorlife_static), and statically with `pkg-config --static` from a
+# static-only copy of the prefix.  Each static program must not need libtensorlife.so.
 set -euo pipefail
 build_dir="$1"
 source_dir="$(cd "$(dirname "$0")" && pwd)"
@@ -8,6 +10,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 libdir=$(ls -d "$work"/prefix/lib*/ | head -n1)
+not_dynamic() {  # $1: a program that must have libtensorlife linked in
+  if objdump -p "$1" | grep -q 'NEEDED.*libtensorlife'; then echo "$1 needs libtensorlife.so"; exit 1; fi
+}
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config" $(pkg-config --cflags --libs tensorlife)
@@ -16,4 +21,16 @@ cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config"
 cmake -S "$source_dir/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer-build" >/dev/null
 "$work/consumer-build/consumer"
-echo "install ok: pkg-config and find_package consumers ran from $work/prefix"
+not_dynamic "$work/consumer-build/consumer_static"
+"$work/consumer-build/consumer_static"
+
+# A static-only installation (as a -dev-static split ships it): -ltensorlife finds the archive,
+# and Requires.private/Libs.private bring OpenBLAS, cJSON and the C++ runtime.
+cp -a "$work/prefix" "$work/static-prefix"
+rm -f "$work"/static-prefix/lib*/libtensorlife.so*
+export PKG_CONFIG_PATH="$(ls -d "$work"/static-prefix/lib*/ | head -n1)pkgconfig"
+cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config-static" $(pkg-config --static --cflags --libs tensorlife)
+rm -rf "$work/static-prefix"   # nothing of the prefix is needed at run time
+not_dynamic "$work/by-pkg-config-static"
+"$work/by-pkg-config-static"
+echo "install ok: pkg-config (shared and --static) and find_package (shared and static) consumers ran from $work/prefix"

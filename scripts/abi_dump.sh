@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Writes the public ABI of a built libtensorlife.so (abidw, from abigail-tools) to stdout:
+# only types of include/tensorlife/ are kept, and source paths are made relative to the tree
+# so the dump does not depend on where the tree lies.
+#   scripts/abi_dump.sh LIBRARY > capi/abi/libtensorlife.so.0.abi   (the committed baseline)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+abidw --headers-dir "$root/include/tensorlife" --drop-private-types --no-corpus-path --no-comp-dir-path "$1" |
+  sed -e "s|filepath='$root/|filepath='|g" -e "s|path='$root/|path='|g"

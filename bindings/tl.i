@@ -1,26 +1,133 @@
 /* One SWIG interface for every binding.  It does not wrap tl.h one to one: it exposes a small
- * flat layer (tlb_*) over it that every language can take the same way — contexts and scopes
- * as opaque pointers, tensors as their 64 handle bits, every call returning its tl_status with
- * outputs through the last arguments, arrays as (pointer, count) pairs that each language maps
- * to its own arrays.  The idiomatic layers (Go errors, Java/C# exceptions and disposables,
- * Python context managers) are written by hand on top, in each language's folder. */
+ * flat layer (tlb_*) that every language takes the same way, and that makes each op one native
+ * call on the success path:
+ *
+ *  - A context is a uint64 (the address of a tlb_ctx record).  The record holds the library's
+ *    context, a mutex that serialises every call on it (misuse from several threads is
+ *    serialised, never memory corruption), and the status and message of the last failure,
+ *    copied there inside the failing call, so reading them needs no thread affinity (Go
+ *    goroutines move between OS threads; tl_last_error is per thread).
+ *  - A tensor is its 64 handle bits.  Calls that make a tensor return the bits, 0 on failure;
+ *    then tlb_status/tlb_message on the same context say why.  Other calls return the status.
+ *  - A scope is a token (an open-serial and a depth), so a finalizer or a stale object never
+ *    acts on a later scope opened at the same depth.
+ *  - The record is reference counted: the language's Context holds one reference, and a
+ *    Scope object whose finalizer may run after its Context's (Java, C#) one more
+ *    (tlb_scope_hold, dropped by tlb_scope_release); the library's context is destroyed at
+ *    tlb_context_close or tlb_context_release, the record when the last reference goes.
+ *  - Sizes are int64 in every language; arrays travel as (pointer, count) pairs.
+ * The idiomatic layers (Go errors, Java/C# exceptions and disposables, Python context
+ * managers) are written by hand on top, in each language's folder; the status and dtype lists
+ * they use are generated from the C headers by bindings/gen_lists.py. */
 %module tensorlife
 
 %{
 #include <tensorlife/tl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* Calls that return a pointer leave their status here (thread-local, like tl_last_error). */
-static _Thread_local int tlb_status_of_last;
+
+enum { TLB_MESSAGE_BYTES = 1024 };
+
+typedef struct tlb_scope_slot {
+    tl_scope *scope;
+    uint64_t serial; /* 0: no scope open at this depth */
+} tlb_scope_slot;
+
+typedef struct tlb_ctx {
+    pthread_mutex_t lock;
+    long refs;          /* under refs_lock: the language's Context plus each live Scope object */
+    tl_context *ctx;    /* NULL once closed */
+    int status;         /* of the last failure; changed only by failures */
+    char message[TLB_MESSAGE_BYTES];
+    int depth;          /* scopes open now */
+    uint64_t next_serial;
+    tlb_scope_slot scopes[TL_MAX_SCOPE_DEPTH];
+} tlb_ctx;
+
+static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
+static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", 0, 0, {{NULL, 0}}};
+/* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
+static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
+
+static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
+
+static void tlb_set(tlb_ctx *x, int status, const char *message) {
+    x->status = status;
+    snprintf(x->message, sizeof x->message, "%s", message ? message : "");
+}
+
+static void tlb_setf(tlb_ctx *x, int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    x->status = status;
+    vsnprintf(x->message, sizeof x->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
+static tlb_ctx *tlb_enter(uint64_t c) {
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    if (x->ctx) return x;
+    tlb_set(x, TL_E_INVALID_HANDLE, c ? "the context is closed" : "no context (0)");
+    pthread_mutex_unlock(&x->lock);
+    return NULL;
+}
+
+/* Leaves a call: a failure's status and message are copied into the record first. */
+static int tlb_leave(tlb_ctx *x, int rc) {
+    if (rc != TL_OK) tlb_set(x, rc, tl_last_error());
+    pthread_mutex_unlock(&x->lock);
+    return rc;
+}
+static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
+/* A failure tlb_scope_of already recorded: unlock, return its status. */
+static int tlb_refused(tlb_ctx *x) {
+    pthread_mutex_unlock(&x->lock);
+    return x->status;
+}
+/* A failure the binding layer finds itself (the message is its own). */
+static int tlb_refuse(tlb_ctx *x, int status, const char *what) {
+    tlb_set(x, status, what);
+    pthread_mutex_unlock(&x->lock);
+    return status;
+}
+
+static void tlb_unref(tlb_ctx *x) {
+    pthread_mutex_lock(&tlb_refs_lock);
+    long left = --x->refs;
+    pthread_mutex_unlock(&tlb_refs_lock);
+    if (left) return;
+    tl_context_destroy(x->ctx);
+    pthread_mutex_destroy(&x->lock);
+    free(x);
+}
+
+/* A scope token: serial << 5 | depth (depth < 32). */
+static uint64_t tlb_token(int depth, uint64_t serial) { return serial << 5 | (uint64_t)depth; }
+
+/* The open scope a token names, or NULL with the failure recorded (the lock is kept). */
+static tl_scope *tlb_scope_of(tlb_ctx *x, uint64_t token) {
+    int depth = (int)(token & 31);
+    uint64_t serial = token >> 5;
+    if (serial && depth < x->depth && x->scopes[depth].serial == serial) return x->scopes[depth].scope;
+    tlb_set(x, TL_E_INVALID_HANDLE, "the scope is closed");
+    return NULL;
+}
+
+static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : dt == TL_F64 ? "f64" : dt == TL_I32 ? "i32" : "?"; }
 %}
 
 %include <stdint.i>
-%include <typemaps.i>
 
 /* Strings the library hands over are freed with tl_string_free once copied. */
 %typemap(newfree) char * "tl_string_free($1);";
 
-/* ---- arrays: (pointer, count) pairs --------------------------------------------------- */
+/* ---- arrays: (pointer, count) pairs; wrap buffers: (pointer, bytes) ------------------- */
 #if defined(SWIGGO)
 %define TL_GO_SLICE(CTYPE, GOTYPE)
 %typemap(gotype) (CTYPE *ARRAY, size_t COUNT) "[]" #GOTYPE
@@ -34,8 +141,9 @@ TL_GO_SLICE(double, float64)
 TL_GO_SLICE(int32_t, int32)
 TL_GO_SLICE(int64_t, int64)
 TL_GO_SLICE(uint64_t, uint64)
-%apply uint64_t *OUTPUT { uint64_t *out_bits };
-%typemap(gotype) tl_context ** "*uintptr"
+/* C memory only (cgo forbids C keeping Go pointers): its address, the size on its own. */
+%typemap(gotype) void *buffer "unsafe.Pointer"
+%typemap(in) void *buffer %{ $1 = $input; %}
 #endif
 
 #if defined(SWIGJAVA)
@@ -58,20 +166,23 @@ TL_JAVA_ARRAY(double, jdouble, double, Double)
 TL_JAVA_ARRAY(int32_t, jint, int, Int)
 TL_JAVA_ARRAY(int64_t, jlong, long, Long)
 TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
-%typemap(jni) uint64_t *out_bits "jlongArray"
-%typemap(jtype) uint64_t *out_bits "long[]"
-%typemap(jstype) uint64_t *out_bits "long[]"
-%typemap(javain) uint64_t *out_bits "$javainput"
-%typemap(in) uint64_t *out_bits (uint64_t temp) %{ temp = 0; $1 = &temp; %}
-%typemap(argout) uint64_t *out_bits %{
-  { jlong v = (jlong)temp$argnum; (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &v); }
+/* A direct ByteBuffer's memory (NULL for a heap buffer: tlb_wrap refuses it). */
+%typemap(jni) (void *BUFFER, int64_t BYTES) "jobject"
+%typemap(jtype) (void *BUFFER, int64_t BYTES) "java.nio.ByteBuffer"
+%typemap(jstype) (void *BUFFER, int64_t BYTES) "java.nio.ByteBuffer"
+%typemap(javain) (void *BUFFER, int64_t BYTES) "$javainput"
+%typemap(in) (void *BUFFER, int64_t BYTES) %{
+  $1 = $input ? (*jenv)->GetDirectBufferAddress(jenv, $input) : NULL;
+  $2 = $1 ? (int64_t)(*jenv)->GetDirectBufferCapacity(jenv, $input) : -1;
 %}
 /* uint64 handle bits travel as Java long (same 64 bits). */
 %typemap(jni) uint64_t "jlong"
 %typemap(jtype) uint64_t "long"
 %typemap(jstype) uint64_t "long"
 %typemap(javain) uint64_t "$javainput"
+%typemap(javaout) uint64_t { return $jnicall; }
 %typemap(in) uint64_t %{ $1 = (uint64_t)$input; %}
+%typemap(out) uint64_t %{ $result = (jlong)$1; %}
 #endif
 
 #if defined(SWIGCSHARP)
@@ -81,307 +192,513 @@ TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
 %apply float INOUT[] { float *data };
 %apply double INOUT[] { double *data };
 %apply int INOUT[] { int32_t *data };
-%apply long long INOUT[] { int64_t *shape };
-%apply unsigned long long INOUT[] { uint64_t *stats, uint64_t *out_bits, uint64_t *handles };
+%apply long long INOUT[] { int64_t *shape, int64_t *info };
+%apply unsigned long long INOUT[] { uint64_t *stats, uint64_t *handles };
 /* long long and int64_t are both 64 bits but distinct C types: cast. */
-%typemap(in) int64_t *shape "$1 = (int64_t *)$input;"
-%typemap(in) uint64_t *stats, uint64_t *out_bits, uint64_t *handles "$1 = (uint64_t *)$input;"
+%typemap(in) int64_t *shape, int64_t *info "$1 = (int64_t *)$input;"
+%typemap(in) uint64_t *stats, uint64_t *handles "$1 = (uint64_t *)$input;"
+/* Pinned memory (GCHandle.AddrOfPinnedObject) as an IntPtr. */
+%typemap(ctype) void *buffer "void *"
+%typemap(imtype) void *buffer "global::System.IntPtr"
+%typemap(cstype) void *buffer "global::System.IntPtr"
+%typemap(csin) void *buffer "$csinput"
+%typemap(in) void *buffer "$1 = $input;"
 #endif
 
 #if defined(SWIGPYTHON)
-/* Any buffer (numpy array, array.array, bytearray, memoryview) of the right item size, in or
- * out; a wrong item size or a read-only buffer where one is written is a TypeError. */
-%define TL_PY_BUFFER(CTYPE)
+/* Any buffer (numpy array, array.array, bytearray, memoryview) whose item format is exactly
+ * CTYPE's, in or out: an int32 buffer where float32 is meant is a TypeError, never bits
+ * reinterpreted.  A read-only buffer where one is written is a TypeError too. */
+%define TL_PY_BUFFER(CTYPE, FORMATS)
 %typemap(in) (CTYPE *ARRAY, size_t COUNT) (Py_buffer view, int have_view = 0) {
   if (PyObject_GetBuffer($input, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
     PyErr_Clear();
     if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) SWIG_fail;
   }
   have_view = 1;
-  if (view.itemsize != (Py_ssize_t)sizeof(CTYPE)) {
-    PyErr_Format(PyExc_TypeError, "expected a buffer of %d-byte items, got %d-byte items", (int)sizeof(CTYPE), (int)view.itemsize);
-    SWIG_fail;
+  {
+    const char *f = view.format ? view.format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') ++f;
+    if (view.itemsize != (Py_ssize_t)sizeof(CTYPE) || strlen(f) != 1 || !strchr(FORMATS, *f)) {
+      PyErr_Format(PyExc_TypeError, "expected a C-contiguous buffer of " #CTYPE " (format '%s'), got format '%s'",
+                   FORMATS, view.format ? view.format : "B");
+      SWIG_fail;
+    }
   }
   $1 = (CTYPE *)view.buf;
   $2 = (size_t)(view.len / view.itemsize);
 }
 %typemap(freearg) (CTYPE *ARRAY, size_t COUNT) { if (have_view$argnum) PyBuffer_Release(&view$argnum); }
 %enddef
-TL_PY_BUFFER(float)
-TL_PY_BUFFER(double)
-TL_PY_BUFFER(int32_t)
-TL_PY_BUFFER(int64_t)
-TL_PY_BUFFER(uint64_t)
-%typemap(in, numinputs=0) uint64_t *out_bits (uint64_t temp = 0) "$1 = &temp;"
-%typemap(argout) uint64_t *out_bits { $result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLongLong(*$1)); }
+TL_PY_BUFFER(float, "f")
+TL_PY_BUFFER(double, "d")
+TL_PY_BUFFER(int32_t, sizeof(long) == 4 ? "il" : "i")
+TL_PY_BUFFER(int64_t, sizeof(long) == 8 ? "lq" : "q")
+TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
+/* Writable, C-contiguous memory of any format for tlb_wrap (the Python layer checks the
+ * dtype and keeps the object alive while the context is). */
+%typemap(in) (void *BUFFER, int64_t BYTES) (Py_buffer view, int have_view = 0) {
+  if (PyObject_GetBuffer($input, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
+  have_view = 1;
+  $1 = view.buf;
+  $2 = (int64_t)view.len;
+}
+%typemap(freearg) (void *BUFFER, int64_t BYTES) { if (have_view$argnum) PyBuffer_Release(&view$argnum); }
 #endif
 
+#if !defined(SWIGCSHARP) && !defined(SWIGGO)
+%apply (void *BUFFER, int64_t BYTES) { (void *buffer, int64_t buffer_bytes) };
+#endif
+#if !defined(SWIGCSHARP)
 %apply (float *ARRAY, size_t COUNT) { (float *data, size_t count) };
 %apply (double *ARRAY, size_t COUNT) { (double *data, size_t count) };
 %apply (int32_t *ARRAY, size_t COUNT) { (int32_t *data, size_t count) };
-%apply (int64_t *ARRAY, size_t COUNT) { (int64_t *shape, size_t ndim) };
+%apply (int64_t *ARRAY, size_t COUNT) { (int64_t *shape, size_t ndim), (int64_t *info, size_t ninfo) };
 %apply (uint64_t *ARRAY, size_t COUNT) { (uint64_t *stats, size_t nstats), (uint64_t *handles, size_t nhandles) };
+#endif
 
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;
+%newobject tlb_scope_stats_json;
 
 %inline %{
-/* Status names and this thread's last message. */
+/* ---- versions and statuses --------------------------------------------------------------- */
 const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
-const char *tlb_last_error(void) { return tl_last_error(); }
 const char *tlb_version(void) { return tl_version_string(); }
+int tlb_abi_version(void) { return tl_abi_version(); }
 
-int tlb_last_status(void) { return tlb_status_of_last; }
-
-/* A context, or NULL (then tlb_last_status and tlb_last_error say why). */
-tl_context *tlb_context_new(void) {
-    tl_context *ctx = NULL;
-    tlb_status_of_last = tl_context_create(NULL, &ctx);
-    return tlb_status_of_last == TL_OK ? ctx : NULL;
+/* The last failure on context c (0: failures with no context).  The message is copied out
+ * under the lock, so a language copying it races with no other call. */
+int tlb_status(uint64_t c) {
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    int status = x->status;
+    pthread_mutex_unlock(&x->lock);
+    return status;
 }
-void tlb_context_free(tl_context *ctx) { tl_context_destroy(ctx); }
+const char *tlb_message(uint64_t c) {
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    memcpy(tlb_message_copy, x->message, sizeof tlb_message_copy);
+    pthread_mutex_unlock(&x->lock);
+    return tlb_message_copy;
+}
 
-tl_scope *tlb_scope_open(tl_context *ctx, const char *name, size_t slab_bytes) {
+/* ---- contexts ------------------------------------------------------------------------------ */
+/* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
+uint64_t tlb_context_new(void) {
+    tlb_ctx *x = (tlb_ctx *)calloc(1, sizeof *x);
+    if (!x) {
+        pthread_mutex_lock(&tlb_no_context.lock);
+        tlb_set(&tlb_no_context, TL_E_OUT_OF_MEMORY, "out of memory for a context record");
+        pthread_mutex_unlock(&tlb_no_context.lock);
+        return 0;
+    }
+    tl_status rc = tl_context_create(NULL, &x->ctx);
+    if (rc != TL_OK) {
+        pthread_mutex_lock(&tlb_no_context.lock);
+        tlb_set(&tlb_no_context, rc, tl_last_error());
+        pthread_mutex_unlock(&tlb_no_context.lock);
+        free(x);
+        return 0;
+    }
+    pthread_mutex_init(&x->lock, NULL);
+    x->refs = 1;
+    x->next_serial = 1;
+    return (uint64_t)(uintptr_t)x;
+}
+/* Destroys the library's context (every scope and tensor); calls on c then fail with
+ * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
+void tlb_context_close(uint64_t c) {
+    if (!c) return;
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    tl_context_destroy(x->ctx);
+    x->ctx = NULL;
+    x->depth = 0;
+    pthread_mutex_unlock(&x->lock);
+}
+/* The language's Context is gone (closed or collected): drops its reference. */
+void tlb_context_release(uint64_t c) {
+    if (!c) return;
+    tlb_context_close(c);
+    tlb_unref(tlb_of(c));
+}
+
+/* ---- scopes -------------------------------------------------------------------------------- */
+/* growth: TL_GROW or TL_FIXED; max_bytes 0 for no limit.  A token, or 0 on failure. */
+uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_bytes, int64_t max_bytes) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    if (slab_bytes < 0 || max_bytes < 0) {
+        tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope sizes must not be negative");
+        return 0;
+    }
+    if ((uint64_t)slab_bytes > SIZE_MAX || (uint64_t)max_bytes > SIZE_MAX) {
+        tlb_refuse(x, TL_E_OUT_OF_MEMORY, "scope sizes do not fit size_t");
+        return 0;
+    }
+    tl_scope_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.growth = (tl_growth)growth;
+    o.slab_bytes = (size_t)slab_bytes;
+    o.max_bytes = (size_t)max_bytes;
     tl_scope *s = NULL;
-    tlb_status_of_last = tl_scope_open(ctx, name, slab_bytes, &s);
-    return tlb_status_of_last == TL_OK ? s : NULL;
+    int rc = tl_scope_open_ex(x->ctx, name, &o, &s);
+    if (rc != TL_OK) return tlb_leave(x, rc), 0;
+    int depth = x->depth++;
+    uint64_t serial = x->next_serial++;
+    x->scopes[depth].scope = s;
+    x->scopes[depth].serial = serial;
+    tlb_leave(x, TL_OK);
+    return tlb_token(depth, serial);
 }
-int tlb_scope_reset(tl_scope *s) { return tl_scope_reset(s); }
-int tlb_scope_close(tl_scope *s) { return tl_scope_close(s); }
-/* stats[0..6]: generation, slab, used, peak, overflow bytes, grow events, live tensors. */
-int tlb_scope_stats(tl_scope *s, uint64_t *stats, size_t nstats) {
+int tlb_scope_reset(uint64_t c, uint64_t token) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x);
+    return tlb_leave(x, tl_scope_reset(s));
+}
+int tlb_scope_close(uint64_t c, uint64_t token) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x);
+    int rc = tl_scope_close(s);
+    if (rc == TL_OK) x->scopes[--x->depth].serial = 0; /* only the innermost closes */
+    return tlb_leave(x, rc);
+}
+/* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
+void tlb_scope_hold(uint64_t c) {
+    if (!c) return;
+    pthread_mutex_lock(&tlb_refs_lock);
+    ++tlb_of(c)->refs;
+    pthread_mutex_unlock(&tlb_refs_lock);
+}
+/* The Scope object is gone: closes the scope if it is still open and innermost (an outer one
+ * stays open until its context closes), then drops the reference tlb_scope_hold took. */
+void tlb_scope_release(uint64_t c, uint64_t token) {
+    if (!c) return;
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    int depth = (int)(token & 31);
+    if (x->ctx && depth == x->depth - 1 && x->scopes[depth].serial == token >> 5 &&
+        tl_scope_close(x->scopes[depth].scope) == TL_OK)
+        x->scopes[--x->depth].serial = 0;
+    pthread_mutex_unlock(&x->lock);
+    tlb_unref(x);
+}
+/* stats[0..7): generation, slab, used, peak, overflow bytes, grow events, live tensors. */
+int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x);
+    if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
     tl_scope_stats st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    if (nstats < 7) return TL_E_INVALID_ARGUMENT;
     int rc = tl_scope_stats_get(s, &st);
-    if (rc != TL_OK) return rc;
-    stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
-    stats[4] = st.overflow_bytes, stats[5] = st.grow_events, stats[6] = st.live_tensors;
-    return TL_OK;
+    if (rc == TL_OK) {
+        stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
+        stats[4] = st.overflow_bytes, stats[5] = st.grow_events, stats[6] = st.live_tensors;
+    }
+    return tlb_leave(x, rc);
+}
+char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x), (char *)NULL;
+    char *json = NULL;
+    return tlb_leave(x, tl_scope_stats_json(s, &json)) == TL_OK ? json : NULL;
+}
+/* The name of an open scope (copied out), or NULL with the failure recorded. */
+const char *tlb_scope_name(uint64_t c, uint64_t token) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x), (const char *)NULL;
+    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", tl_scope_name(s));
+    tlb_leave(x, TL_OK);
+    return tlb_message_copy;
+}
+/* The innermost open scope's token, 0 when the target is ambient, -1 on failure. */
+int64_t tlb_scope_current(uint64_t c) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return -1;
+    int64_t token = x->depth ? (int64_t)tlb_token(x->depth - 1, x->scopes[x->depth - 1].serial) : 0;
+    tlb_leave(x, TL_OK);
+    return token;
 }
 
-/* Tensors: (pointer, count) data with an int64 shape; read back into a caller array. */
-int tlb_from_f32(tl_context *ctx, int64_t *shape, size_t ndim, float *data, size_t count, uint64_t *out_bits) {
+/* ---- tensors ------------------------------------------------------------------------------- */
+static uint64_t tlb_from(uint64_t c, tl_dtype dt, int64_t *shape, size_t ndim, const void *data, size_t nbytes) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
     tl_tensor t = {0};
-    int rc = tl_tensor_from_data(ctx, TL_F32, (int)ndim, shape, data, count * sizeof(float), &t);
-    if (rc == TL_OK) *out_bits = t.bits;
-    return rc;
+    return tlb_leave_bits(x, tl_tensor_from_data(x->ctx, dt, (int)ndim, shape, data, nbytes, &t), t);
 }
-int tlb_from_f64(tl_context *ctx, int64_t *shape, size_t ndim, double *data, size_t count, uint64_t *out_bits) {
+uint64_t tlb_from_f32(uint64_t c, int64_t *shape, size_t ndim, float *data, size_t count) {
+    return tlb_from(c, TL_F32, shape, ndim, data, count * sizeof(float));
+}
+uint64_t tlb_from_f64(uint64_t c, int64_t *shape, size_t ndim, double *data, size_t count) {
+    return tlb_from(c, TL_F64, shape, ndim, data, count * sizeof(double));
+}
+uint64_t tlb_from_i32(uint64_t c, int64_t *shape, size_t ndim, int32_t *data, size_t count) {
+    return tlb_from(c, TL_I32, shape, ndim, data, count * sizeof(int32_t));
+}
+/* kind 0 zeros, 1 ones, 2 full(value). */
+uint64_t tlb_fill(uint64_t c, int dtype, int64_t *shape, size_t ndim, int kind, double value) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
     tl_tensor t = {0};
-    int rc = tl_tensor_from_data(ctx, TL_F64, (int)ndim, shape, data, count * sizeof(double), &t);
-    if (rc == TL_OK) *out_bits = t.bits;
-    return rc;
+    tl_dtype dt = (tl_dtype)dtype;
+    int rc = kind == 0   ? tl_tensor_zeros(x->ctx, dt, (int)ndim, shape, &t)
+             : kind == 1 ? tl_tensor_ones(x->ctx, dt, (int)ndim, shape, &t)
+                         : tl_tensor_full(x->ctx, dt, (int)ndim, shape, value, &t);
+    return tlb_leave_bits(x, rc, t);
 }
-int tlb_from_i32(tl_context *ctx, int64_t *shape, size_t ndim, int32_t *data, size_t count, uint64_t *out_bits) {
+/* A tensor over memory the language keeps pinned and alive (no copy). */
+uint64_t tlb_wrap(uint64_t c, int dtype, int64_t *shape, size_t ndim, void *buffer, int64_t buffer_bytes) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    if (!buffer || buffer_bytes < 0) {
+        tlb_refuse(x, TL_E_INVALID_ARGUMENT, "wrap needs directly addressable memory (a direct buffer, pinned array or C memory)");
+        return 0;
+    }
     tl_tensor t = {0};
-    int rc = tl_tensor_from_data(ctx, TL_I32, (int)ndim, shape, data, count * sizeof(int32_t), &t);
-    if (rc == TL_OK) *out_bits = t.bits;
-    return rc;
+    return tlb_leave_bits(x, tl_tensor_wrap(x->ctx, (tl_dtype)dtype, (int)ndim, shape, buffer, (size_t)buffer_bytes, &t), t);
 }
-int tlb_read_f32(tl_context *ctx, uint64_t bits, float *data, size_t count) {
-    tl_tensor t = {bits};
-    return tl_tensor_read(ctx, t, data, count * sizeof(float));
-}
-int tlb_read_f64(tl_context *ctx, uint64_t bits, double *data, size_t count) {
-    tl_tensor t = {bits};
-    return tl_tensor_read(ctx, t, data, count * sizeof(double));
-}
-int tlb_read_i32(tl_context *ctx, uint64_t bits, int32_t *data, size_t count) {
-    tl_tensor t = {bits};
-    return tl_tensor_read(ctx, t, data, count * sizeof(int32_t));
-}
-/* shape[0..8) and the element count; returns the status. */
-int tlb_shape(tl_context *ctx, uint64_t bits, int64_t *shape, size_t ndim, uint64_t *out_bits) {
+/* Reads every element into data; the tensor must be of dtype exactly (bits are never
+ * reinterpreted) and data must hold them all. */
+static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t nbytes) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
     tl_tensor t = {bits};
     tl_tensor_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    int rc = tl_tensor_info_get(ctx, t, &info);
-    if (rc != TL_OK) return rc;
-    if (ndim < 9) return TL_E_INVALID_ARGUMENT;
-    shape[0] = info.ndim;
-    for (int i = 0; i < info.ndim; ++i) shape[1 + i] = info.shape[i];
-    *out_bits = (uint64_t)info.dtype;
-    return TL_OK;
+    int rc = tl_tensor_info_get(x->ctx, t, &info);
+    if (rc != TL_OK) return tlb_leave(x, rc);
+    if (info.dtype != dt) {
+        tlb_setf(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
+                 tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
+        pthread_mutex_unlock(&x->lock);
+        return TL_E_DTYPE;
+    }
+    return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
 }
-int tlb_free(tl_context *ctx, uint64_t bits) { tl_tensor t = {bits}; return tl_tensor_free(ctx, t); }
+int tlb_read_f32(uint64_t c, uint64_t bits, float *data, size_t count) { return tlb_read(c, bits, TL_F32, data, count * sizeof(float)); }
+int tlb_read_f64(uint64_t c, uint64_t bits, double *data, size_t count) { return tlb_read(c, bits, TL_F64, data, count * sizeof(double)); }
+int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count) { return tlb_read(c, bits, TL_I32, data, count * sizeof(int32_t)); }
 
-/* Ops on handle bits. */
-#define TLB_BINARY(name) \
-    int tlb_##name(tl_context *ctx, uint64_t a, uint64_t b, uint64_t *out_bits) { \
-        tl_tensor x = {a}, y = {b}, r = {0}; int rc = tl_##name(ctx, x, y, &r); \
-        if (rc == TL_OK) *out_bits = r.bits; return rc; }
+/* The whole tl_tensor_info: info[0] dtype, [1] ndim, [2..10) shape, [10..18) strides,
+ * [18] offset, [19] generation, [20] element count (the storage name: tlb_storage). */
+int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    if (ninfo < 21) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "tensor info needs 21 slots");
+    tl_tensor t = {bits};
+    tl_tensor_info in;
+    memset(&in, 0, sizeof in);
+    in.struct_size = sizeof in;
+    int rc = tl_tensor_info_get(x->ctx, t, &in);
+    if (rc == TL_OK) {
+        int64_t count = 1;
+        info[0] = in.dtype, info[1] = in.ndim;
+        for (int i = 0; i < TL_MAX_DIMS; ++i) {
+            info[2 + i] = i < in.ndim ? in.shape[i] : 0;
+            info[10 + i] = i < in.ndim ? in.strides[i] : 0;
+            if (i < in.ndim) count *= in.shape[i];
+        }
+        info[18] = in.offset, info[19] = (int64_t)in.generation, info[20] = count;
+    }
+    return tlb_leave(x, rc);
+}
+/* The tensor's storage name (a scope's or "ambient"), copied out; NULL on failure. */
+const char *tlb_storage(uint64_t c, uint64_t bits) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
+    tl_tensor t = {bits};
+    tl_tensor_info in;
+    memset(&in, 0, sizeof in);
+    in.struct_size = sizeof in;
+    if (tlb_leave(x, tl_tensor_info_get(x->ctx, t, &in)) != TL_OK) return NULL;
+    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
+    return tlb_message_copy;
+}
+int tlb_free(uint64_t c, uint64_t bits) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    tl_tensor t = {bits};
+    return tlb_leave(x, tl_tensor_free(x->ctx, t));
+}
+/* Copies into the scope of token, or into ambient for token 0. */
+uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    tl_scope *target = NULL;
+    if (token && !(target = tlb_scope_of(x, token))) return tlb_refused(x), 0;
+    tl_tensor t = {bits}, r = {0};
+    return tlb_leave_bits(x, tl_tensor_retain(x->ctx, t, target, &r), r);
+}
+
+/* ---- ops: one call each, the result's bits or 0 -------------------------------------------- */
+#define TLB_BINARY(name)                                                  \
+    uint64_t tlb_##name(uint64_t c, uint64_t a, uint64_t b) {             \
+        tlb_ctx *x = tlb_enter(c);                                        \
+        if (!x) return 0;                                                 \
+        tl_tensor ta = {a}, tb = {b}, r = {0};                            \
+        return tlb_leave_bits(x, tl_##name(x->ctx, ta, tb, &r), r);       \
+    }
 TLB_BINARY(matmul)
 TLB_BINARY(add)
 TLB_BINARY(sub)
 TLB_BINARY(mul)
 TLB_BINARY(div)
-#define TLB_UNARY(name) \
-    int tlb_##name(tl_context *ctx, uint64_t a, uint64_t *out_bits) { \
-        tl_tensor x = {a}, r = {0}; int rc = tl_##name(ctx, x, &r); \
-        if (rc == TL_OK) *out_bits = r.bits; return rc; }
+TLB_BINARY(gather_rows)
+#define TLB_UNARY(name)                                                   \
+    uint64_t tlb_##name(uint64_t c, uint64_t a) {                         \
+        tlb_ctx *x = tlb_enter(c);                                        \
+        if (!x) return 0;                                                 \
+        tl_tensor ta = {a}, r = {0};                                      \
+        return tlb_leave_bits(x, tl_##name(x->ctx, ta, &r), r);           \
+    }
 TLB_UNARY(relu)
 TLB_UNARY(gelu)
 TLB_UNARY(silu)
 TLB_UNARY(exp)
 TLB_UNARY(tanh)
 TLB_UNARY(contiguous)
+/* Ops with more arguments: the call is the last macro argument, over x->ctx, ta and &r. */
+#define TLB_OP(signature, call)                                           \
+    uint64_t signature {                                                  \
+        tlb_ctx *x = tlb_enter(c);                                        \
+        if (!x) return 0;                                                 \
+        tl_tensor ta = {a}, r = {0};                                      \
+        return tlb_leave_bits(x, call, r);                                \
+    }
 /* w, b: 0 for none. */
-int tlb_rmsnorm(tl_context *ctx, uint64_t x, uint64_t w, double eps, uint64_t *out_bits) {
-    tl_tensor tx = {x}, tw = {w}, r = {0};
-    int rc = tl_rmsnorm(ctx, tx, tw, eps, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
+TLB_OP(tlb_rmsnorm(uint64_t c, uint64_t a, uint64_t w, double eps),
+       tl_rmsnorm(x->ctx, ta, (tl_tensor){w}, eps, &r))
+TLB_OP(tlb_layernorm(uint64_t c, uint64_t a, uint64_t w, uint64_t b, double eps),
+       tl_layernorm(x->ctx, ta, (tl_tensor){w}, (tl_tensor){b}, eps, &r))
+TLB_OP(tlb_sum(uint64_t c, uint64_t a, int axis, int keepdim), tl_sum(x->ctx, ta, axis, keepdim != 0, &r))
+TLB_OP(tlb_mean(uint64_t c, uint64_t a, int axis, int keepdim), tl_mean(x->ctx, ta, axis, keepdim != 0, &r))
+TLB_OP(tlb_argmax(uint64_t c, uint64_t a, int axis), tl_argmax(x->ctx, ta, axis, &r))
+TLB_OP(tlb_softmax(uint64_t c, uint64_t a, int axis), tl_softmax(x->ctx, ta, axis, &r))
+TLB_OP(tlb_scale(uint64_t c, uint64_t a, double s), tl_scale(x->ctx, ta, s, &r))
+TLB_OP(tlb_slice(uint64_t c, uint64_t a, int axis, int64_t start, int64_t length),
+       tl_slice(x->ctx, ta, axis, start, length, &r))
+TLB_OP(tlb_transpose(uint64_t c, uint64_t a, int d0, int d1), tl_transpose(x->ctx, ta, d0, d1, &r))
+TLB_OP(tlb_reshape(uint64_t c, uint64_t a, int64_t *shape, size_t ndim),
+       tl_reshape(x->ctx, ta, (int)ndim, shape, &r))
+
+uint64_t tlb_concat(uint64_t c, uint64_t *handles, size_t nhandles, int axis) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    if (nhandles > 65536) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "concat takes at most 65536 tensors"), 0;
+    /* tl_tensor is exactly its 64 bits, so the array passes as it is. */
+    tl_tensor r = {0};
+    return tlb_leave_bits(x, tl_concat(x->ctx, (int)nhandles, (const tl_tensor *)handles, axis, &r), r);
 }
-int tlb_layernorm(tl_context *ctx, uint64_t x, uint64_t w, uint64_t b, double eps, uint64_t *out_bits) {
-    tl_tensor tx = {x}, tw = {w}, tb = {b}, r = {0};
-    int rc = tl_layernorm(ctx, tx, tw, tb, eps, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-/* kind: 0 sum, 1 mean, 2 argmax (keepdim ignored). */
-int tlb_reduce(tl_context *ctx, uint64_t a, int kind, int axis, int keepdim, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = kind == 0 ? tl_sum(ctx, x, axis, keepdim, &r) : kind == 1 ? tl_mean(ctx, x, axis, keepdim, &r)
-                                                                      : tl_argmax(ctx, x, axis, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_slice(tl_context *ctx, uint64_t a, int axis, int64_t start, int64_t length, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_slice(ctx, x, axis, start, length, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_transpose(tl_context *ctx, uint64_t a, int d0, int d1, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_transpose(ctx, x, d0, d1, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_reshape(tl_context *ctx, uint64_t a, int64_t *shape, size_t ndim, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_reshape(ctx, x, (int)ndim, shape, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_concat(tl_context *ctx, uint64_t *handles, size_t nhandles, int axis, uint64_t *out_bits) {
-    if (nhandles > 4096) return TL_E_INVALID_ARGUMENT;
-    tl_tensor ts[4096], r = {0};
-    for (size_t i = 0; i < nhandles; ++i) ts[i].bits = handles[i];
-    int rc = tl_concat(ctx, (int)nhandles, ts, axis, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-TLB_BINARY(gather_rows)
-int tlb_copy_into(tl_context *ctx, uint64_t src, uint64_t dst) {
+int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
     tl_tensor s = {src}, d = {dst};
-    return tl_copy_into(ctx, s, d);
-}
-int tlb_softmax(tl_context *ctx, uint64_t a, int axis, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_softmax(ctx, x, axis, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_scale(tl_context *ctx, uint64_t a, double s, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_scale(ctx, x, s, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
-}
-int tlb_retain(tl_context *ctx, uint64_t a, tl_scope *target, uint64_t *out_bits) {
-    tl_tensor x = {a}, r = {0};
-    int rc = tl_tensor_retain(ctx, x, target, &r);
-    if (rc == TL_OK) *out_bits = r.bits;
-    return rc;
+    return tlb_leave(x, tl_copy_into(x->ctx, s, d));
 }
 
-/* safetensors: an open file as a pointer (NULL: see tlb_last_status); names by index. */
-tl_st_file *tlb_st_open(tl_context *ctx, const char *path) {
+/* ---- safetensors: an open file as a uint64 (it keeps its own allocator copy) ---------------- */
+uint64_t tlb_st_open(uint64_t c, const char *path) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
     tl_st_file *f = NULL;
-    tlb_status_of_last = tl_safetensors_open(ctx, path, &f);
-    return tlb_status_of_last == TL_OK ? f : NULL;
+    return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
-size_t tlb_st_count(tl_st_file *f) { return tl_st_count(f); }
-const char *tlb_st_name(tl_st_file *f, size_t i) { return tl_st_name(f, i); }
-int tlb_st_get(tl_context *ctx, tl_st_file *f, const char *name, uint64_t *out_bits) {
+int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_st_count((const tl_st_file *)(uintptr_t)f); }
+const char *tlb_st_name(uint64_t f, int64_t i) {
+    return i < 0 ? NULL : tl_st_name((const tl_st_file *)(uintptr_t)f, (size_t)i);
+}
+uint64_t tlb_st_get(uint64_t c, uint64_t f, const char *name) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    if (!f) return tlb_refuse(x, TL_E_INVALID_HANDLE, "the safetensors file is closed"), 0;
     tl_tensor t = {0};
-    int rc = tl_st_get(ctx, f, name, &t);
-    if (rc == TL_OK) *out_bits = t.bits;
-    return rc;
+    return tlb_leave_bits(x, tl_st_get(x->ctx, (tl_st_file *)(uintptr_t)f, name, &t), t);
 }
-void tlb_st_close(tl_st_file *f) { tl_st_close(f); }
-/* Saves count tensors; names joined by '\n' (so no language passes an array of strings). */
-int tlb_safetensors_save(tl_context *ctx, const char *path, const char *names_by_line, uint64_t *handles,
+void tlb_st_close(uint64_t f) { tl_st_close((tl_st_file *)(uintptr_t)f); }
+/* Saves nhandles tensors; names joined by '\n' (so no language passes an array of strings). */
+int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line, uint64_t *handles,
                          size_t nhandles) {
-    if (!names_by_line || nhandles == 0 || nhandles > 65536) return TL_E_INVALID_ARGUMENT;
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    if (!names_by_line || nhandles == 0 || nhandles > 1u << 24)
+        return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "save takes 1 to 16777216 tensors with their names");
     size_t lines = 1;
     for (const char *p = names_by_line; *p; ++p) lines += *p == '\n';
-    if (lines != nhandles) return TL_E_INVALID_ARGUMENT;
+    if (lines != nhandles) {
+        tlb_setf(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)", lines, nhandles);
+        pthread_mutex_unlock(&x->lock);
+        return TL_E_INVALID_ARGUMENT;
+    }
     char *copy = strdup(names_by_line);
     const char **names = (const char **)malloc(sizeof(char *) * nhandles);
-    tl_tensor *ts = (tl_tensor *)malloc(sizeof(tl_tensor) * nhandles);
-    int rc = TL_E_OUT_OF_MEMORY;
-    if (copy && names && ts) {
-        char *p = copy;
-        for (size_t i = 0; i < nhandles; ++i) {
-            names[i] = p;
-            char *nl = strchr(p, '\n');
-            if (nl) *nl = 0, p = nl + 1;
-            ts[i].bits = handles[i];
-        }
-        rc = tl_safetensors_save(ctx, path, (int)nhandles, names, ts);
+    if (!copy || !names) {
+        free(copy);
+        free((void *)names);
+        return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for the names");
     }
+    char *p = copy;
+    for (size_t i = 0; i < nhandles; ++i) {
+        names[i] = p;
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = 0, p = nl + 1;
+    }
+    int rc = tl_safetensors_save(x->ctx, path, (int)nhandles, names, (const tl_tensor *)handles);
     free(copy);
     free((void *)names);
-    free(ts);
-    return rc;
+    return tlb_leave(x, rc);
 }
 
-/* JSON: strings copied into the language, then freed here (NULL: see tlb_last_status). */
-char *tlb_context_report_json(tl_context *ctx) {
+/* ---- JSON: strings copied into the language, then freed here (NULL on failure) ------------- */
+char *tlb_context_report_json(uint64_t c) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
     char *s = NULL;
-    tlb_status_of_last = tl_context_report_json(ctx, &s);
-    return s;
+    return tlb_leave(x, tl_context_report_json(x->ctx, &s)) == TL_OK ? s : NULL;
 }
-char *tlb_tensor_to_json(tl_context *ctx, uint64_t bits) {
+char *tlb_tensor_to_json(uint64_t c, uint64_t bits) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
     char *s = NULL;
     tl_tensor t = {bits};
-    tlb_status_of_last = tl_tensor_to_json(ctx, t, &s);
-    return s;
+    return tlb_leave(x, tl_tensor_to_json(x->ctx, t, &s)) == TL_OK ? s : NULL;
 }
-int tlb_tensor_from_json(tl_context *ctx, const char *json, uint64_t *out_bits) {
+uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
     tl_tensor t = {0};
-    int rc = tl_tensor_from_json(ctx, json, &t);
-    if (rc == TL_OK) *out_bits = t.bits;
-    return rc;
+    return tlb_leave_bits(x, tl_tensor_from_json(x->ctx, json, &t), t);
 }
 
-/* The baseline for the bindings' benchmarks: `iters` tiny adds made from C, a reset every 256,
- * in one call.  Returns the status of the first failure, or TL_OK. */
-int tlb_bench_add_loop(tl_context *ctx, tl_scope *scope, uint64_t a, uint64_t b, int64_t iters) {
-    tl_tensor x = {a}, y = {b}, r;
-    for (int64_t i = 0; i < iters; ++i) {
-        int rc = tl_add(ctx, x, y, &r);
-        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(scope);
-        if (rc != TL_OK) return rc;
+/* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
+ * (tl_add straight on the library, a reset every 256), in one call. */
+int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    tl_scope *s = tlb_scope_of(x, token);
+    if (!s) return tlb_refused(x);
+    tl_tensor ta = {a}, tb = {b}, r;
+    int rc = TL_OK;
+    for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
+        rc = tl_add(x->ctx, ta, tb, &r);
+        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(s);
     }
-    return tl_scope_reset(scope);
+    if (rc == TL_OK) rc = tl_scope_reset(s);
+    return tlb_leave(x, rc);
 }
 %}
-
-%constant int OK = TL_OK;
-%constant int E_INVALID_ARGUMENT = TL_E_INVALID_ARGUMENT;
-%constant int E_INVALID_HANDLE = TL_E_INVALID_HANDLE;
-%constant int E_STORAGE_CLOSED = TL_E_STORAGE_CLOSED;
-%constant int E_SHAPE = TL_E_SHAPE;
-%constant int E_DTYPE = TL_E_DTYPE;
-%constant int E_SCOPE_FULL = TL_E_SCOPE_FULL;
-%constant int E_OUT_OF_MEMORY = TL_E_OUT_OF_MEMORY;
-%constant int E_SCOPE_ORDER = TL_E_SCOPE_ORDER;
-%constant int E_IO = TL_E_IO;
-%constant int E_PARSE = TL_E_PARSE;
-%constant int E_INTERNAL = TL_E_INTERNAL;

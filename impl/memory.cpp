@@ -1,17 +1,35 @@
 #include "memory.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 
 namespace tl {
 namespace {
 
+// Blocks this large (slabs, big ambient tensors) are mapped and unmapped directly.  Through
+// malloc they would outlive their free: glibc raises its mmap threshold after the first such
+// free and keeps later ones in its heap, so contexts made and destroyed over and over (a
+// language's collector, an editor's hot reload) would grow the process without bound.
+constexpr size_t kMappedBlockBytes = 512 * 1024;
+
 void *default_alloc(void *, size_t size, size_t alignment) {
+    if (size >= kMappedBlockBytes && alignment <= 4096) {
+        void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? nullptr : p;
+    }
     if (alignment < sizeof(void *)) alignment = sizeof(void *);
     void *p = nullptr;
     return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
 }
 
-void default_free(void *, void *ptr, size_t) { std::free(ptr); }
+// The size is the one asked for, so it tells which way the block was made.
+void default_free(void *, void *ptr, size_t size) {
+    if (size >= kMappedBlockBytes)
+        munmap(ptr, size);
+    else
+        std::free(ptr);
+}
 
 alignas(kTensorAlignment) std::byte empty_home[kTensorAlignment];
 

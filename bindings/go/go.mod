@@ -1,3 +1,3 @@
-module tensorlife/bindings/go
+module github.com/tensorlife/tensorlife/bindings/go
 
 go 1.19

@@ -1,27 +1,72 @@
 package tl
 
 import (
+	"runtime"
 	"sort"
 	"strings"
 
-	"tensorlife/bindings/go/internal/raw"
+	"github.com/tensorlife/tensorlife/bindings/go/internal/raw"
 )
 
-// LoadSafetensors reads every tensor of a safetensors file into the current target
-// (F16/BF16 arrive as Float32).  Malformed files give ErrParse naming the problem.
+// SafetensorsFile is an open safetensors file: its header is checked at open, a tensor's
+// data is read at Get.
+type SafetensorsFile struct {
+	ctx *Context
+	f   uint64
+}
+
+// OpenSafetensors opens and checks a file (malformed files give ErrParse naming the problem).
+func (ctx *Context) OpenSafetensors(path string) (*SafetensorsFile, error) {
+	if err := checkName("path", path); err != nil {
+		return nil, err
+	}
+	f := raw.Tlb_st_open(ctx.c, path)
+	if f == 0 {
+		return nil, ctx.fail()
+	}
+	sf := &SafetensorsFile{ctx, f}
+	runtime.SetFinalizer(sf, (*SafetensorsFile).Close)
+	return sf, nil
+}
+
+// Names are the file's tensor names in file order.
+func (sf *SafetensorsFile) Names() []string {
+	n := raw.Tlb_st_count(sf.f)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = raw.Tlb_st_name(sf.f, int64(i))
+	}
+	runtime.KeepAlive(sf)
+	return names
+}
+
+// Get reads one tensor into the current target (F16/BF16 arrive as Float32).
+func (sf *SafetensorsFile) Get(name string) (Tensor, error) {
+	if err := checkName("tensor name", name); err != nil {
+		return Tensor{}, err
+	}
+	t, err := sf.ctx.made(raw.Tlb_st_get(sf.ctx.c, sf.f, name))
+	runtime.KeepAlive(sf)
+	return t, err
+}
+
+// Close frees the file's index; a second Close does nothing.
+func (sf *SafetensorsFile) Close() error {
+	raw.Tlb_st_close(sf.f)
+	sf.f = 0
+	return nil
+}
+
+// LoadSafetensors reads every tensor of a file into the current target.
 func (ctx *Context) LoadSafetensors(path string) (map[string]Tensor, error) {
-	if err := ctx.live(); err != nil {
+	sf, err := ctx.OpenSafetensors(path)
+	if err != nil {
 		return nil, err
 	}
-	var f raw.Tl_st_file
-	if err := call(func() int { f = raw.Tlb_st_open(ctx.c, path); return raw.Tlb_last_status() }); err != nil {
-		return nil, err
-	}
-	defer raw.Tlb_st_close(f)
+	defer sf.Close()
 	out := make(map[string]Tensor)
-	for i := int64(0); i < raw.Tlb_st_count(f); i++ {
-		name := raw.Tlb_st_name(f, i)
-		t, err := ctx.made(func(o []uint64) int { return raw.Tlb_st_get(ctx.c, f, name, o) })
+	for _, name := range sf.Names() {
+		t, err := sf.Get(name)
 		if err != nil {
 			return nil, err
 		}
@@ -30,15 +75,18 @@ func (ctx *Context) LoadSafetensors(path string) (map[string]Tensor, error) {
 	return out, nil
 }
 
-// SaveSafetensors writes the tensors under their names (names may not contain a newline).
+// SaveSafetensors writes the tensors under their names, atomically.
 func (ctx *Context) SaveSafetensors(path string, tensors map[string]Tensor) error {
-	if err := ctx.live(); err != nil {
+	if err := checkName("path", path); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(tensors))
-	for n := range tensors {
-		if strings.Contains(n, "\n") {
-			return &Error{Status: raw.E_INVALID_ARGUMENT, Message: "a tensor name contains a newline"}
+	for n, t := range tensors {
+		if strings.ContainsAny(n, "\n\x00") {
+			return refuse(ErrInvalidArgument, "a tensor name contains a newline or a NUL byte")
+		}
+		if err := ctx.own(t); err != nil {
+			return err
 		}
 		names = append(names, n)
 	}
@@ -47,30 +95,32 @@ func (ctx *Context) SaveSafetensors(path string, tensors map[string]Tensor) erro
 	for i, n := range names {
 		handles[i] = tensors[n].bits
 	}
-	return call(func() int { return raw.Tlb_safetensors_save(ctx.c, path, strings.Join(names, "\n"), handles) })
+	return ctx.status(raw.Tlb_safetensors_save(ctx.c, path, strings.Join(names, "\n"), handles))
 }
 
 // ReportJSON describes every open scope and the ambient totals, as JSON.
 func (ctx *Context) ReportJSON() (string, error) {
-	if err := ctx.live(); err != nil {
-		return "", err
+	if s := raw.Tlb_context_report_json(ctx.c); s != "" {
+		return s, nil
 	}
-	var s string
-	err := call(func() int { s = raw.Tlb_context_report_json(ctx.c); return raw.Tlb_last_status() })
-	return s, err
+	return "", ctx.fail()
 }
 
 // JSON is {"dtype","shape","data"}, floats exact, non-finite values as "nan", "inf", "-inf".
 func (t Tensor) JSON() (string, error) {
-	if err := t.ctx.live(); err != nil {
-		return "", err
+	if t.ctx == nil {
+		return "", refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
 	}
-	var s string
-	err := call(func() int { s = raw.Tlb_tensor_to_json(t.ctx.c, t.bits); return raw.Tlb_last_status() })
-	return s, err
+	if s := raw.Tlb_tensor_to_json(t.ctx.c, t.bits); s != "" {
+		return s, nil
+	}
+	return "", t.ctx.fail()
 }
 
 // TensorFromJSON is the reverse of Tensor.JSON, into the current target.
 func (ctx *Context) TensorFromJSON(s string) (Tensor, error) {
-	return ctx.made(func(o []uint64) int { return raw.Tlb_tensor_from_json(ctx.c, s, o) })
+	if err := checkName("JSON text", s); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(raw.Tlb_tensor_from_json(ctx.c, s))
 }

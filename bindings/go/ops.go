@@ -1,9 +1,33 @@
 package tl
 
-import "tensorlife/bindings/go/internal/raw"
+import "github.com/tensorlife/tensorlife/bindings/go/internal/raw"
 
-func (ctx *Context) unary(f func(raw.Tl_context, uint64, []uint64) int, a Tensor) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return f(ctx.c, a.bits, out) })
+func (ctx *Context) binary(f func(uint64, uint64, uint64) uint64, a, b Tensor) (Tensor, error) {
+	if err := ctx.own(a, b); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(f(ctx.c, a.bits, b.bits))
+}
+
+func (ctx *Context) unary(f func(uint64, uint64) uint64, a Tensor) (Tensor, error) {
+	if err := ctx.own(a); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(f(ctx.c, a.bits))
+}
+
+// MatMul is [m,k]x[k,n] (or batched) through OpenBLAS.
+func (ctx *Context) MatMul(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_matmul, a, b) }
+
+// Add is elementwise with NumPy broadcasting; Sub, Mul and Div likewise.
+func (ctx *Context) Add(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_add, a, b) }
+func (ctx *Context) Sub(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_sub, a, b) }
+func (ctx *Context) Mul(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_mul, a, b) }
+func (ctx *Context) Div(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_div, a, b) }
+
+// GatherRows picks rows of table by Int32 ids: an embedding lookup.
+func (ctx *Context) GatherRows(table, ids Tensor) (Tensor, error) {
+	return ctx.binary(raw.Tlb_gather_rows, table, ids)
 }
 
 // Relu, Gelu (tanh form), Silu, Exp and Tanh are elementwise float ops.
@@ -18,60 +42,18 @@ func (ctx *Context) Contiguous(a Tensor) (Tensor, error) { return ctx.unary(raw.
 
 // RMSNorm over the last axis; w may be the zero Tensor for none.
 func (ctx *Context) RMSNorm(x, w Tensor, eps float64) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_rmsnorm(ctx.c, x.bits, w.bits, eps, out) })
+	if err := ctx.own(x, w); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(raw.Tlb_rmsnorm(ctx.c, x.bits, w.bits, eps))
 }
 
 // LayerNorm over the last axis; w and b may be zero Tensors for none.
 func (ctx *Context) LayerNorm(x, w, b Tensor, eps float64) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_layernorm(ctx.c, x.bits, w.bits, b.bits, eps, out) })
-}
-
-// Sum and Mean reduce one axis; ArgMax gives Int32 indices with the axis removed.
-func (ctx *Context) Sum(a Tensor, axis int, keepdim bool) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_reduce(ctx.c, a.bits, 0, axis, flag(keepdim), out) })
-}
-
-func (ctx *Context) Mean(a Tensor, axis int, keepdim bool) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_reduce(ctx.c, a.bits, 1, axis, flag(keepdim), out) })
-}
-
-func (ctx *Context) ArgMax(a Tensor, axis int) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_reduce(ctx.c, a.bits, 2, axis, 0, out) })
-}
-
-// Slice, Transpose and Reshape are views where they can be (they die with their base).
-func (ctx *Context) Slice(a Tensor, axis int, start, length int64) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_slice(ctx.c, a.bits, axis, start, length, out) })
-}
-
-func (ctx *Context) Transpose(a Tensor, d0, d1 int) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_transpose(ctx.c, a.bits, d0, d1, out) })
-}
-
-func (ctx *Context) Reshape(a Tensor, shape []int64) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_reshape(ctx.c, a.bits, shape, out) })
-}
-
-// Concat joins tensors along axis.
-func (ctx *Context) Concat(axis int, ts ...Tensor) (Tensor, error) {
-	bits := make([]uint64, len(ts))
-	for i, t := range ts {
-		bits[i] = t.bits
+	if err := ctx.own(x, w, b); err != nil {
+		return Tensor{}, err
 	}
-	return ctx.made(func(out []uint64) int { return raw.Tlb_concat(ctx.c, bits, axis, out) })
-}
-
-// GatherRows looks up rows of table by Int32 ids (an embedding lookup).
-func (ctx *Context) GatherRows(table, ids Tensor) (Tensor, error) {
-	return ctx.made(func(out []uint64) int { return raw.Tlb_gather_rows(ctx.c, table.bits, ids.bits, out) })
-}
-
-// CopyInto writes src into dst (a tensor or a view, e.g. a KV-cache row), broadcasting src.
-func (ctx *Context) CopyInto(src, dst Tensor) error {
-	if err := ctx.live(); err != nil {
-		return err
-	}
-	return call(func() int { return raw.Tlb_copy_into(ctx.c, src.bits, dst.bits) })
+	return ctx.made(raw.Tlb_layernorm(ctx.c, x.bits, w.bits, b.bits, eps))
 }
 
 func flag(b bool) int {
@@ -79,4 +61,60 @@ func flag(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Sum and Mean reduce one axis; ArgMax gives Int32 indices with the axis removed.
+func (ctx *Context) Sum(a Tensor, axis int, keepdim bool) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_sum(c, a, axis, flag(keepdim)) }, a)
+}
+func (ctx *Context) Mean(a Tensor, axis int, keepdim bool) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_mean(c, a, axis, flag(keepdim)) }, a)
+}
+func (ctx *Context) ArgMax(a Tensor, axis int) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_argmax(c, a, axis) }, a)
+}
+
+// Softmax along axis (negative counts from the end), numerically stable.
+func (ctx *Context) Softmax(a Tensor, axis int) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_softmax(c, a, axis) }, a)
+}
+
+// Scale multiplies every element by s.
+func (ctx *Context) Scale(a Tensor, s float64) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_scale(c, a, s) }, a)
+}
+
+// Slice is a view of length elements from start along axis; it dies with its base.
+func (ctx *Context) Slice(a Tensor, axis int, start, length int64) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_slice(c, a, axis, start, length) }, a)
+}
+
+// Transpose swaps two axes (a view).
+func (ctx *Context) Transpose(a Tensor, d0, d1 int) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_transpose(c, a, d0, d1) }, a)
+}
+
+// Reshape is a view where the strides allow it, else a copy; one dim may be -1.
+func (ctx *Context) Reshape(a Tensor, shape ...int64) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_reshape(c, a, shape) }, a)
+}
+
+// Concat joins tensors along axis.
+func (ctx *Context) Concat(axis int, ts ...Tensor) (Tensor, error) {
+	if err := ctx.own(ts...); err != nil {
+		return Tensor{}, err
+	}
+	bits := make([]uint64, len(ts))
+	for i, t := range ts {
+		bits[i] = t.bits
+	}
+	return ctx.made(raw.Tlb_concat(ctx.c, bits, axis))
+}
+
+// CopyInto writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src.
+func (ctx *Context) CopyInto(src, dst Tensor) error {
+	if err := ctx.own(src, dst); err != nil {
+		return err
+	}
+	return ctx.status(raw.Tlb_copy_into(ctx.c, src.bits, dst.bits))
 }

@@ -7,148 +7,204 @@
 //	y, err := ctx.MatMul(x, w) // placed in the innermost open scope
 //	step.Reset()               // y dies here; using it returns tl.ErrStorageClosed
 //
-// Every failure is an *Error carrying the library's status and message, so
-// errors.Is(err, tl.ErrStorageClosed) works and err.Error() names the storage.
+// Every failure is an *Error carrying the library's status and message: errors.Is(err,
+// tl.ErrStorageClosed) matches exactly that status, and err.Error() names the storage.
+//
+// A Context may be used from several goroutines: its calls are serialised (a mutex in the C
+// layer), so misuse costs time, never memory.  A Context dropped without Close is released by
+// the garbage collector (runtime.SetFinalizer), with every scope and tensor in it.
 package tl
 
 import (
-	"fmt"
 	"runtime"
+	"strings"
+	"sync/atomic"
 
-	"tensorlife/bindings/go/internal/raw"
+	"github.com/tensorlife/tensorlife/bindings/go/internal/raw"
 )
 
-// Error is a failed call: the status code and tl_last_error()'s message.
+// Error is a failed call: the status code, its name and the library's message.
 type Error struct {
 	Status  int
+	Name    string
 	Message string
 }
 
 func (e *Error) Error() string {
 	if e.Message == "" {
-		return raw.Tlb_status_string(e.Status)
+		return e.Name
 	}
-	return raw.Tlb_status_string(e.Status) + ": " + e.Message
+	return e.Name + ": " + e.Message
 }
 
-// Is matches the sentinel errors below by status.
+// Is matches the one sentinel of e's status (lists_gen.go), and nothing else.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Status == e.Status
+	return ok && sentinels[e.Status] == t
 }
 
-// Sentinels for errors.Is.
-var (
-	ErrInvalidArgument = &Error{Status: raw.E_INVALID_ARGUMENT}
-	ErrInvalidHandle   = &Error{Status: raw.E_INVALID_HANDLE}
-	ErrStorageClosed   = &Error{Status: raw.E_STORAGE_CLOSED}
-	ErrShape           = &Error{Status: raw.E_SHAPE}
-	ErrDtype           = &Error{Status: raw.E_DTYPE}
-	ErrScopeFull       = &Error{Status: raw.E_SCOPE_FULL}
-	ErrOutOfMemory     = &Error{Status: raw.E_OUT_OF_MEMORY}
-	ErrScopeOrder      = &Error{Status: raw.E_SCOPE_ORDER}
-	ErrIO              = &Error{Status: raw.E_IO}
-	ErrParse           = &Error{Status: raw.E_PARSE}
-	ErrInternal        = &Error{Status: raw.E_INTERNAL}
-	// ErrClosed: the Context or Scope was closed on the Go side already.
-	ErrClosed = &Error{Status: raw.E_INVALID_HANDLE, Message: "closed already"}
-)
+// newError is the failure recorded on context record c (0: no context).
+func newError(c uint64) *Error {
+	st := raw.Tlb_status(c)
+	return &Error{Status: st, Name: raw.Tlb_status_string(st), Message: raw.Tlb_message(c)}
+}
 
-// call runs one C call and reads this thread's message before another goroutine can run a C
-// call on the same OS thread: the message is thread-local in the library.
-func call(f func() int) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if st := f(); st != raw.OK {
-		return &Error{Status: st, Message: raw.Tlb_last_error()}
+// refuse is a failure found on the Go side, before any C call.
+func refuse(sentinel *Error, message string) *Error {
+	return &Error{Status: sentinel.Status, Name: sentinel.Name, Message: message}
+}
+
+// checkName refuses strings C would cut short at a NUL byte.
+func checkName(what, s string) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return refuse(ErrInvalidArgument, what+" contains a NUL byte")
 	}
 	return nil
 }
 
-// Version is the library's version string.
+// Version is the library's version string; ABIVersion its ABI number.
 func Version() string { return raw.Tlb_version() }
+func ABIVersion() int { return raw.Tlb_abi_version() }
 
-// Context owns every scope and tensor made through it.  Use it from one goroutine at a time.
+// Context owns every scope and tensor made through it.
 type Context struct {
-	c raw.Tl_context
+	c      uint64
+	closed uint32     // 1 once Close ran: it no longer counts as outstanding
+	pinned []*CMemory // memory wrapped by tensors: kept alive as long as the context
 }
+
+// The collector sees none of a context's C memory, so dropped Contexts would pile up unseen:
+// while more than 64 are neither closed nor collected, every 64th NewContext runs a
+// collection, bounding what dropped contexts can hold.
+var outstanding, madeSinceCollection int64
 
 // NewContext makes a context with the default allocator.
 func NewContext() (*Context, error) {
-	var c raw.Tl_context
-	err := call(func() int {
-		c = raw.Tlb_context_new()
-		return raw.Tlb_last_status()
-	})
-	if err != nil {
-		return nil, err
+	if atomic.AddInt64(&outstanding, 1) > 64 && atomic.AddInt64(&madeSinceCollection, 1)%64 == 0 {
+		runtime.GC()
 	}
-	return &Context{c: c}, nil
+	c := raw.Tlb_context_new()
+	if c == 0 {
+		atomic.AddInt64(&outstanding, -1)
+		return nil, newError(0)
+	}
+	ctx := &Context{c: c}
+	runtime.SetFinalizer(ctx, (*Context).release)
+	return ctx, nil
 }
 
-// Close frees every scope and tensor of the context.  A second Close does nothing.
+func (ctx *Context) release() {
+	if atomic.SwapUint32(&ctx.closed, 1) == 0 {
+		atomic.AddInt64(&outstanding, -1)
+	}
+	raw.Tlb_context_release(ctx.c)
+}
+
+// Close frees every scope and tensor of the context now.  Later calls fail with
+// ErrInvalidHandle; a second Close does nothing.
 func (ctx *Context) Close() {
-	if ctx.c != nil {
-		raw.Tlb_context_free(ctx.c)
-		ctx.c = nil
+	if atomic.SwapUint32(&ctx.closed, 1) == 0 {
+		atomic.AddInt64(&outstanding, -1)
 	}
+	raw.Tlb_context_close(ctx.c)
+	runtime.KeepAlive(ctx)
 }
 
-func (ctx *Context) live() error {
-	if ctx == nil || ctx.c == nil {
-		return fmt.Errorf("context: %w", ErrClosed)
+func (ctx *Context) fail() error { return newError(ctx.c) }
+
+// status turns a C status into an error, read from this context's record.
+func (ctx *Context) status(st int) error {
+	if st == 0 {
+		return nil
+	}
+	return ctx.fail()
+}
+
+// made wraps the bits a C call returned (0: it failed).
+func (ctx *Context) made(bits uint64) (Tensor, error) {
+	if bits == 0 {
+		return Tensor{}, ctx.fail()
+	}
+	return Tensor{ctx, bits}, nil
+}
+
+// own refuses a tensor of another Context (exact here; the C handle's context tag is 8 bits).
+func (ctx *Context) own(ts ...Tensor) error {
+	for _, t := range ts {
+		if t.bits != 0 && t.ctx != ctx {
+			return refuse(ErrInvalidHandle, "the tensor belongs to another Context")
+		}
 	}
 	return nil
+}
+
+// ScopeOptions: Growth Grow (default) adds chunks as needed, Fixed refuses a request past the
+// slab with ErrScopeFull; SlabBytes is allocated at open; MaxBytes (0: none) caps the scope.
+type ScopeOptions struct {
+	Growth    Growth
+	SlabBytes int64
+	MaxBytes  int64
 }
 
 // Scope is a slab whose tensors all die at Reset.  Scopes nest; the innermost open one
 // receives every new tensor.  Use `defer scope.Close()`.
 type Scope struct {
-	ctx *Context
-	s   raw.Tl_scope
+	ctx   *Context
+	token uint64
 }
 
-// OpenScope pushes a scope with an initial slab of slabBytes (it grows as needed).
+// OpenScope pushes a growing scope with an initial slab of slabBytes.
 func (ctx *Context) OpenScope(name string, slabBytes int64) (*Scope, error) {
-	if err := ctx.live(); err != nil {
-		return nil, err
-	}
-	var s raw.Tl_scope
-	err := call(func() int {
-		s = raw.Tlb_scope_open(ctx.c, name, slabBytes)
-		return raw.Tlb_last_status()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Scope{ctx: ctx, s: s}, nil
+	return ctx.OpenScopeWith(name, ScopeOptions{SlabBytes: slabBytes})
 }
 
-func (s *Scope) live() error {
-	if s == nil || s.s == nil || s.ctx.c == nil {
-		return fmt.Errorf("scope: %w", ErrClosed)
+// OpenScopeWith pushes a scope with every option of tl_scope_open_ex.
+func (ctx *Context) OpenScopeWith(name string, o ScopeOptions) (*Scope, error) {
+	if err := checkName("scope name", name); err != nil {
+		return nil, err
 	}
-	return nil
+	token := raw.Tlb_scope_open(ctx.c, name, int(o.Growth), o.SlabBytes, o.MaxBytes)
+	if token == 0 {
+		return nil, ctx.fail()
+	}
+	// No finalizer: a dropped Scope stays open until its Context is closed or collected (a
+	// finalizer here would hold the Context back one more collection).
+	return &Scope{ctx, token}, nil
+}
+
+// CurrentScope is the innermost open scope, or nil when new tensors are ambient.  It is a
+// second view of that scope: dropping it closes nothing.
+func (ctx *Context) CurrentScope() (*Scope, error) {
+	token := raw.Tlb_scope_current(ctx.c)
+	switch {
+	case token < 0:
+		return nil, ctx.fail()
+	case token == 0:
+		return nil, nil
+	}
+	return &Scope{ctx, uint64(token)}, nil
 }
 
 // Reset kills every tensor placed in the scope; the slab is kept for the next step.
-func (s *Scope) Reset() error {
-	if err := s.live(); err != nil {
-		return err
+func (s *Scope) Reset() error { return s.ctx.status(raw.Tlb_scope_reset(s.ctx.c, s.token)) }
+
+// Close resets the scope, frees its slab and pops it.  A second Close returns ErrInvalidHandle.
+func (s *Scope) Close() error { return s.ctx.status(raw.Tlb_scope_close(s.ctx.c, s.token)) }
+
+// Name is the name the scope was opened with.
+func (s *Scope) Name() (string, error) {
+	name := raw.Tlb_scope_name(s.ctx.c, s.token)
+	if name == "" { // a closed scope, or one named ""
+		if _, err := s.Stats(); err != nil {
+			return "", err
+		}
 	}
-	return call(func() int { return raw.Tlb_scope_reset(s.s) })
+	return name, nil
 }
 
-// Close resets the scope, frees its slab and pops it.  A second Close returns ErrClosed.
-func (s *Scope) Close() error {
-	if err := s.live(); err != nil {
-		return err
-	}
-	err := call(func() int { return raw.Tlb_scope_close(s.s) })
-	if err == nil {
-		s.s = nil
-	}
-	return err
+// Is reports whether s and o are the same open scope.
+func (s *Scope) Is(o *Scope) bool {
+	return s != nil && o != nil && s.ctx == o.ctx && s.token == o.token
 }
 
 // ScopeStats are the scope's memory figures.
@@ -158,12 +214,18 @@ type ScopeStats struct {
 
 // Stats reads the scope's figures now.
 func (s *Scope) Stats() (ScopeStats, error) {
-	if err := s.live(); err != nil {
-		return ScopeStats{}, err
-	}
 	v := make([]uint64, 7)
-	if err := call(func() int { return raw.Tlb_scope_stats(s.s, v) }); err != nil {
+	if err := s.ctx.status(raw.Tlb_scope_stats(s.ctx.c, s.token, v)); err != nil {
 		return ScopeStats{}, err
 	}
 	return ScopeStats{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}, nil
+}
+
+// StatsJSON is tl_scope_stats_json: the same figures and the name, as JSON.
+func (s *Scope) StatsJSON() (string, error) {
+	j := raw.Tlb_scope_stats_json(s.ctx.c, s.token)
+	if j == "" {
+		return "", s.ctx.fail()
+	}
+	return j, nil
 }

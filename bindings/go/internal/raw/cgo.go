@@ -1,12 +1,23 @@
-// Package raw is the SWIG-generated layer over tensorlife's C ABI (from bindings/tl.i); the
-// package tl above it is the API.  The library is found through pkg-config: the build tree's
-// tensorlife-uninstalled.pc during development, the installed tensorlife.pc otherwise; both
-// carry an rpath, so nothing needs LD_LIBRARY_PATH.
+// Package raw is the SWIG-generated layer over tensorlife's C ABI (tensorlife.go and
+// tensorlife_wrap.c, generated from bindings/tl.i by bindings/go/generate.sh and committed, so
+// that building needs no SWIG); the package tl above it is the API.  The C library is found
+// through pkg-config (tensorlife.pc); its rpath means nothing needs LD_LIBRARY_PATH.
 package raw
-
-//go:generate swig -go -cgo -intgosize 64 -package raw -I../../../../include -o tensorlife_wrap.c -outdir . ../../../tl.i
 
 /*
 #cgo pkg-config: tensorlife
+#include <stdlib.h>
 */
 import "C"
+import "unsafe"
+
+// CAlloc is n zeroed bytes of C memory (nil when n is 0 or C is out of memory).
+func CAlloc(n int64) unsafe.Pointer {
+	if n <= 0 {
+		return nil
+	}
+	return C.calloc(C.size_t(n), 1)
+}
+
+// CFree frees what CAlloc returned.
+func CFree(p unsafe.Pointer) { C.free(p) }

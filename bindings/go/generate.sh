@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Writes internal/raw/tensorlife.go and tensorlife_wrap.c from bindings/tl.i (SWIG), into
+# OUT_DIR (default: internal/raw, the committed copy).  A repository tool: the module as
+# downloaded carries the generated files and needs no SWIG.
+#   bindings/go/generate.sh [OUT_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="${1:-$here/internal/raw}"
+swig -go -cgo -intgosize 64 -package raw -I"$root/include" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"

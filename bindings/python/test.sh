@@ -1,30 +1,52 @@
 #!/usr/bin/env bash
-# The Python binding: SWIG code and its extension built into BUILD_DIR/python for Debian's
-# python3, then pytest twice: against the build tree and against an installed prefix.  The
-# extension carries an rpath to libtensorlife: no LD_LIBRARY_PATH.
-#   bindings/python/test.sh BUILD_DIR
+# The Python binding (Debian's python3, the one scripts/setup.sh installs NumPy for):
+#   1. pytest against the build tree (the extension built here, linked to BUILD_DIR),
+#   2. a wheel (python3 -m build --wheel --no-isolation) installed into a fresh virtual
+#      environment (no NumPy, no pytest), the shared scenario (tests/consumers/python) run from
+#      an empty folder with no PYTHONPATH or LD_LIBRARY_PATH and the build tree's library
+#      hidden, to show the wheel carries its own,
+#   3. `pip install --no-build-isolation bindings/python` into another fresh environment
+#      (with the system's site packages: setuptools, wheel and NumPy, offline).
+#   bindings/python/test.sh BUILD_DIR [--bench]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 python=/usr/bin/python3
+unset LD_LIBRARY_PATH PYTHONPATH
 out="$build/python"
-rm -rf "$out" && mkdir -p "$out/tensorlife/_raw"
-cp "$here/tensorlife/__init__.py" "$out/tensorlife/"
-: > "$out/tensorlife/_raw/__init__.py"
-swig -python -I"$root/include" -o "$out/tensorlife_wrap.c" -outdir "$out/tensorlife/_raw" "$root/bindings/tl.i"
-ext="$out/tensorlife/_raw/_tensorlife$($python-config --extension-suffix)"
-build_ext() {  # $1: libdir of libtensorlife
-  cc -O2 -fPIC -shared $($python-config --includes) -I"$root/include" "$out/tensorlife_wrap.c" \
-     -L"$1" -Wl,-rpath,"$1" -ltensorlife -o "$ext"
-}
-build_ext "$build"
-unset LD_LIBRARY_PATH
-echo "python: against the build tree"
-(cd "$out" && PYTHONPATH="$out" $python -m pytest -q -p no:cacheprovider --import-mode=append "$here/test_tensorlife.py")
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
-build_ext "$(ls -d "$prefix"/lib* | head -n1)"
-echo "python: against an installed prefix"
-(cd "$out" && PYTHONPATH="$out" $python -m pytest -q -p no:cacheprovider --import-mode=append "$here/test_tensorlife.py")
+rm -rf "$out" && mkdir -p "$out/tensorlife"
+cp "$here"/tensorlife/*.py "$out/tensorlife/"
+swig -python -I"$root/include" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"
+cc -O2 -fPIC -shared $($python-config --includes) -I"$root/include" "$out/tensorlife_wrap.c" \
+   -L"$build" -Wl,-rpath,"$build" -ltensorlife -o "$out/tensorlife/_tensorlife$($python-config --extension-suffix)"
+pytest_args=(-q -p no:cacheprovider --import-mode=append)  # not the source folder's package
+if [ "${2:-}" = "--bench" ]; then
+  (cd "$out" && PYTHONPATH="$out" $python -m pytest "${pytest_args[@]}" -s -k bench "$here/test_tensorlife.py")
+  exit 0
+fi
+echo "python: pytest against the build tree"
+(cd "$out" && TL_REQUIRE_NUMPY=1 PYTHONPATH="$out" $python -m pytest "${pytest_args[@]}" -s "$here"/test_*.py)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"; rm -rf "$here/build" "$here"/*.egg-info' EXIT
+echo "python: the wheel, in a fresh virtual environment"
+$python -m build --wheel --no-isolation --outdir "$work/dist" "$here" >"$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; exit 1; }
+wheel=$(ls "$work"/dist/tensorlife-*.whl)
+unzip -l "$wheel" | grep -q "tensorlife/libtensorlife.so.0" || { echo "the wheel lacks libtensorlife.so.0"; exit 1; }
+$python -m venv "$work/venv"
+"$work/venv/bin/pip" install -q --no-index "$wheel"
+mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$work/empty/"
+# The build tree's library out of reach: the wheel must bring its own.
+mv "$build/libtensorlife.so.0" "$build/libtensorlife.so.0.hidden"
+trap 'mv "$build/libtensorlife.so.0.hidden" "$build/libtensorlife.so.0"; rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
+(cd "$work/empty" && "$work/venv/bin/python" scenario.py)
+mv "$build/libtensorlife.so.0.hidden" "$build/libtensorlife.so.0"
+trap 'rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
+
+echo "python: pip install --no-build-isolation of the source folder, in a fresh virtual environment"
+$python -m venv --system-site-packages "$work/venv2"
+"$work/venv2/bin/pip" install -q --no-index --no-build-isolation "$here" >"$work/pip.log" 2>&1 ||
+  { cat "$work/pip.log"; exit 1; }
+(cd "$work/empty" && TL_REQUIRE_NUMPY=1 "$work/venv2/bin/python" -m pytest "${pytest_args[@]}" test_*.py)

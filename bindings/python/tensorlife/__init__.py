@@ -6,80 +6,67 @@
             y = ctx.matmul(ctx.tensor(x), w)        # in the scope
             step.reset()                            # y dies; y.numpy() raises StorageClosedError
 
-Failures raise TensorLifeError subclasses carrying the library's status and message.
-NumPy arrays go in and come out where numpy is installed; lists and array.array otherwise.
+Failures raise a TensorLifeError subclass per status, carrying the library's message.  NumPy
+arrays go in and come out where numpy is installed; lists, array.array and other buffers
+otherwise.  A buffer is taken only when its element type is the tensor's (an int32 array where
+float32 is meant is converted by tensor(), refused by read_into()), never reinterpreted.
+A Context may be shared by threads (its calls are serialised); one that is dropped without
+close() is released with every scope and tensor in it.
 """
 import array as _array
 
-from ._raw import tensorlife as _r
+from . import _tensorlife as _r
+from ._lists import *  # noqa: F401,F403  (the exception classes, F32/F64/I32, GROW/FIXED)
+from ._lists import ERRORS as _ERRORS, F32, F64, I32, GROW, TensorLifeError, InvalidArgumentError, \
+    InvalidHandleError, DtypeError
 
 try:
     import numpy as _np
 except ImportError:  # numpy is optional
     _np = None
 
-__all__ = ["Context", "Scope", "Tensor", "TensorLifeError", "StorageClosedError", "InvalidHandleError",
-           "InvalidArgumentError", "ShapeError", "DtypeError", "version"]
-
-F32, F64, I32 = 1, 2, 3
 _TYPECODE = {F32: "f", F64: "d", I32: "i"}
 _NUMPY = {F32: "float32", F64: "float64", I32: "int32"}
+_FROM = {F32: _r.tlb_from_f32, F64: _r.tlb_from_f64, I32: _r.tlb_from_i32}
+_READ = {F32: _r.tlb_read_f32, F64: _r.tlb_read_f64, I32: _r.tlb_read_i32}
+_STATS = ("generation", "slab_bytes", "used_bytes", "peak_bytes", "overflow_bytes", "grow_events", "live_tensors")
 
 
-class TensorLifeError(Exception):
-    """A failed call: .status is the tl_status code, str() the library's message."""
-
-    def __init__(self, status, message):
-        super().__init__(f"{_r.tlb_status_string(status)}: {message}")
-        self.status = status
+def _error(c):
+    """The failure recorded on context record c."""
+    status = _r.tlb_status(c)
+    return _ERRORS.get(status, TensorLifeError)(_r.tlb_message(c), status)
 
 
-class StorageClosedError(TensorLifeError):
-    """A tensor used after its scope was reset or closed; the message names the storage."""
-
-
-class InvalidHandleError(TensorLifeError):
-    """A handle never issued, freed, of another context, or of a closed Context/Scope."""
-
-
-class InvalidArgumentError(TensorLifeError, ValueError):
-    pass
-
-
-class ShapeError(TensorLifeError, ValueError):
-    pass
-
-
-class DtypeError(TensorLifeError, TypeError):
-    pass
-
-
-_ERRORS = {_r.E_STORAGE_CLOSED: StorageClosedError, _r.E_INVALID_HANDLE: InvalidHandleError,
-           _r.E_INVALID_ARGUMENT: InvalidArgumentError, _r.E_SHAPE: ShapeError, _r.E_DTYPE: DtypeError}
-
-
-def _check(status):
-    if status != _r.OK:
-        raise _ERRORS.get(status, TensorLifeError)(status, _r.tlb_last_error())
-
-
-def _made(ctx, result):
-    status, bits = result
-    _check(status)
-    return Tensor(ctx, bits)
+def _name(what, s):
+    s = str(s)
+    if "\0" in s:
+        raise InvalidArgumentError(f"{what} contains a NUL byte")
+    return s
 
 
 def version():
     return _r.tlb_version()
 
 
+def abi_version():
+    return _r.tlb_abi_version()
+
+
 class Context:
-    """Owns every scope and tensor made through it; one thread at a time."""
+    """Owns every scope and tensor made through it."""
 
     def __init__(self):
-        self._c = _r.tlb_context_new()
-        if self._c is None:
-            _check(_r.tlb_last_status())
+        self._c = 0
+        c = _r.tlb_context_new()
+        if not c:
+            raise _error(0)
+        self._c = c
+        self._pinned = []  # buffers wrapped by tensors: kept alive with the context
+
+    def __del__(self):
+        if self._c:
+            _r.tlb_context_release(self._c)
 
     def __enter__(self):
         return self
@@ -88,81 +75,135 @@ class Context:
         self.close()
 
     def close(self):
-        """Frees every scope and tensor; a second close does nothing."""
-        if self._c is not None:
-            _r.tlb_context_free(self._c)
-            self._c = None
+        """Frees every scope and tensor now; later calls raise InvalidHandleError."""
+        _r.tlb_context_close(self._c)
+        self._pinned = []
 
-    @property
-    def _raw(self):
-        if self._c is None:
-            raise InvalidHandleError(_r.E_INVALID_HANDLE, "the context is closed")
-        return self._c
+    def _made(self, bits):
+        if not bits:
+            raise _error(self._c)
+        return Tensor(self, bits)
 
-    def open_scope(self, name, slab_bytes=0):
-        return Scope(self, name, slab_bytes)
+    def _check(self, status):
+        if status:
+            raise _error(self._c)
 
-    def tensor(self, data, shape=None, dtype=F32):
-        """A tensor copied from a numpy array (its dtype and shape), or from a flat sequence
-        with shape and dtype (F32, F64, I32) given."""
+    def _own(self, *tensors):
+        for t in tensors:
+            if t is not None and t._ctx is not self:
+                raise InvalidHandleError("the tensor belongs to another Context")
+
+    def open_scope(self, name, slab_bytes=0, growth=GROW, max_bytes=0):
+        """A scope (TL_GROW or TL_FIXED, capped at max_bytes when non-zero); `with` closes it."""
+        return Scope(self, name, slab_bytes, growth, max_bytes)
+
+    def current_scope(self):
+        """The innermost open Scope (a view of it: dropping it closes nothing), or None."""
+        token = _r.tlb_scope_current(self._c)
+        if token < 0:
+            raise _error(self._c)
+        return Scope._view(self, token) if token else None
+
+    # ---- tensors --------------------------------------------------------------------------
+    def tensor(self, data, shape=None, dtype=None):
+        """A tensor copied from a numpy array (its shape; float32, float64 or int32, or
+        converted to dtype when given), or from a flat sequence with shape and dtype."""
         if _np is not None and isinstance(data, _np.ndarray):
-            codes = {v: k for k, v in _NUMPY.items()}
-            if data.dtype.name not in codes:
-                raise DtypeError(_r.E_DTYPE, f"numpy dtype {data.dtype} is not float32, float64 or int32")
-            dtype, shape, buf = codes[data.dtype.name], data.shape, _np.ascontiguousarray(data)
+            if dtype is None:
+                codes = {v: k for k, v in _NUMPY.items()}
+                if data.dtype.name not in codes:
+                    raise DtypeError(f"numpy dtype {data.dtype} is not float32, float64 or int32; pass dtype=")
+                dtype = codes[data.dtype.name]
+            buf = _np.ascontiguousarray(data, dtype=_NUMPY[dtype])
+            shape = data.shape if shape is None else shape
         else:
-            buf = data if isinstance(data, _array.array) else _array.array(_TYPECODE[dtype], data)
+            dtype = F32 if dtype is None else dtype
+            buf = data if isinstance(data, _array.array) and data.typecode == _TYPECODE[dtype] \
+                else _array.array(_TYPECODE[dtype], data)
             shape = (len(buf),) if shape is None else shape
-        dims = _array.array("q", shape)
-        make = {F32: _r.tlb_from_f32, F64: _r.tlb_from_f64, I32: _r.tlb_from_i32}[dtype]
-        return _made(self, make(self._raw, dims, buf))
+        return self._made(_FROM[dtype](self._c, _array.array("q", shape), buf))
+
+    def zeros(self, shape, dtype=F32):
+        return self._made(_r.tlb_fill(self._c, dtype, _array.array("q", shape), 0, 0.0))
+
+    def ones(self, shape, dtype=F32):
+        return self._made(_r.tlb_fill(self._c, dtype, _array.array("q", shape), 1, 0.0))
+
+    def full(self, shape, value, dtype=F32):
+        return self._made(_r.tlb_fill(self._c, dtype, _array.array("q", shape), 2, float(value)))
+
+    def wrap(self, buffer, shape=None):
+        """A tensor over a writable buffer with no copy (a numpy array: its dtype and shape).
+        The buffer is kept alive, and cannot be resized, as long as the context lives."""
+        view = memoryview(buffer)
+        fmt = view.format.lstrip("@=<")
+        dtype = {"f": F32, "d": F64, "i": I32}.get(fmt) or (I32 if fmt == "l" and view.itemsize == 4 else None)
+        if dtype is None:
+            raise DtypeError(f"buffer format '{view.format}' is not float32, float64 or int32")
+        shape = view.shape if shape is None else shape
+        t = self._made(_r.tlb_wrap(self._c, dtype, _array.array("q", shape), view))
+        self._pinned.append(view)
+        return t
+
+    # ---- io -------------------------------------------------------------------------------
+    def open_safetensors(self, path):
+        return SafetensorsFile(self, path)
 
     def load_safetensors(self, path):
         """Every tensor of a safetensors file, by name, into the current target."""
-        f = _r.tlb_st_open(self._raw, str(path))
-        if f is None:
-            _check(_r.tlb_last_status())
-        try:
-            names = [_r.tlb_st_name(f, i) for i in range(_r.tlb_st_count(f))]
-            return {n: _made(self, _r.tlb_st_get(self._raw, f, n)) for n in names}
-        finally:
-            _r.tlb_st_close(f)
+        with self.open_safetensors(path) as f:
+            return {n: f[n] for n in f.names()}
 
     def save_safetensors(self, path, tensors):
-        """Writes a {name: Tensor} mapping (no newline in a name)."""
+        """Writes a {name: Tensor} mapping, atomically."""
         names = sorted(tensors)
-        if any("\n" in n for n in names):
-            raise InvalidArgumentError(_r.E_INVALID_ARGUMENT, "a tensor name contains a newline")
+        if any("\n" in n or "\0" in n for n in names):
+            raise InvalidArgumentError("a tensor name contains a newline or a NUL byte")
+        self._own(*tensors.values())
         handles = _array.array("Q", [tensors[n]._bits for n in names])
-        _check(_r.tlb_safetensors_save(self._raw, str(path), "\n".join(names), handles))
+        self._check(_r.tlb_safetensors_save(self._c, _name("path", path), "\n".join(names), handles))
 
     def report_json(self):
         """Every open scope and the ambient totals, as a JSON string."""
-        s = _r.tlb_context_report_json(self._raw)
+        s = _r.tlb_context_report_json(self._c)
         if s is None:
-            _check(_r.tlb_last_status())
+            raise _error(self._c)
         return s
 
     def tensor_from_json(self, text):
-        return _made(self, _r.tlb_tensor_from_json(self._raw, text))
+        return self._made(_r.tlb_tensor_from_json(self._c, _name("JSON text", text)))
+
+    # ---- ops: one native call each --------------------------------------------------------
+    def _binary(self, f, a, b):
+        if a._ctx is not self or b._ctx is not self:
+            self._own(a, b)
+        bits = f(self._c, a._bits, b._bits)
+        if not bits:
+            raise _error(self._c)
+        return Tensor(self, bits)
 
     def matmul(self, a, b):
-        return _made(self, _r.tlb_matmul(self._raw, a._bits, b._bits))
+        return self._binary(_r.tlb_matmul, a, b)
 
     def add(self, a, b):
-        return _made(self, _r.tlb_add(self._raw, a._bits, b._bits))
+        return self._binary(_r.tlb_add, a, b)
 
     def sub(self, a, b):
-        return _made(self, _r.tlb_sub(self._raw, a._bits, b._bits))
+        return self._binary(_r.tlb_sub, a, b)
 
     def mul(self, a, b):
-        return _made(self, _r.tlb_mul(self._raw, a._bits, b._bits))
+        return self._binary(_r.tlb_mul, a, b)
 
     def div(self, a, b):
-        return _made(self, _r.tlb_div(self._raw, a._bits, b._bits))
+        return self._binary(_r.tlb_div, a, b)
 
-    def _unary(self, f, a):
-        return _made(self, f(self._raw, a._bits))
+    def gather_rows(self, table, ids):
+        """Rows of table by I32 ids: an embedding lookup."""
+        return self._binary(_r.tlb_gather_rows, table, ids)
+
+    def _unary(self, f, a, *args):
+        self._own(a)
+        return self._made(f(self._c, a._bits, *args))
 
     def relu(self, a):
         return self._unary(_r.tlb_relu, a)
@@ -184,137 +225,201 @@ class Context:
 
     def rmsnorm(self, x, w=None, eps=1e-5):
         """Over the last axis; w None for no weight."""
-        return _made(self, _r.tlb_rmsnorm(self._raw, x._bits, w._bits if w else 0, float(eps)))
+        self._own(x, w)
+        return self._made(_r.tlb_rmsnorm(self._c, x._bits, w._bits if w else 0, float(eps)))
 
     def layernorm(self, x, w=None, b=None, eps=1e-5):
-        return _made(self, _r.tlb_layernorm(self._raw, x._bits, w._bits if w else 0, b._bits if b else 0, float(eps)))
+        self._own(x, w, b)
+        return self._made(_r.tlb_layernorm(self._c, x._bits, w._bits if w else 0, b._bits if b else 0, float(eps)))
 
     def sum(self, a, axis, keepdim=False):
-        return _made(self, _r.tlb_reduce(self._raw, a._bits, 0, axis, int(keepdim)))
+        return self._unary(_r.tlb_sum, a, axis, int(keepdim))
 
     def mean(self, a, axis, keepdim=False):
-        return _made(self, _r.tlb_reduce(self._raw, a._bits, 1, axis, int(keepdim)))
+        return self._unary(_r.tlb_mean, a, axis, int(keepdim))
 
     def argmax(self, a, axis):
         """I32 indices, the axis removed."""
-        return _made(self, _r.tlb_reduce(self._raw, a._bits, 2, axis, 0))
+        return self._unary(_r.tlb_argmax, a, axis)
 
     def slice(self, a, axis, start, length):
         """A view: it dies with its base."""
-        return _made(self, _r.tlb_slice(self._raw, a._bits, axis, start, length))
+        return self._unary(_r.tlb_slice, a, axis, start, length)
 
     def transpose(self, a, d0, d1):
-        return _made(self, _r.tlb_transpose(self._raw, a._bits, d0, d1))
+        return self._unary(_r.tlb_transpose, a, d0, d1)
 
     def reshape(self, a, shape):
         """A view where the strides allow it, else a copy; one dim may be -1."""
-        return _made(self, _r.tlb_reshape(self._raw, a._bits, _array.array("q", shape)))
+        return self._unary(_r.tlb_reshape, a, _array.array("q", shape))
 
     def concat(self, tensors, axis=0):
-        return _made(self, _r.tlb_concat(self._raw, _array.array("Q", [t._bits for t in tensors]), axis))
-
-    def gather_rows(self, table, ids):
-        """Rows of table by I32 ids: an embedding lookup."""
-        return _made(self, _r.tlb_gather_rows(self._raw, table._bits, ids._bits))
+        self._own(*tensors)
+        return self._made(_r.tlb_concat(self._c, _array.array("Q", [t._bits for t in tensors]), axis))
 
     def copy_into(self, src, dst):
         """Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src."""
-        _check(_r.tlb_copy_into(self._raw, src._bits, dst._bits))
+        self._own(src, dst)
+        self._check(_r.tlb_copy_into(self._c, src._bits, dst._bits))
 
     def softmax(self, a, axis=-1):
-        return _made(self, _r.tlb_softmax(self._raw, a._bits, axis))
+        return self._unary(_r.tlb_softmax, a, axis)
 
     def scale(self, a, s):
-        return _made(self, _r.tlb_scale(self._raw, a._bits, float(s)))
+        return self._unary(_r.tlb_scale, a, float(s))
 
 
 class Scope:
-    """A slab whose tensors all die at reset(); `with` closes it."""
+    """A slab whose tensors all die at reset(); `with` closes it.  A Scope dropped while open
+    is closed if it is the innermost (else it closes with its context)."""
 
-    def __init__(self, ctx, name, slab_bytes):
-        self._ctx = ctx
-        self._s = _r.tlb_scope_open(ctx._raw, name, slab_bytes)
-        if self._s is None:
-            _check(_r.tlb_last_status())
+    def __init__(self, ctx, name, slab_bytes=0, growth=GROW, max_bytes=0):
+        self._ctx, self._token, self._owner = ctx, 0, False
+        token = _r.tlb_scope_open(ctx._c, _name("scope name", name), growth, slab_bytes, max_bytes)
+        if not token:
+            raise _error(ctx._c)
+        _r.tlb_scope_hold(ctx._c)
+        self._token, self._owner = token, True
+
+    @classmethod
+    def _view(cls, ctx, token):
+        s = cls.__new__(cls)
+        s._ctx, s._token, s._owner = ctx, token, False
+        return s
+
+    def __del__(self):
+        if getattr(self, "_owner", False):
+            _r.tlb_scope_release(self._ctx._c, self._token)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        if self._s is not None and self._ctx._c is not None:
-            self.close()
+        self.close()
 
-    @property
-    def _raw(self):
-        if self._s is None or self._ctx._c is None:
-            raise InvalidHandleError(_r.E_INVALID_HANDLE, "the scope is closed")
-        return self._s
+    def __eq__(self, other):
+        return isinstance(other, Scope) and other._ctx is self._ctx and other._token == self._token
+
+    __hash__ = None
 
     def reset(self):
-        _check(_r.tlb_scope_reset(self._raw))
+        self._ctx._check(_r.tlb_scope_reset(self._ctx._c, self._token))
 
     def close(self):
         """Resets, frees the slab, pops the scope; a second close raises InvalidHandleError."""
-        _check(_r.tlb_scope_close(self._raw))
-        self._s = None
+        self._ctx._check(_r.tlb_scope_close(self._ctx._c, self._token))
+
+    @property
+    def name(self):
+        name = _r.tlb_scope_name(self._ctx._c, self._token)
+        if name is None:
+            raise _error(self._ctx._c)
+        return name
 
     def stats(self):
         v = _array.array("Q", [0] * 7)
-        _check(_r.tlb_scope_stats(self._raw, v))
-        keys = ("generation", "slab_bytes", "used_bytes", "peak_bytes", "overflow_bytes", "grow_events", "live_tensors")
-        return dict(zip(keys, v))
+        self._ctx._check(_r.tlb_scope_stats(self._ctx._c, self._token, v))
+        return dict(zip(_STATS, v))
+
+    def stats_json(self):
+        s = _r.tlb_scope_stats_json(self._ctx._c, self._token)
+        if s is None:
+            raise _error(self._ctx._c)
+        return s
+
+
+class SafetensorsFile:
+    """An open safetensors file (its header checked); f[name] reads one tensor."""
+
+    def __init__(self, ctx, path):
+        self._ctx, self._f = ctx, 0
+        f = _r.tlb_st_open(ctx._c, _name("path", path))
+        if not f:
+            raise _error(ctx._c)
+        self._f = f
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self._f:
+            _r.tlb_st_close(self._f)
+            self._f = 0
+
+    def names(self):
+        return [_r.tlb_st_name(self._f, i) for i in range(_r.tlb_st_count(self._f))]
+
+    def __getitem__(self, name):
+        if not self._f:
+            raise InvalidHandleError("the safetensors file is closed")
+        return self._ctx._made(_r.tlb_st_get(self._ctx._c, self._f, _name("tensor name", name)))
 
 
 class Tensor:
     """A value handle: valid until its scope's reset (then StorageClosedError) or free()."""
 
+    __slots__ = ("_ctx", "_bits")
+
     def __init__(self, ctx, bits):
         self._ctx, self._bits = ctx, bits
 
-    def _info(self):
-        dims = _array.array("q", [0] * 9)
-        status, dtype = _r.tlb_shape(self._ctx._raw, self._bits, dims)
-        _check(status)
-        return dtype, tuple(dims[1:1 + dims[0]])
+    def info(self):
+        """dtype, shape, strides (elements), offset, storage name, generation, count."""
+        v = _array.array("q", [0] * 21)
+        self._ctx._check(_r.tlb_info(self._ctx._c, self._bits, v))
+        n = v[1]
+        storage = _r.tlb_storage(self._ctx._c, self._bits)
+        return {"dtype": v[0], "shape": tuple(v[2:2 + n]), "strides": tuple(v[10:10 + n]), "offset": v[18],
+                "storage": storage, "generation": v[19], "count": v[20]}
 
     @property
     def shape(self):
-        return self._info()[1]
+        return self.info()["shape"]
 
-    def _read(self, out, dtype):
-        read = {F32: _r.tlb_read_f32, F64: _r.tlb_read_f64, I32: _r.tlb_read_i32}[dtype]
-        _check(read(self._ctx._raw, self._bits, out))
-        return out
+    @property
+    def dtype(self):
+        return self.info()["dtype"]
 
     def numpy(self):
         """A new numpy array with the elements (needs numpy)."""
         if _np is None:
             raise ImportError("numpy is not installed: use tolist()")
-        dtype, shape = self._info()
-        return self._read(_np.empty(shape, dtype=_NUMPY[dtype]), dtype)
+        info = self.info()
+        out = _np.empty(info["shape"], dtype=_NUMPY[info["dtype"]])
+        self._ctx._check(_READ[info["dtype"]](self._ctx._c, self._bits, out))
+        return out
 
     def tolist(self):
         """The elements, flat, in logical order."""
-        dtype, shape = self._info()
-        n = 1
-        for d in shape:
-            n *= d
-        return list(self._read(_array.array(_TYPECODE[dtype], [0] * n), dtype))
+        info = self.info()
+        out = _array.array(_TYPECODE[info["dtype"]], bytes(info["count"] * (8 if info["dtype"] == F64 else 4)))
+        self._ctx._check(_READ[info["dtype"]](self._ctx._c, self._bits, out))
+        return list(out)
 
     def read_into(self, out):
-        """Copies the elements into a buffer (numpy array, array.array) that holds them all."""
-        return self._read(out, self._info()[0])
+        """Copies the elements into a buffer (numpy array, array.array) of the tensor's element
+        type that holds them all; another element type raises (TypeError or DtypeError)."""
+        self._ctx._check(_READ[self.dtype](self._ctx._c, self._bits, out))
+        return out
 
     def free(self):
-        _check(_r.tlb_free(self._ctx._raw, self._bits))
+        self._ctx._check(_r.tlb_free(self._ctx._c, self._bits))
 
     def to_json(self):
         """{"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf"."""
-        s = _r.tlb_tensor_to_json(self._ctx._raw, self._bits)
+        s = _r.tlb_tensor_to_json(self._ctx._c, self._bits)
         if s is None:
-            _check(_r.tlb_last_status())
+            raise _error(self._ctx._c)
         return s
 
     def retain(self, target=None):
         """Copies into target (an open Scope), or into ambient memory when target is None."""
-        return _made(self._ctx, _r.tlb_retain(self._ctx._raw, self._bits, target._raw if target else None))
+        if target is not None and target._ctx is not self._ctx:
+            raise InvalidHandleError("the scope belongs to another Context")
+        return self._ctx._made(_r.tlb_retain(self._ctx._c, self._bits, target._token if target else 0))

@@ -3,6 +3,9 @@ import org.tensorlife.Scope;
 import org.tensorlife.Tensor;
 import org.tensorlife.TensorLifeException;
 import org.tensorlife.BenchBaseline;
+import org.tensorlife.DType;
+import org.tensorlife.Growth;
+import org.tensorlife.SafetensorsFile;
 
 /** The bindings' shared scenario in Java; prints "N passed, N failed" and exits non-zero on
  *  any failure.  With --bench, the tiny-op benchmark instead. */
@@ -158,6 +161,115 @@ public final class TensorLifeTest {
         }
     }
 
+    static long residentBytes() throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
+            if (line.startsWith("VmRSS:")) return Long.parseLong(line.split("\\s+")[1]) * 1024;
+        throw new AssertionError("no VmRSS");
+    }
+
+    static void dropContexts(int n) {
+        for (int i = 0; i < n; i++) {
+            Context ctx = new Context();
+            ctx.openScope("dropped", 1 << 20);
+            ctx.zeros(DType.F32, 1 << 18); // touches the whole MiB
+        }
+    }
+
+    /** 500 contexts of 1 MiB dropped without close, three times over: resident memory bounded. */
+    static void droppedContexts() throws Exception {
+        long before = residentBytes();
+        dropContexts(500);
+        System.gc();
+        Thread.sleep(100);
+        long first = residentBytes();
+        dropContexts(1000);
+        System.gc();
+        Thread.sleep(100);
+        long after = residentBytes();
+        System.out.printf("java: resident before %d MiB, after 500 dropped 1 MiB contexts %d MiB, after 1500 %d MiB%n",
+                          before >> 20, first >> 20, after >> 20);
+        check(after - first < 96L << 20 && after - before < 256L << 20, "resident memory grows with dropped contexts");
+    }
+
+    /** One Context from 4 threads at once: serialised, every result right. */
+    static void manyThreads() throws Exception {
+        try (Context ctx = new Context()) {
+            Tensor a = ctx.zeros(DType.F32, 16), one = ctx.ones(DType.F32, 16);
+            java.util.List<Throwable> errors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            Thread[] ts = new Thread[4];
+            for (int t = 0; t < 4; t++) {
+                ts[t] = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 2000; i++) {
+                            Tensor y = ctx.add(a, one);
+                            check(y.toFloats()[15] == 1f, "wrong sum");
+                            y.free();
+                        }
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                });
+                ts[t].start();
+            }
+            for (Thread t : ts) t.join();
+            check(errors.isEmpty(), "threads: " + errors);
+        }
+    }
+
+    static void wholeApi() throws Exception {
+        check(Context.abiVersion() == 0, "abi version");
+        try (Context ctx = new Context()) {
+            try (Scope fixed = ctx.openScope("fixed", Growth.FIXED, 4096, 0)) {
+                try {
+                    ctx.zeros(DType.F32, 4096);
+                    check(false, "past a fixed slab");
+                } catch (TensorLifeException.ScopeFullException expected) {
+                }
+                ctx.zeros(DType.F32, 16);
+                check(fixed.equals(ctx.currentScope()) && ctx.currentScope().name().equals("fixed"), "current scope");
+                check(fixed.statsJson().contains("fixed"), "stats json");
+            }
+            check(ctx.currentScope() == null, "ambient after close");
+            try (Scope capped = ctx.openScope("capped", Growth.GROW, 0, (1L << 32) + 4096)) {
+                ctx.zeros(DType.F32, 2048); // 8 KiB: past 4096, inside 4 GiB
+                check(capped.stats()[2] >= 8192, "a 4 GiB cap cut short");
+            }
+            Tensor f = ctx.full(DType.I32, 7, 2, 3);
+            check(f.toInts()[5] == 7, "full");
+            Tensor.Info info = ctx.transpose(f, 0, 1).info();
+            check(info.dtype == DType.I32 && info.shape[0] == 3 && info.strides[0] == 1 && info.strides[1] == 3
+                  && info.storage.equals("ambient") && info.count == 6, "info");
+            try {
+                f.toFloats();
+                check(false, "i32 read as f32");
+            } catch (TensorLifeException.DtypeException expected) {
+            }
+            try {
+                ctx.openScope("a\0b", 0);
+                check(false, "NUL in a name");
+            } catch (TensorLifeException.InvalidArgumentException expected) {
+            }
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(16).order(java.nio.ByteOrder.nativeOrder());
+            buf.asFloatBuffer().put(new float[] {1, 2, 3, 4});
+            Tensor w = ctx.wrap(DType.F32, new long[] {2, 2}, buf);
+            buf.putFloat(12, 40f);
+            check(w.toFloats()[3] == 40f, "wrapped memory");
+            try (Context other = new Context()) {
+                ctx.add(w, other.ones(DType.F32, 2, 2));
+                check(false, "another context's tensor");
+            } catch (TensorLifeException.InvalidHandleException expected) {
+            }
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tl-java");
+            String path = dir.resolve("m.safetensors").toString();
+            ctx.saveSafetensors(path, java.util.Map.of("w", w, "f", f));
+            try (SafetensorsFile sf = ctx.openSafetensors(path)) {
+                check(sf.names().size() == 2 && sf.get("w").toFloats()[3] == 40f, "get by name");
+            }
+            java.nio.file.Files.delete(java.nio.file.Paths.get(path));
+            java.nio.file.Files.delete(dir);
+        }
+    }
+
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("--bench")) {
             bench();
@@ -168,6 +280,9 @@ public final class TensorLifeTest {
         test("misuse gives clear exceptions", TensorLifeTest::misuse);
         test("safetensors and JSON", TensorLifeTest::safetensorsAndJson);
         test("views, reductions and caches", TensorLifeTest::viewsReductionsAndCaches);
+        test("dropped contexts are released", TensorLifeTest::droppedContexts);
+        test("one context, many threads", TensorLifeTest::manyThreads);
+        test("the whole API", TensorLifeTest::wholeApi);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

@@ -11,7 +11,7 @@ public final class BenchBaseline {
         double best = Double.MAX_VALUE;
         for (int rep = 0; rep < 5; rep++) {
             long t0 = System.nanoTime();
-            TensorLifeException.check(tensorlife.tlb_bench_add_loop(ctx.raw(), s.raw(), a.bits, b.bits, n));
+            ctx.check(tensorlife.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n));
             best = Math.min(best, (System.nanoTime() - t0) / (double) n);
         }
         return best;

@@ -1,11 +1,10 @@
 package org.tensorlife;
 
-import org.tensorlife.raw.SWIGTYPE_p_tl_scope;
 import org.tensorlife.raw.tensorlife;
 
 /** A value handle; valid until its scope's reset (then StorageClosedException) or free(). */
 public final class Tensor {
-    private final Context ctx;
+    final Context ctx;
     final long bits;
 
     Tensor(Context ctx, long bits) {
@@ -13,62 +12,71 @@ public final class Tensor {
         this.bits = bits;
     }
 
-    /** [dtype, ndim, dims...]. */
-    private long[] info() {
-        long[] shape = new long[9];
-        long[] dtype = new long[1];
-        TensorLifeException.check(tensorlife.tlb_shape(ctx.raw(), bits, shape, dtype));
-        long[] r = new long[(int) shape[0] + 2];
-        r[0] = dtype[0];
-        System.arraycopy(shape, 0, r, 1, (int) shape[0] + 1);
-        return r;
+    /** The whole tl_tensor_info. */
+    public static final class Info {
+        public final DType dtype;
+        public final long[] shape, strides;
+        public final long offset, generation, count;
+        public final String storage;
+
+        Info(long[] v, String storage) {
+            int n = (int) v[1];
+            dtype = DType.of((int) v[0]);
+            shape = java.util.Arrays.copyOfRange(v, 2, 2 + n);
+            strides = java.util.Arrays.copyOfRange(v, 10, 10 + n);
+            offset = v[18];
+            generation = v[19];
+            count = v[20];
+            this.storage = storage;
+        }
     }
 
-    public long[] shape() {
-        long[] i = info();
-        return java.util.Arrays.copyOfRange(i, 2, i.length);
+    public Info info() {
+        long[] v = new long[21];
+        ctx.check(tensorlife.tlb_info(ctx.c, bits, v));
+        return new Info(v, tensorlife.tlb_storage(ctx.c, bits));
     }
 
-    private int count() {
-        long n = 1;
-        for (long d : shape()) n *= d;
-        return Math.toIntExact(n);
-    }
+    public long[] shape() { return info().shape; }
 
+    private int count() { return Math.toIntExact(info().count); }
+
+    /** The elements in logical order; the tensor must be F32 (bits are never reinterpreted). */
     public float[] toFloats() {
         float[] v = new float[count()];
-        TensorLifeException.check(tensorlife.tlb_read_f32(ctx.raw(), bits, v));
+        ctx.check(tensorlife.tlb_read_f32(ctx.c, bits, v));
         return v;
     }
 
     public double[] toDoubles() {
         double[] v = new double[count()];
-        TensorLifeException.check(tensorlife.tlb_read_f64(ctx.raw(), bits, v));
+        ctx.check(tensorlife.tlb_read_f64(ctx.c, bits, v));
         return v;
     }
 
     public int[] toInts() {
         int[] v = new int[count()];
-        TensorLifeException.check(tensorlife.tlb_read_i32(ctx.raw(), bits, v));
+        ctx.check(tensorlife.tlb_read_i32(ctx.c, bits, v));
         return v;
     }
 
     /** Copies into dst, which must hold every element. */
-    public void read(float[] dst) { TensorLifeException.check(tensorlife.tlb_read_f32(ctx.raw(), bits, dst)); }
+    public void read(float[] dst) { ctx.check(tensorlife.tlb_read_f32(ctx.c, bits, dst)); }
 
     /** {"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf". */
     public String toJson() {
-        String s = tensorlife.tlb_tensor_to_json(ctx.raw(), bits);
-        if (s == null) TensorLifeException.check(tensorlife.tlb_last_status());
+        String s = tensorlife.tlb_tensor_to_json(ctx.c, bits);
+        if (s == null) throw ctx.failure();
         return s;
     }
 
     /** Frees an ambient tensor; a scoped one only has its handle checked. */
-    public void free() { TensorLifeException.check(tensorlife.tlb_free(ctx.raw(), bits)); }
+    public void free() { ctx.check(tensorlife.tlb_free(ctx.c, bits)); }
 
     /** Copies into target (an open scope), or into ambient memory when target is null. */
     public Tensor retain(Scope target) {
-        SWIGTYPE_p_tl_scope s = target == null ? null : target.raw();
-        return ctx.make(out -> tensorlife.tlb_retain(ctx.raw(), bits, s, out));
+        if (target != null && target.ctx != ctx)
+            throw new TensorLifeException.InvalidHandleException("the scope belongs to another Context");
+        return ctx.made(tensorlife.tlb_retain(ctx.c, bits, target == null ? 0 : target.token));
     }
 }

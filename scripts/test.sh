@@ -4,7 +4,8 @@
 #   2. N threads with a context each, over shared weights, under ThreadSanitizer,
 #   3. a short libFuzzer run of each harness (ASan+UBSan; scripts/fuzz.sh for longer runs),
 #   4. the conformance suite under valgrind (memory errors and leaks, in every forked test),
-#   5. the Go, Java, C# and Python bindings' tests, against the build tree and an installed prefix,
+#   5. the Go, Java, C# and Python bindings' tests, and each one's consumer outside the tree
+#      using only the installed or packaged artifact (module, jar, .nupkg, wheel),
 #   6. the release build: each Criterion suite, then every other test under ctest,
 # and ends with the runners' own summaries.
 set -euo pipefail
@@ -25,7 +26,7 @@ echo "== libFuzzer: short runs"
 bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"
 
 echo "== valgrind: conformance suite (release build)"
-bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON
+bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON -DTL_BUILD_JAVA=ON -DTL_BUILD_CSHARP=ON
 logs=$(mktemp -d)
 for t in "$root"/build/tests/test_*; do
   valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

@@ -1,36 +1,39 @@
 #!/usr/bin/env bash
-# The C# binding: SWIG (P/Invoke) code and its native wrapper built into BUILD_DIR/csharp,
-# TensorLife.dll compiled with mcs, the test run with mono twice: from the build tree and from
-# an installed prefix.  Mono finds the native wrapper through TensorLife.dll.config (a dllmap
-# written here with its absolute path); the wrapper carries an rpath to libtensorlife.
+# The C# binding, built by CMake (-DTL_BUILD_CSHARP=ON) into BUILD_DIR/bindings/csharp:
+#   1. the test suite, run with TensorLife.dll and its natives side by side,
+#   2. a consumer outside the tree (tests/consumers/csharp) that sees only the installed
+#      TensorLife.<version>.nupkg: unpacked as a restore would (lib/netstandard2.0 and
+#      runtimes/linux-x64/native copied beside the program), `mcs -r:TensorLife.dll`, `mono`;
+#      no dllmap, no environment variables, the prefix deleted first,
+#   3. the installed lib/tensorlife/csharp folder used the same way.
 #   bindings/csharp/test.sh BUILD_DIR [--bench]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$(cd "$1" && pwd)"
-out="$build/csharp"
-rm -rf "$out" && mkdir -p "$out/gen"
-swig -csharp -namespace TensorLife.Raw -dllimport tensorlife_csharp -I"$root/include" -o "$out/tensorlife_csharp.c" \
-  -outdir "$out/gen" "$root/bindings/tl.i" 2>&1 | grep -v "Warning 453" || true
-build_native() {  # $1: libdir of libtensorlife, $2: output .so
-  cc -O2 -fPIC -shared -I"$root/include" "$out/tensorlife_csharp.c" -L"$1" -Wl,-rpath,"$1" -ltensorlife -o "$2"
-}
-dllmap() {  # $1: the native wrapper's path
-  printf '<configuration>\n  <dllmap dll="tensorlife_csharp" target="%s"/>\n</configuration>\n' "$1" > "$out/TensorLife.dll.config"
-}
-build_native "$build" "$out/libtensorlife_csharp.so"
-mcs -nologo -warnaserror -target:library -out:"$out/TensorLife.dll" "$out"/gen/*.cs "$here/src/TensorLife.cs"
-mcs -nologo -warnaserror -r:"$out/TensorLife.dll" -out:"$out/Test.exe" "$here/test/Test.cs"
-dllmap "$out/libtensorlife_csharp.so"
-unset LD_LIBRARY_PATH
-if [ "${2:-}" = "--bench" ]; then mono "$out/Test.exe" --bench; exit 0; fi
-echo "csharp: from the build tree"
-mono "$out/Test.exe"
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
-libdir=$(ls -d "$prefix"/lib* | head -n1)
-build_native "$libdir" "$libdir/libtensorlife_csharp.so"
-dllmap "$libdir/libtensorlife_csharp.so"
-echo "csharp: from an installed prefix"
-mono "$out/Test.exe"
+out="$build/bindings/csharp"
+[ -f "$out/TensorLife.dll" ] || { echo "csharp: $out/TensorLife.dll is missing: configure with -DTL_BUILD_CSHARP=ON"; exit 1; }
+unset LD_LIBRARY_PATH MONO_PATH
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/suite"
+cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build/libtensorlife.so.0" "$work/suite/"
+mcs -nologo -warnaserror -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs"
+if [ "${2:-}" = "--bench" ]; then mono "$work/suite/Test.exe" --bench; exit 0; fi
+echo "csharp: the suite"
+(cd "$work" && mono "$work/suite/Test.exe")
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cp "$work"/prefix/share/tensorlife/nuget/TensorLife.*.nupkg "$work/"
+cp -r "$(ls -d "$work"/prefix/lib*/tensorlife/csharp | head -n1)" "$work/installed"
+rm -rf "$work/prefix"
+echo "csharp: a consumer of the .nupkg alone"
+mkdir "$work/app" "$work/pkg"
+(cd "$work/pkg" && unzip -q "$work"/TensorLife.*.nupkg)
+[ -f "$work/pkg/TensorLife.nuspec" ] || { echo "csharp: the .nupkg has no .nuspec"; exit 1; }
+cp "$work/pkg/lib/netstandard2.0/TensorLife.dll" "$work"/pkg/runtimes/linux-x64/native/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app/"
+(cd "$work/app" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
+echo "csharp: a consumer of the installed lib/tensorlife/csharp"
+mkdir "$work/app2"
+cp "$work"/installed/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app2/"
+(cd "$work/app2" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)

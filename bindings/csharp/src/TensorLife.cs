@@ -1,281 +1,290 @@
 // The C# API of tensorlife: Context and Scope are IDisposable (use `using`), failures throw
-// TensorLifeException subclasses carrying the library's status and message.
+// one exception class per status (Lists.g.cs) carrying the library's message.  A Context may be
+// shared by threads (its calls are serialised); one dropped without Dispose is released by its
+// SafeHandle, and tells the collector how much native memory it holds (GC.AddMemoryPressure).
 using System;
-using TensorLife.Raw;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
 using R = TensorLife.Raw.tensorlife;
 
 namespace TensorLife {
 
-public class TensorLifeException : Exception {
-    public int Status { get; }
-    internal TensorLifeException(int status, string message)
-        : base(R.tlb_status_string(status) + ": " + message) { Status = status; }
-
-    internal static TensorLifeException Of(int status, string message) {
-        if (status == R.E_STORAGE_CLOSED) return new StorageClosedException(status, message);
-        if (status == R.E_INVALID_HANDLE) return new InvalidHandleException(status, message);
-        if (status == R.E_INVALID_ARGUMENT) return new InvalidArgumentException(status, message);
-        if (status == R.E_SHAPE) return new ShapeException(status, message);
-        if (status == R.E_DTYPE) return new DtypeException(status, message);
-        return new TensorLifeException(status, message);
-    }
-
-    // The message is thread-local in the library: read it right after the failing call.
-    internal static void Check(int status) {
-        if (status != R.OK) throw Of(status, R.tlb_last_error());
-    }
+/// The native context record; released once by the runtime (finalizer or Dispose).
+sealed class ContextHandle : SafeHandle {
+    internal ContextHandle(ulong c) : base(IntPtr.Zero, true) { SetHandle((IntPtr)(long)c); }
+    public override bool IsInvalid => handle == IntPtr.Zero;
+    internal ulong C => (ulong)(long)handle;
+    protected override bool ReleaseHandle() { R.tlb_context_release(C); return true; }
 }
 
-/// A tensor used after its scope was reset or closed; the message names the storage.
-public class StorageClosedException : TensorLifeException {
-    internal StorageClosedException(int s, string m) : base(s, m) {}
-}
-/// A handle never issued, freed, of another context, or of a disposed Context/Scope.
-public class InvalidHandleException : TensorLifeException {
-    internal InvalidHandleException(int s, string m) : base(s, m) {}
-}
-public class InvalidArgumentException : TensorLifeException {
-    internal InvalidArgumentException(int s, string m) : base(s, m) {}
-}
-public class ShapeException : TensorLifeException {
-    internal ShapeException(int s, string m) : base(s, m) {}
-}
-public class DtypeException : TensorLifeException {
-    internal DtypeException(int s, string m) : base(s, m) {}
-}
-
-/// Owns every scope and tensor made through it; one thread at a time.
+/// Owns every scope and tensor made through it.
 public sealed class Context : IDisposable {
-    SWIGTYPE_p_tl_context ctx;
+    readonly ContextHandle h;
+    internal readonly ulong c;
+    readonly List<GCHandle> pinned = new List<GCHandle>();  // arrays wrapped by tensors
+    long pressure;
 
     public Context() {
-        ctx = R.tlb_context_new();
-        if (ctx == null || SWIGTYPE_p_tl_context.getCPtr(ctx).Handle == IntPtr.Zero) TensorLifeException.Check(R.tlb_last_status());
+        ulong record = R.tlb_context_new();
+        if (record == 0) throw TensorLifeException.Of(R.tlb_status(0), R.tlb_message(0));
+        h = new ContextHandle(record);
+        c = record;
     }
 
     public static string Version => R.tlb_version();
+    public static int AbiVersion => R.tlb_abi_version();
 
-    internal SWIGTYPE_p_tl_context Raw {
-        get {
-            if (ctx == null) throw new InvalidHandleException(R.E_INVALID_HANDLE, "the context is disposed");
-            return ctx;
-        }
-    }
-    internal bool IsOpen => ctx != null;
-
-    /// Frees every scope and tensor; disposing twice does nothing.
+    /// Frees every scope and tensor now; later calls throw InvalidHandleException.
     public void Dispose() {
-        if (ctx != null) {
-            R.tlb_context_free(ctx);
-            ctx = null;
+        lock (pinned) {
+            R.tlb_context_close(c);
+            foreach (var p in pinned) p.Free();
+            pinned.Clear();
+            if (pressure > 0) { GC.RemoveMemoryPressure(pressure); pressure = 0; }
         }
+        h.Dispose();
+        GC.SuppressFinalize(this);
     }
 
-    public Scope OpenScope(string name, long slabBytes) => new Scope(this, name, slabBytes);
-
-    Tensor Made(ulong[] o) => new Tensor(this, o[0]);
-
-    /// One C call writing one handle: checked, then wrapped.
-    delegate int Call(ulong[] o);
-    Tensor Make(Call call) {
-        var o = new ulong[1];
-        TensorLifeException.Check(call(o));
-        return Made(o);
+    ~Context() {
+        foreach (var p in pinned) if (p.IsAllocated) p.Free();
+        if (pressure > 0) GC.RemoveMemoryPressure(pressure);
     }
 
-    public Tensor FromFloats(long[] shape, float[] data) =>
-        Make(o => R.tlb_from_f32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
-    public Tensor FromDoubles(long[] shape, double[] data) =>
-        Make(o => R.tlb_from_f64(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
-    public Tensor FromInts(long[] shape, int[] data) =>
-        Make(o => R.tlb_from_i32(Raw, shape, (uint)shape.Length, data, (uint)data.Length, o));
-    public Tensor MatMul(Tensor a, Tensor b) =>
-        Make(o => R.tlb_matmul(Raw, a.Bits, b.Bits, o));
-    public Tensor Add(Tensor a, Tensor b) =>
-        Make(o => R.tlb_add(Raw, a.Bits, b.Bits, o));
-    public Tensor Mul(Tensor a, Tensor b) =>
-        Make(o => R.tlb_mul(Raw, a.Bits, b.Bits, o));
-    delegate int UnaryCall(SWIGTYPE_p_tl_context c, ulong a, ulong[] o);
-    Tensor Unary(UnaryCall f, Tensor a) => Make(o => f(Raw, a.Bits, o));
-    public Tensor Relu(Tensor a) => Unary(R.tlb_relu, a);
-    public Tensor Gelu(Tensor a) => Unary(R.tlb_gelu, a);
-    public Tensor Silu(Tensor a) => Unary(R.tlb_silu, a);
-    public Tensor Exp(Tensor a) => Unary(R.tlb_exp, a);
-    public Tensor Tanh(Tensor a) => Unary(R.tlb_tanh, a);
-    public Tensor Contiguous(Tensor a) => Unary(R.tlb_contiguous, a);
-    public Tensor Sub(Tensor a, Tensor b) =>
-        Make(o => R.tlb_sub(Raw, a.Bits, b.Bits, o));
-    public Tensor Div(Tensor a, Tensor b) =>
-        Make(o => R.tlb_div(Raw, a.Bits, b.Bits, o));
-    /// Over the last axis; w may be null for none.
-    public Tensor RmsNorm(Tensor x, Tensor? w, double eps) =>
-        Make(o => R.tlb_rmsnorm(Raw, x.Bits, w?.Bits ?? 0, eps, o));
-    /// Over the last axis; w and b may be null for none.
-    public Tensor LayerNorm(Tensor x, Tensor? w, Tensor? b, double eps) =>
-        Make(o => R.tlb_layernorm(Raw, x.Bits, w?.Bits ?? 0, b?.Bits ?? 0, eps, o));
-    Tensor Reduce(Tensor a, int kind, int axis, bool keepdim) =>
-        Make(o => R.tlb_reduce(Raw, a.Bits, kind, axis, keepdim ? 1 : 0, o));
-    public Tensor Sum(Tensor a, int axis, bool keepdim = false) => Reduce(a, 0, axis, keepdim);
-    public Tensor Mean(Tensor a, int axis, bool keepdim = false) => Reduce(a, 1, axis, keepdim);
-    /// int indices, the axis removed.
-    public Tensor ArgMax(Tensor a, int axis) => Reduce(a, 2, axis, false);
-    /// A view: it dies with its base.
-    public Tensor Slice(Tensor a, int axis, long start, long length) =>
-        Make(o => R.tlb_slice(Raw, a.Bits, axis, start, length, o));
-    public Tensor Transpose(Tensor a, int d0, int d1) =>
-        Make(o => R.tlb_transpose(Raw, a.Bits, d0, d1, o));
-    /// A view where the strides allow it, else a copy; one dim may be -1.
-    public Tensor Reshape(Tensor a, params long[] shape) =>
-        Make(o => R.tlb_reshape(Raw, a.Bits, shape, (uint)shape.Length, o));
-    public Tensor Concat(int axis, params Tensor[] ts) {
-        var bits = new ulong[ts.Length];
-        for (int i = 0; i < ts.Length; i++) bits[i] = ts[i].Bits;
-        return Make(o => R.tlb_concat(Raw, bits, (uint)bits.Length, axis, o));
+    internal TensorLifeException Failure() => TensorLifeException.Of(R.tlb_status(c), R.tlb_message(c));
+    internal void Check(int status) { if (status != 0) throw Failure(); GC.KeepAlive(h); }
+    internal Tensor Made(ulong bits) { if (bits == 0) throw Failure(); GC.KeepAlive(h); return new Tensor(this, bits); }
+    internal void AddPressure(long bytes) {
+        if (bytes <= 0) return;
+        lock (pinned) pressure += bytes;
+        GC.AddMemoryPressure(bytes);
     }
+
+    ulong B(Tensor t) {
+        if (t == null) return 0;
+        if (t.ctx != this) throw new InvalidHandleException("the tensor belongs to another Context");
+        return t.bits;
+    }
+
+    internal static string Name(string what, string s) {
+        if (s == null) throw new InvalidArgumentException(what + " is null");
+        if (s.IndexOf('\0') >= 0) throw new InvalidArgumentException(what + " contains a NUL character");
+        return s;
+    }
+
+    // ---- scopes ----------------------------------------------------------------------------------
+    /// Pushes a growing scope with an initial slab of slabBytes (64-bit: 4 GiB and more are fine).
+    public Scope OpenScope(string name, long slabBytes = 0) => new Scope(this, name, Growth.Grow, slabBytes, 0);
+    /// Every option of tl_scope_open_ex: Fixed refuses past the slab (ScopeFullException).
+    public Scope OpenScope(string name, Growth growth, long slabBytes, long maxBytes) => new Scope(this, name, growth, slabBytes, maxBytes);
+    /// The innermost open scope (a view: disposing it closes the scope), or null when ambient.
+    public Scope CurrentScope() {
+        long token = R.tlb_scope_current(c);
+        if (token < 0) throw Failure();
+        return token == 0 ? null : new Scope(this, (ulong)token);
+    }
+
+    // ---- tensors ---------------------------------------------------------------------------------
+    public Tensor FromFloats(long[] shape, float[] data) => Made(R.tlb_from_f32(c, shape, (uint)shape.Length, data, (uint)data.Length));
+    public Tensor FromDoubles(long[] shape, double[] data) => Made(R.tlb_from_f64(c, shape, (uint)shape.Length, data, (uint)data.Length));
+    public Tensor FromInts(long[] shape, int[] data) => Made(R.tlb_from_i32(c, shape, (uint)shape.Length, data, (uint)data.Length));
+    public Tensor Zeros(DType dt, params long[] shape) => Made(R.tlb_fill(c, (int)dt, shape, (uint)shape.Length, 0, 0));
+    public Tensor Ones(DType dt, params long[] shape) => Made(R.tlb_fill(c, (int)dt, shape, (uint)shape.Length, 1, 0));
+    public Tensor Full(DType dt, double value, params long[] shape) => Made(R.tlb_fill(c, (int)dt, shape, (uint)shape.Length, 2, value));
+
+    /// A tensor over a managed array with no copy: the array is pinned as long as the context.
+    public Tensor Wrap(long[] shape, float[] data) => Wrap(DType.F32, shape, data, data.Length * 4L);
+    public Tensor Wrap(long[] shape, double[] data) => Wrap(DType.F64, shape, data, data.Length * 8L);
+    public Tensor Wrap(long[] shape, int[] data) => Wrap(DType.I32, shape, data, data.Length * 4L);
+    Tensor Wrap(DType dt, long[] shape, Array data, long bytes) {
+        var pin = GCHandle.Alloc(data, GCHandleType.Pinned);
+        ulong bits = R.tlb_wrap(c, (int)dt, shape, (uint)shape.Length, pin.AddrOfPinnedObject(), bytes);
+        if (bits == 0) { pin.Free(); throw Failure(); }
+        lock (pinned) pinned.Add(pin);
+        return new Tensor(this, bits);
+    }
+
+    // ---- ops: one native call each -----------------------------------------------------------------
+    public Tensor MatMul(Tensor a, Tensor b) => Made(R.tlb_matmul(c, B(a), B(b)));
+    /// Elementwise with NumPy broadcasting.
+    public Tensor Add(Tensor a, Tensor b) => Made(R.tlb_add(c, B(a), B(b)));
+    public Tensor Sub(Tensor a, Tensor b) => Made(R.tlb_sub(c, B(a), B(b)));
+    public Tensor Mul(Tensor a, Tensor b) => Made(R.tlb_mul(c, B(a), B(b)));
+    public Tensor Div(Tensor a, Tensor b) => Made(R.tlb_div(c, B(a), B(b)));
     /// Rows of table by int ids: an embedding lookup.
-    public Tensor GatherRows(Tensor table, Tensor ids) =>
-        Make(o => R.tlb_gather_rows(Raw, table.Bits, ids.Bits, o));
+    public Tensor GatherRows(Tensor table, Tensor ids) => Made(R.tlb_gather_rows(c, B(table), B(ids)));
+    public Tensor Relu(Tensor a) => Made(R.tlb_relu(c, B(a)));
+    public Tensor Gelu(Tensor a) => Made(R.tlb_gelu(c, B(a)));
+    public Tensor Silu(Tensor a) => Made(R.tlb_silu(c, B(a)));
+    public Tensor Exp(Tensor a) => Made(R.tlb_exp(c, B(a)));
+    public Tensor Tanh(Tensor a) => Made(R.tlb_tanh(c, B(a)));
+    public Tensor Contiguous(Tensor a) => Made(R.tlb_contiguous(c, B(a)));
+    /// Over the last axis; w may be null for none.
+    public Tensor RmsNorm(Tensor x, Tensor w, double eps) => Made(R.tlb_rmsnorm(c, B(x), B(w), eps));
+    public Tensor LayerNorm(Tensor x, Tensor w, Tensor b, double eps) => Made(R.tlb_layernorm(c, B(x), B(w), B(b), eps));
+    public Tensor Sum(Tensor a, int axis, bool keepdim = false) => Made(R.tlb_sum(c, B(a), axis, keepdim ? 1 : 0));
+    public Tensor Mean(Tensor a, int axis, bool keepdim = false) => Made(R.tlb_mean(c, B(a), axis, keepdim ? 1 : 0));
+    /// int indices, the axis removed.
+    public Tensor ArgMax(Tensor a, int axis) => Made(R.tlb_argmax(c, B(a), axis));
+    /// A view: it dies with its base.
+    public Tensor Slice(Tensor a, int axis, long start, long length) => Made(R.tlb_slice(c, B(a), axis, start, length));
+    public Tensor Transpose(Tensor a, int d0, int d1) => Made(R.tlb_transpose(c, B(a), d0, d1));
+    /// A view where the strides allow it, else a copy; one dim may be -1.
+    public Tensor Reshape(Tensor a, params long[] shape) => Made(R.tlb_reshape(c, B(a), shape, (uint)shape.Length));
+    public Tensor Concat(int axis, params Tensor[] ts) {
+        var handles = new ulong[ts.Length];
+        for (int i = 0; i < ts.Length; i++) handles[i] = B(ts[i]);
+        return Made(R.tlb_concat(c, handles, (uint)handles.Length, axis));
+    }
     /// Writes src into dst (a tensor or view, e.g. a KV-cache row), broadcasting src.
-    public void CopyInto(Tensor src, Tensor dst) => TensorLifeException.Check(R.tlb_copy_into(Raw, src.Bits, dst.Bits));
+    public void CopyInto(Tensor src, Tensor dst) => Check(R.tlb_copy_into(c, B(src), B(dst)));
+    public Tensor Softmax(Tensor a, int axis = -1) => Made(R.tlb_softmax(c, B(a), axis));
+    public Tensor Scale(Tensor a, double s) => Made(R.tlb_scale(c, B(a), s));
 
-    public Tensor Softmax(Tensor a, int axis) =>
-        Make(o => R.tlb_softmax(Raw, a.Bits, axis, o));
-    public Tensor Scale(Tensor a, double s) =>
-        Make(o => R.tlb_scale(Raw, a.Bits, s, o));
+    // ---- io ---------------------------------------------------------------------------------------
+    public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path);
+
     /// Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32).
-    public System.Collections.Generic.Dictionary<string, Tensor> LoadSafetensors(string path) {
-        var f = R.tlb_st_open(Raw, path);
-        if (SWIGTYPE_p_tl_st_file.getCPtr(f).Handle == IntPtr.Zero) TensorLifeException.Check(R.tlb_last_status());
-        try {
-            var result = new System.Collections.Generic.Dictionary<string, Tensor>();
-            uint n = R.tlb_st_count(f);
-            for (uint i = 0; i < n; i++) {
-                string name = R.tlb_st_name(f, i);
-                result[name] = Make(o => R.tlb_st_get(Raw, f, name, o));
-            }
+    public Dictionary<string, Tensor> LoadSafetensors(string path) {
+        using (var f = OpenSafetensors(path)) {
+            var result = new Dictionary<string, Tensor>();
+            foreach (var n in f.Names()) result[n] = f.Get(n);
             return result;
-        } finally {
-            R.tlb_st_close(f);
         }
     }
 
-    /// Writes the tensors under their names (no newline in a name).
-    public void SaveSafetensors(string path, System.Collections.Generic.IDictionary<string, Tensor> tensors) {
-        var names = new System.Collections.Generic.List<string>(tensors.Keys);
+    /// Writes the tensors under their names, atomically.
+    public void SaveSafetensors(string path, IDictionary<string, Tensor> tensors) {
+        var names = new List<string>(tensors.Keys);
         names.Sort(StringComparer.Ordinal);
         var handles = new ulong[names.Count];
         for (int i = 0; i < handles.Length; i++) {
-            if (names[i].Contains("\n")) throw new InvalidArgumentException(R.E_INVALID_ARGUMENT, "a name contains a newline");
-            handles[i] = tensors[names[i]].Bits;
+            if (names[i].IndexOf('\n') >= 0 || names[i].IndexOf('\0') >= 0)
+                throw new InvalidArgumentException("a tensor name contains a newline or a NUL character");
+            handles[i] = B(tensors[names[i]]);
         }
-        TensorLifeException.Check(R.tlb_safetensors_save(Raw, path, string.Join("\n", names), handles, (uint)handles.Length));
+        Check(R.tlb_safetensors_save(c, Name("path", path), string.Join("\n", names), handles, (uint)handles.Length));
     }
 
     /// Every open scope and the ambient totals, as JSON.
-    public string ReportJson() {
-        var s = R.tlb_context_report_json(Raw);
-        if (s == null) TensorLifeException.Check(R.tlb_last_status());
-        return s;
-    }
-
-    /// The reverse of Tensor.ToJson, into the current target.
-    public Tensor TensorFromJson(string json) =>
-        Make(o => R.tlb_tensor_from_json(Raw, json, o));
-
-    internal string ToJson(Tensor t) {
-        var s = R.tlb_tensor_to_json(Raw, t.Bits);
-        if (s == null) TensorLifeException.Check(R.tlb_last_status());
-        return s;
-    }
-
-    internal Tensor Retain(Tensor t, Scope target) =>
-        Make(o => R.tlb_retain(Raw, t.Bits, target?.Raw, o));
+    public string ReportJson() => R.tlb_context_report_json(c) ?? throw Failure();
+    public Tensor TensorFromJson(string json) => Made(R.tlb_tensor_from_json(c, Name("JSON text", json)));
 }
 
-/// A slab whose tensors all die at Reset(); Dispose() pops it.
+/// A slab whose tensors all die at Reset(); Dispose closes it.  A Scope dropped while open is
+/// closed by its finalizer if it is then the innermost (else it closes with its context).
 public sealed class Scope : IDisposable {
-    readonly Context ctx;
-    SWIGTYPE_p_tl_scope scope;
+    internal readonly Context ctx;
+    internal readonly ulong token;
+    readonly bool owner;
+    bool closed;
 
-    internal Scope(Context ctx, string name, long slabBytes) {
+    internal Scope(Context ctx, string name, Growth growth, long slabBytes, long maxBytes) {
         this.ctx = ctx;
-        scope = R.tlb_scope_open(ctx.Raw, name, (uint)slabBytes);
-        if (SWIGTYPE_p_tl_scope.getCPtr(scope).Handle == IntPtr.Zero) {
-            scope = null;
-            TensorLifeException.Check(R.tlb_last_status());
-        }
+        token = R.tlb_scope_open(ctx.c, Context.Name("scope name", name), (int)growth, slabBytes, maxBytes);
+        if (token == 0) throw ctx.Failure();
+        R.tlb_scope_hold(ctx.c);
+        owner = true;
+        ctx.AddPressure(slabBytes);
     }
 
-    internal SWIGTYPE_p_tl_scope Raw {
-        get {
-            if (scope == null || !ctx.IsOpen) throw new InvalidHandleException(R.E_INVALID_HANDLE, "the scope is disposed");
-            return scope;
-        }
-    }
+    internal Scope(Context ctx, ulong token) { this.ctx = ctx; this.token = token; }
 
-    public void Reset() => TensorLifeException.Check(R.tlb_scope_reset(Raw));
+    ~Scope() { if (owner) R.tlb_scope_release(ctx.c, token); }
 
-    /// Closes the scope; a second Close throws InvalidHandleException, Dispose after Close does nothing.
-    public void Close() {
-        TensorLifeException.Check(R.tlb_scope_close(Raw));
-        scope = null;
-    }
+    public void Reset() => ctx.Check(R.tlb_scope_reset(ctx.c, token));
+    /// Resets, frees the slab, pops the scope; a second Close throws InvalidHandleException.
+    public void Close() { ctx.Check(R.tlb_scope_close(ctx.c, token)); closed = true; }
+    /// Close, unless this Scope was closed already (then nothing, as Dispose should).
+    public void Dispose() { if (!closed) Close(); }
+    public string Name => R.tlb_scope_name(ctx.c, token) ?? throw ctx.Failure();
 
-    public void Dispose() {
-        if (scope != null && ctx.IsOpen) Close();
-    }
-
-    /// generation, slab, used, peak, overflow bytes, grow events, live tensors.
+    /// generation, slabBytes, usedBytes, peakBytes, overflowBytes, growEvents, liveTensors.
     public ulong[] Stats() {
         var v = new ulong[7];
-        TensorLifeException.Check(R.tlb_scope_stats(Raw, v, 7));
+        ctx.Check(R.tlb_scope_stats(ctx.c, token, v, (uint)v.Length));
         return v;
     }
+    public string StatsJson() => R.tlb_scope_stats_json(ctx.c, token) ?? throw ctx.Failure();
+
+    public override bool Equals(object o) => o is Scope s && s.ctx == ctx && s.token == token;
+    public override int GetHashCode() => token.GetHashCode();
+}
+
+/// An open safetensors file: its header checked at open, a tensor's data read at Get.
+public sealed class SafetensorsFile : IDisposable {
+    readonly Context ctx;
+    ulong f;
+
+    internal SafetensorsFile(Context ctx, string path) {
+        this.ctx = ctx;
+        f = R.tlb_st_open(ctx.c, Context.Name("path", path));
+        if (f == 0) throw ctx.Failure();
+    }
+
+    public List<string> Names() {
+        var names = new List<string>();
+        for (long i = 0, n = R.tlb_st_count(f); i < n; i++) names.Add(R.tlb_st_name(f, i));
+        return names;
+    }
+
+    public Tensor Get(string name) => ctx.Made(R.tlb_st_get(ctx.c, f, Context.Name("tensor name", name)));
+    public void Dispose() { R.tlb_st_close(f); f = 0; GC.SuppressFinalize(this); }
+    ~SafetensorsFile() { R.tlb_st_close(f); }
 }
 
 /// A value handle; valid until its scope's reset (then StorageClosedException) or Free().
-public struct Tensor {
-    readonly Context ctx;
-    internal readonly ulong Bits;
-    internal Tensor(Context ctx, ulong bits) { this.ctx = ctx; Bits = bits; }
+public sealed class Tensor {
+    internal readonly Context ctx;
+    internal readonly ulong bits;
+    internal Tensor(Context ctx, ulong bits) { this.ctx = ctx; this.bits = bits; }
 
-    public long[] Shape {
-        get {
-            var s = new long[9];
-            var dt = new ulong[1];
-            TensorLifeException.Check(R.tlb_shape(ctx.Raw, Bits, s, 9, dt));
-            var r = new long[s[0]];
-            Array.Copy(s, 1, r, 0, r.Length);
-            return r;
-        }
+    /// The whole tl_tensor_info.
+    public sealed class TensorInfo {
+        public DType DType; public long[] Shape, Strides; public long Offset, Generation, Count; public string Storage;
     }
-    int Count { get { long n = 1; foreach (var d in Shape) n *= d; return checked((int)n); } }
 
-    public float[] ToFloats() {
-        var v = new float[Count];
-        TensorLifeException.Check(R.tlb_read_f32(ctx.Raw, Bits, v, (uint)v.Length));
-        return v;
+    public TensorInfo Info() {
+        var v = new long[21];
+        ctx.Check(R.tlb_info(ctx.c, bits, v, (uint)v.Length));
+        int n = (int)v[1];
+        var shape = new long[n];
+        var strides = new long[n];
+        Array.Copy(v, 2, shape, 0, n);
+        Array.Copy(v, 10, strides, 0, n);
+        return new TensorInfo { DType = (DType)v[0], Shape = shape, Strides = strides, Offset = v[18],
+                                Generation = v[19], Count = v[20], Storage = R.tlb_storage(ctx.c, bits) };
     }
-    public double[] ToDoubles() {
-        var v = new double[Count];
-        TensorLifeException.Check(R.tlb_read_f64(ctx.Raw, Bits, v, (uint)v.Length));
-        return v;
-    }
-    public int[] ToInts() {
-        var v = new int[Count];
-        TensorLifeException.Check(R.tlb_read_i32(ctx.Raw, Bits, v, (uint)v.Length));
-        return v;
-    }
-    /// Copies into dst, which must hold every element.
-    public void Read(float[] dst) => TensorLifeException.Check(R.tlb_read_f32(ctx.Raw, Bits, dst, (uint)dst.Length));
-    public void Free() => TensorLifeException.Check(R.tlb_free(ctx.Raw, Bits));
-    /// {"dtype","shape","data"}: floats exact, non-finite values as "nan", "inf", "-inf".
-    public string ToJson() => ctx.ToJson(this);
+
+    public long[] Shape => Info().Shape;
+    int Count => checked((int)Info().Count);
+
+    /// The elements in logical order; the tensor must be F32 (bits are never reinterpreted).
+    public float[] ToFloats() { var v = new float[Count]; ctx.Check(R.tlb_read_f32(ctx.c, bits, v, (uint)v.Length)); return v; }
+    public double[] ToDoubles() { var v = new double[Count]; ctx.Check(R.tlb_read_f64(ctx.c, bits, v, (uint)v.Length)); return v; }
+    public int[] ToInts() { var v = new int[Count]; ctx.Check(R.tlb_read_i32(ctx.c, bits, v, (uint)v.Length)); return v; }
+    public void Read(float[] dst) => ctx.Check(R.tlb_read_f32(ctx.c, bits, dst, (uint)dst.Length));
+    public void Free() => ctx.Check(R.tlb_free(ctx.c, bits));
+    public string ToJson() => R.tlb_tensor_to_json(ctx.c, bits) ?? throw ctx.Failure();
+
     /// Copies into target (an open scope), or into ambient memory when target is null.
-    public Tensor Retain(Scope target) => ctx.Retain(this, target);
+    public Tensor Retain(Scope target = null) {
+        if (target != null && target.ctx != ctx) throw new InvalidHandleException("the scope belongs to another Context");
+        return ctx.Made(R.tlb_retain(ctx.c, bits, target == null ? 0 : target.token));
+    }
+}
 
-    /// The bindings benchmark's baseline: n tiny adds made from C in one call.
-    public static void AddLoopFromC(Context ctx, Scope s, Tensor a, Tensor b, long n) =>
-        TensorLifeException.Check(R.tlb_bench_add_loop(ctx.Raw, s.Raw, a.Bits, b.Bits, n));
+/// The bindings benchmark's baseline: the same tiny adds made from C in one call.
+public static class BenchBaseline {
+    public static double PerAddFromC(Context ctx, Scope s, Tensor a, Tensor b, int n) {
+        double best = double.MaxValue;
+        for (int rep = 0; rep < 5; rep++) {
+            var sw = System.Diagnostics.Stopwatch.StartNew();
+            ctx.Check(R.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n));
+            best = Math.Min(best, sw.Elapsed.TotalMilliseconds * 1e6 / n);
+        }
+        return best;
+    }
 }
-}
+
+}  // namespace TensorLife

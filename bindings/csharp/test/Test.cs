@@ -138,12 +138,70 @@ static class Test {
                     if ((i & 255) == 255) s.Reset();
                 }
                 best = Math.Min(best, sw.Elapsed.TotalMilliseconds * 1e6 / n);
-                sw = Stopwatch.StartNew();
-                Tensor.AddLoopFromC(ctx, s, a, b, n);
-                c = Math.Min(c, sw.Elapsed.TotalMilliseconds * 1e6 / n);
+                c = Math.Min(c, BenchBaseline.PerAddFromC(ctx, s, a, b, n));
             }
             Console.WriteLine($"csharp: add of 16 floats {best:F1} ns through C#, {c:F1} ns from C: {best / c:F2}x");
             }
+        }
+    }
+
+    static long ResidentBytes() {
+        foreach (var line in System.IO.File.ReadAllLines("/proc/self/status"))
+            if (line.StartsWith("VmRSS:")) return long.Parse(line.Split(new[] { ' ', '\t' }, StringSplitOptions.RemoveEmptyEntries)[1]) * 1024;
+        throw new Exception("no VmRSS");
+    }
+
+    static void DropContexts(int n) {
+        for (int i = 0; i < n; i++) {
+            var ctx = new Context();
+            ctx.OpenScope("dropped", 1 << 20);
+            ctx.Zeros(DType.F32, 1 << 18);  // touches the whole MiB
+        }
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+    }
+
+    // 500 contexts of 1 MiB dropped without Dispose, three times over: resident memory bounded.
+    static void DroppedContexts() {
+        long before = ResidentBytes();
+        DropContexts(500);
+        long first = ResidentBytes();
+        DropContexts(1000);
+        long after = ResidentBytes();
+        Console.WriteLine($"csharp: resident before {before >> 20} MiB, after 500 dropped 1 MiB contexts {first >> 20} MiB, after 1500 {after >> 20} MiB");
+        Check(after - first < (96L << 20) && after - before < (256L << 20), "resident memory grows with dropped contexts");
+    }
+
+    static void WholeApi() {
+        Check(Context.AbiVersion == 0, "abi version");
+        using (var ctx = new Context()) {
+            using (var big = ctx.OpenScope("big", Growth.Grow, 0, (4L << 30) + 4096)) {
+                ctx.Zeros(DType.F32, 2048);  // 8 KiB: past 4096, inside the 4 GiB cap (no uint cast)
+                Check(big.Stats()[2] >= 8192, "a 4 GiB cap cut short");
+            }
+            using (var fixedScope = ctx.OpenScope("fixed", Growth.Fixed, 4096, 0)) {
+                Throws<ScopeFullException>(() => ctx.Zeros(DType.F32, 4096), "past a fixed slab");
+                Check(fixedScope.Equals(ctx.CurrentScope()) && ctx.CurrentScope().Name == "fixed", "current scope");
+                Check(fixedScope.StatsJson().Contains("fixed"), "stats json");
+            }
+            Check(ctx.CurrentScope() == null, "ambient after close");
+            var f = ctx.Full(DType.I32, 7, 2, 3);
+            var info = ctx.Transpose(f, 0, 1).Info();
+            Check(info.DType == DType.I32 && info.Shape[0] == 3 && info.Strides[1] == 3 && info.Storage == "ambient", "info");
+            Throws<DtypeException>(() => f.ToFloats(), "i32 read as f32");
+            Throws<InvalidArgumentException>(() => ctx.OpenScope("a\0b"), "NUL in a name");
+            var data = new float[] { 1, 2, 3, 4 };
+            var w = ctx.Wrap(new long[] { 2, 2 }, data);
+            data[3] = 40;
+            Check(w.ToFloats()[3] == 40, "wrapped (pinned) array");
+            using (var other = new Context())
+                Throws<InvalidHandleException>(() => ctx.Add(w, other.Ones(DType.F32, 2, 2)), "another context's tensor");
+            var path = System.IO.Path.GetTempFileName();
+            ctx.SaveSafetensors(path, new System.Collections.Generic.Dictionary<string, Tensor> { { "w", w }, { "f", f } });
+            using (var sf = ctx.OpenSafetensors(path)) Check(sf.Names().Count == 2 && sf.Get("w").ToFloats()[3] == 40, "get by name");
+            System.IO.File.Delete(path);
         }
     }
 
@@ -154,6 +212,8 @@ static class Test {
         Run("misuse gives clear exceptions", Misuse);
         Run("safetensors and JSON", SafetensorsAndJson);
         Run("views, reductions and caches", ViewsReductionsAndCaches);
+        Run("dropped contexts are released", DroppedContexts);
+        Run("the whole API", WholeApi);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -7,4 +7,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="${1:-$here/internal/raw}"
-swig -go -cgo -intgosize 64 -package raw -I"$root/include" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"
+mkdir -p "$out" && out="$(cd "$out" && pwd)"
+# From the root, with relative paths: SWIG writes the source path into its output.
+cd "$root" && swig -go -cgo -intgosize 64 -package raw -Iinclude -o "$out/tensorlife_wrap.c" -outdir "$out" bindings/tl.i

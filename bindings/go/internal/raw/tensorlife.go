@@ -6,7 +6,7 @@
  * the SWIG interface file instead.
  * ----------------------------------------------------------------------------- */
 
-// source: /work/main/bindings/tl.i
+// source: bindings/tl.i
 
 package raw
 

@@ -23,6 +23,7 @@
 
 %{
 #include <tensorlife/tl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,6 +236,23 @@ TL_PY_BUFFER(double, "d")
 TL_PY_BUFFER(int32_t, sizeof(long) == 4 ? "il" : "i")
 TL_PY_BUFFER(int64_t, sizeof(long) == 8 ? "lq" : "q")
 TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
+/* Handle bits and records carry high bits (a context tag), where CPython's long long
+ * conversions take their slow byte-array path; unsigned long is the same 64 bits on LP64. */
+%typemap(in) uint64_t {
+%#if ULONG_MAX == UINT64_MAX
+  $1 = (uint64_t)PyLong_AsUnsignedLong($input);
+%#else
+  $1 = (uint64_t)PyLong_AsUnsignedLongLong($input);
+%#endif
+  if ($1 == (uint64_t)-1 && PyErr_Occurred()) SWIG_fail;
+}
+%typemap(out) uint64_t {
+%#if ULONG_MAX == UINT64_MAX
+  $result = PyLong_FromUnsignedLong((unsigned long)$1);
+%#else
+  $result = PyLong_FromUnsignedLongLong((unsigned long long)$1);
+%#endif
+}
 /* Writable, C-contiguous memory of any format for tlb_wrap (the Python layer checks the
  * dtype and keeps the object alive while the context is). */
 %typemap(in) (void *BUFFER, int64_t BYTES) (Py_buffer view, int have_view = 0) {
@@ -256,6 +274,10 @@ TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
 %apply (int64_t *ARRAY, size_t COUNT) { (int64_t *shape, size_t ndim), (int64_t *info, size_t ninfo) };
 %apply (uint64_t *ARRAY, size_t COUNT) { (uint64_t *stats, size_t nstats), (uint64_t *handles, size_t nhandles) };
 #endif
+
+/* Helpers of the layer itself, not for the languages. */
+%ignore tlb_from;
+%ignore tlb_read;
 
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;

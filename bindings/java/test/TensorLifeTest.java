@@ -141,22 +141,30 @@ public final class TensorLifeTest {
         }
     }
 
+    static String spread(double[] v) {
+        java.util.Arrays.sort(v);
+        return String.format("min %.1f / median %.1f / max %.1f", v[0], v[v.length / 2], v[v.length - 1]);
+    }
+
+    /** Interleaved rounds, Java adds then the same adds from C, 7 times: min/median/max. */
     static void bench() {
         try (Context ctx = new Context()) {
             Tensor a = ctx.fromFloats(new long[] {16}, new float[16]), b = ctx.fromFloats(new long[] {16}, new float[16]);
             try (Scope s = ctx.openScope("bench", 1 << 16)) {
-                final int n = 200000;
-                double best = Double.MAX_VALUE;
-                for (int rep = 0; rep < 5; rep++) {
+                final int n = 200000, rounds = 7;
+                double[] java = new double[rounds], c = new double[rounds];
+                for (int rep = 0; rep < rounds; rep++) {
                     long t0 = System.nanoTime();
                     for (int i = 0; i < n; i++) {
                         ctx.add(a, b);
                         if ((i & 255) == 255) s.reset();
                     }
-                    best = Math.min(best, (System.nanoTime() - t0) / (double) n);
+                    java[rep] = (System.nanoTime() - t0) / (double) n;
+                    c[rep] = BenchBaseline.perAddFromC(ctx, s, a, b, n);
                 }
-                double c = BenchBaseline.perAddFromC(ctx, s, a, b, n);
-                System.out.printf("java: add of 16 floats %.1f ns through Java, %.1f ns from C: %.2fx%n", best, c, best / c);
+                String js = spread(java), cs = spread(c);
+                System.out.printf("java: add of 16 floats through Java %s ns; from C %s ns; median ratio %.2fx%n",
+                                  js, cs, java[rounds / 2] / c[rounds / 2]);
             }
         }
     }

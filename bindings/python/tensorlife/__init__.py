@@ -45,6 +45,19 @@ def _name(what, s):
     return s
 
 
+def _binary_op(f, doc):
+    """A Context method for a two-tensor op: one Python frame around one native call."""
+    def op(self, a, b):
+        if a._ctx is not self or b._ctx is not self:
+            self._own(a, b)
+        bits = f(self._c, a._bits, b._bits)
+        if bits:
+            return Tensor(self, bits)
+        raise _error(self._c)
+    op.__doc__ = doc
+    return op
+
+
 def version():
     return _r.tlb_version()
 
@@ -174,32 +187,12 @@ class Context:
         return self._made(_r.tlb_tensor_from_json(self._c, _name("JSON text", text)))
 
     # ---- ops: one native call each --------------------------------------------------------
-    def _binary(self, f, a, b):
-        if a._ctx is not self or b._ctx is not self:
-            self._own(a, b)
-        bits = f(self._c, a._bits, b._bits)
-        if not bits:
-            raise _error(self._c)
-        return Tensor(self, bits)
-
-    def matmul(self, a, b):
-        return self._binary(_r.tlb_matmul, a, b)
-
-    def add(self, a, b):
-        return self._binary(_r.tlb_add, a, b)
-
-    def sub(self, a, b):
-        return self._binary(_r.tlb_sub, a, b)
-
-    def mul(self, a, b):
-        return self._binary(_r.tlb_mul, a, b)
-
-    def div(self, a, b):
-        return self._binary(_r.tlb_div, a, b)
-
-    def gather_rows(self, table, ids):
-        """Rows of table by I32 ids: an embedding lookup."""
-        return self._binary(_r.tlb_gather_rows, table, ids)
+    matmul = _binary_op(_r.tlb_matmul, "[m,k]x[k,n] (or batched) through OpenBLAS.")
+    add = _binary_op(_r.tlb_add, "Elementwise with NumPy broadcasting; sub, mul and div likewise.")
+    sub = _binary_op(_r.tlb_sub, "a - b, broadcasting.")
+    mul = _binary_op(_r.tlb_mul, "a * b, broadcasting.")
+    div = _binary_op(_r.tlb_div, "a / b, broadcasting.")
+    gather_rows = _binary_op(_r.tlb_gather_rows, "Rows of table by I32 ids: an embedding lookup.")
 
     def _unary(self, f, a, *args):
         self._own(a)

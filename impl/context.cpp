@@ -87,7 +87,7 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     tl_scope *&record = depths_[depth - 1];
     if (!record) {
         void *p = memory.allocate(sizeof(tl_scope), alignof(tl_scope));
-        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s'", name);
+        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s': the allocator %s", name, tl::refusal());
         record = new (p) tl_scope(this, &memory, depth);
     }
     if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
@@ -249,7 +249,7 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
         data = h.storage = tl::empty_tensor_home();
     } else {
         data = h.storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
-        if (!data) return fail(TL_E_OUT_OF_MEMORY, "the allocator refused %zu bytes for an ambient tensor", bytes);
+        if (!data) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
         h.storage_bytes = bytes;
     }
     *handle = place_header(target, h);
@@ -291,7 +291,7 @@ tl_status tl_context::scratch(size_t bytes, std::byte **out) {
     if (bytes > scratch_bytes_) {
         size_t grown = bytes > scratch_bytes_ * 2 ? bytes : scratch_bytes_ * 2;
         void *p = memory.allocate(grown, tl::kTensorAlignment);
-        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for %zu bytes of scratch", grown);
+        if (!p) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes of scratch: the allocator %s", grown, tl::refusal());
         memory.release(scratch_, scratch_bytes_);
         scratch_ = static_cast<std::byte *>(p);
         scratch_bytes_ = grown;

@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace tl {
@@ -33,7 +35,11 @@ void default_free(void *, void *ptr, size_t size) {
 
 alignas(kTensorAlignment) std::byte empty_home[kTensorAlignment];
 
+thread_local char refusal_text[160] = "refused it";
+
 }  // namespace
+
+const char *refusal() { return refusal_text; }
 
 std::byte *empty_tensor_home() { return empty_home; }
 
@@ -42,7 +48,18 @@ Memory::Memory(const tl_allocator *custom)
 
 void *Memory::allocate(size_t size, size_t alignment) {
     if (size == 0) size = 1;  // an allocator need not handle 0; we never hand such memory out
-    return allocator_.alloc(allocator_.user, size, alignment);
+    void *p = allocator_.alloc(allocator_.user, size, alignment);
+    if (!p) {
+        std::snprintf(refusal_text, sizeof refusal_text, "refused it");
+        return nullptr;
+    }
+    if (reinterpret_cast<uintptr_t>(p) & (alignment - 1)) {
+        std::snprintf(refusal_text, sizeof refusal_text, "returned %p, not aligned to %zu bytes as tl_allocator asks", p,
+                      alignment);
+        allocator_.free(allocator_.user, p, size);
+        return nullptr;
+    }
+    return p;
 }
 
 void Memory::release(void *ptr, size_t size) {

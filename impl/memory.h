@@ -13,10 +13,15 @@ constexpr size_t kTensorAlignment = 64;
 // Where tensors with no elements point: aligned, owned by nobody, never read or written.
 std::byte *empty_tensor_home();
 
+// Why this thread's last allocation failed, for messages: "refused it", or that the allocator
+// broke its contract by returning misaligned memory (given back to it and refused here).
+const char *refusal();
+
 class Memory {
 public:
     explicit Memory(const tl_allocator *custom);
-    // nullptr when the allocator refuses; size 0 is never passed on.
+    // nullptr when the allocator refuses or returns memory not aligned as asked (then refusal()
+    // says so); size 0 is never passed on.
     void *allocate(size_t size, size_t alignment = alignof(std::max_align_t));
     void release(void *ptr, size_t size);
     const tl_allocator &allocator() const { return allocator_; }

@@ -36,7 +36,7 @@ tl_status Slab::add_chunk(size_t size, const char *scope_name) {
         }
     }
     void *p = memory_->allocate(size, kTensorAlignment);
-    if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': the allocator refused %zu bytes", scope_name, size);
+    if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': %zu bytes: the allocator %s", scope_name, size, refusal());
     chunks_.push_back(Chunk{static_cast<std::byte *>(p), size, 0});
     mark_unowned(chunks_.back().base, size);
     return TL_OK;
@@ -65,13 +65,14 @@ tl_status Slab::allocate(size_t bytes, const char *scope_name, std::byte **out, 
         if (growth_ == TL_FIXED)
             return fail(TL_E_SCOPE_FULL, "scope '%s' is TL_FIXED: %zu of %zu bytes used, %zu more do not fit", scope_name,
                         used_, held, rounded);
-        if (max_bytes_ && (rounded > max_bytes_ || held > max_bytes_ - rounded))
-            return fail(TL_E_SCOPE_FULL, "scope '%s' holds %zu bytes; %zu more would pass its max_bytes %zu", scope_name,
-                        held, rounded, max_bytes_);
-        // Double what is held, so a scope that keeps growing makes few chunks.
+        if (max_bytes_ && (rounded > max_bytes_ || used_ > max_bytes_ - rounded))
+            return fail(TL_E_SCOPE_FULL, "scope '%s' uses %zu bytes; %zu more would pass its max_bytes %zu", scope_name,
+                        used_, rounded, max_bytes_);
+        // Double what is held, so a scope that keeps growing makes few chunks; under a cap, no
+        // chunk larger than what the cap still allows (the merge at reset then fits the cap).
         size_t size = held > rounded ? held : rounded;
         if (size < kMinChunk) size = kMinChunk;
-        if (max_bytes_ && size > max_bytes_ - held) size = max_bytes_ - held;
+        if (max_bytes_ && size > max_bytes_ - used_) size = max_bytes_ - used_;
         TL_TRY(add_chunk(size, scope_name));
         ++grow_events_;
         last = &chunks_.back();

@@ -1,12 +1,17 @@
 #include "json.h"
 
+#include <clocale>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "../error.h"
 #include "../kernels/strided_loop.h"
 #include "cjson_util.h"
 #include "owned_string.h"
+#include "safetensors.h"
 
 namespace tl {
 namespace {
@@ -36,10 +41,43 @@ void add_scope(cJSON *o, const tl_scope &s) {
     cJSON_AddNumberToObject(o, "live_tensors", double(s.headers.size()));
 }
 
-cJSON *number_or_name(double v) {
-    if (std::isnan(v)) return cJSON_CreateString("nan");
-    if (std::isinf(v)) return cJSON_CreateString(v > 0 ? "inf" : "-inf");
-    return cJSON_CreateNumber(v);
+// Text that a tensor prints to, in allocator memory, refusing to grow past TL_JSON_MAX_BYTES.
+class TextBuilder {
+public:
+    explicit TextBuilder(Memory *memory) : text_(StlAllocator<char>(memory)) {}
+    bool append(const char *s, size_t n) {
+        if (n > TL_JSON_MAX_BYTES - text_.size()) return false;
+        text_.insert(text_.end(), s, s + n);
+        return true;
+    }
+    bool append(const char *s) { return append(s, std::strlen(s)); }
+    const char *data() const { return text_.data(); }
+    size_t size() const { return text_.size(); }
+
+private:
+    std::vector<char, StlAllocator<char>> text_;
+};
+
+// The printed number with the C locale's '.', whatever LC_NUMERIC the application set.
+void fix_decimal_point(char *s) {
+    const char point = *std::localeconv()->decimal_point;
+    if (point == '.') return;
+    for (char *c = s; *c; ++c)
+        if (*c == point) *c = '.';
+}
+
+// The fewest significant digits that read back as exactly x, read the way readers (this
+// library's, NumPy's, most others') read a JSON number: strtod, then, for f32, a cast to float.
+// %.17g (%.9g for a float) always reads back exactly, so the loop ends by then.
+void shortest_exact(double x, bool as_float, char *out, size_t size) {
+    for (int digits = as_float ? 1 : 15; digits <= 17; ++digits) {
+        std::snprintf(out, size, "%.*g", digits, x);
+        const double back = std::strtod(out, nullptr);  // in the current locale, as printed
+        if (as_float ? float(back) == float(x) && std::signbit(back) == std::signbit(x)
+                     : std::memcmp(&back, &x, sizeof x) == 0)
+            break;
+    }
+    fix_decimal_point(out);
 }
 
 bool value_of(const cJSON *j, double *v) {
@@ -86,28 +124,53 @@ tl_status tensor_to_json(tl_context &ctx, tl_tensor t, char **out) {
     Resolved r;
     TL_TRY(ctx.resolve(t, &r));
     const View &v = r.view;
-    JsonPtr root(cJSON_CreateObject());
-    if (!root) return fail(TL_E_OUT_OF_MEMORY, "no memory for JSON");
-    cJSON_AddStringToObject(root.get(), "dtype", dtype_name(v.dtype));
-    cJSON *shape = cJSON_AddArrayToObject(root.get(), "shape");
-    for (int d = 0; d < v.ndim; ++d) cJSON_AddItemToArray(shape, cJSON_CreateNumber(double(v.shape[d])));
-    cJSON *data = cJSON_AddArrayToObject(root.get(), "data");
+    // Printed straight into allocator memory, a value at a time: no JSON tree of the data.
+    TextBuilder text(&ctx.memory);
+    char num[40];
+    bool ok = text.append("{\"dtype\":\"") && text.append(dtype_name(v.dtype)) && text.append("\",\"shape\":[");
+    for (int d = 0; ok && d < v.ndim; ++d) {
+        std::snprintf(num, sizeof num, d ? ",%lld" : "%lld", (long long)v.shape[d]);
+        ok = text.append(num);
+    }
+    ok = ok && text.append("],\"data\":[");
+    bool first = true;
     Operands<1> ops{{v.data}, {v.strides}, {int64_t(dtype_size(v.dtype))}};
     strided_for_each<1>(v.ndim, v.shape, ops, [&](std::byte *const *p, int64_t n, const int64_t *s) {
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = 0; ok && i < n; ++i) {
             const std::byte *e = p[0] + i * s[0];
+            if (!first) ok = text.append(",", 1);
+            first = false;
             double x = v.dtype == TL_F32   ? double(*reinterpret_cast<const float *>(e))
                        : v.dtype == TL_F64 ? *reinterpret_cast<const double *>(e)
                                            : double(*reinterpret_cast<const int32_t *>(e));
-            cJSON_AddItemToArray(data, number_or_name(x));
+            if (v.dtype == TL_I32) std::snprintf(num, sizeof num, "%d", *reinterpret_cast<const int32_t *>(e));
+            else if (std::isnan(x)) std::snprintf(num, sizeof num, "\"nan\"");
+            else if (std::isinf(x)) std::snprintf(num, sizeof num, x > 0 ? "\"inf\"" : "\"-inf\"");
+            else shortest_exact(x, v.dtype == TL_F32, num, sizeof num);
+            ok = ok && text.append(num);
         }
     });
-    return finish(ctx.memory, root.get(), out);
+    ok = ok && text.append("]}");
+    if (!ok)
+        return fail(TL_E_INVALID_ARGUMENT, "tensor JSON: the text of %lld values is past TL_JSON_MAX_BYTES (%u); use safetensors",
+                    (long long)v.numel(), TL_JSON_MAX_BYTES);
+    char *s = make_owned_string(ctx.memory, text.data(), text.size());
+    if (!s) return fail(TL_E_OUT_OF_MEMORY, "no memory for the JSON string");
+    *out = s;
+    return TL_OK;
 }
 
 tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
-    JsonPtr root(cJSON_Parse(json));
+    const size_t length = strnlen(json, size_t(TL_JSON_MAX_BYTES) + 1);
+    if (length > TL_JSON_MAX_BYTES)
+        return fail(TL_E_PARSE, "tensor JSON: text past TL_JSON_MAX_BYTES (%u); use safetensors", TL_JSON_MAX_BYTES);
+    if (json_text_has_nul(json, length)) return fail(TL_E_PARSE, "tensor JSON: a string holds a NUL character (\\u0000)");
+    const char *end = nullptr;
+    JsonPtr root(cJSON_ParseWithLengthOpts(json, length, &end, false));
     if (!root || !cJSON_IsObject(root.get())) return fail(TL_E_PARSE, "tensor JSON: not a JSON object");
+    for (const char *c = end; c < json + length; ++c)
+        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+            return fail(TL_E_PARSE, "tensor JSON: text after the object (at byte %lld)", (long long)(c - json));
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(root.get(), "dtype");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(root.get(), "shape");
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(root.get(), "data");

@@ -1,9 +1,16 @@
 #include "safetensors.h"
 
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <memory>
 
 #include "../error.h"
@@ -12,10 +19,17 @@
 #include "half.h"
 
 tl_st_file::tl_st_file(const tl::Memory &m)
-    : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)) {}
+    : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)),
+      by_name(tl::StlAllocator<uint32_t>(&memory)) {}
 
 tl_st_file::~tl_st_file() {
     if (file) std::fclose(file);
+}
+
+const tl_st_file::Entry *tl_st_file::find(const char *name) const {
+    auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
+                               [this](uint32_t i, const char *n) { return std::strcmp(name_of(entries[i]), n) < 0; });
+    return it != by_name.end() && std::strcmp(name_of(entries[*it]), name) == 0 ? &entries[*it] : nullptr;
 }
 
 namespace tl {
@@ -114,12 +128,23 @@ tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, con
         bytes != e.end - e.begin)
         return fail(TL_E_PARSE, "%s: tensor '%s' shape and dtype do not match its %llu data bytes", path, name,
                     (unsigned long long)(e.end - e.begin));
-    for (const tl_st_file::Entry &other : f.entries)
-        if (std::strcmp(&f.names[other.name_offset], name) == 0)
-            return fail(TL_E_PARSE, "%s: tensor name '%s' appears twice", path, name);
     e.name_offset = f.names.size();
     f.names.insert(f.names.end(), name, name + std::strlen(name) + 1);
     f.entries.push_back(e);
+    return TL_OK;
+}
+
+// The name index; two tensors of one name are neighbours in it.
+tl_status index_names(tl_st_file &f, const char *path) {
+    if (f.entries.size() > UINT32_MAX) return fail(TL_E_PARSE, "%s: too many tensors", path);
+    f.by_name.resize(f.entries.size());
+    for (uint32_t i = 0; i < f.by_name.size(); ++i) f.by_name[i] = i;
+    std::sort(f.by_name.begin(), f.by_name.end(), [&f](uint32_t a, uint32_t b) {
+        return std::strcmp(f.name_of(f.entries[a]), f.name_of(f.entries[b])) < 0;
+    });
+    for (size_t i = 1; i < f.by_name.size(); ++i)
+        if (std::strcmp(f.name_of(f.entries[f.by_name[i - 1]]), f.name_of(f.entries[f.by_name[i]])) == 0)
+            return fail(TL_E_PARSE, "%s: tensor name '%s' appears twice", path, f.name_of(f.entries[f.by_name[i]]));
     return TL_OK;
 }
 
@@ -137,12 +162,118 @@ tl_status check_no_overlap(tl_st_file &f, const char *path) {
     return TL_OK;
 }
 
+// Opens a regular file for reading.  O_NONBLOCK so that a FIFO with no writer cannot hang the
+// open; anything that is not a regular file (a directory, a FIFO, a device) is refused.
+tl_status open_regular(const char *path, std::unique_ptr<std::FILE, FileCloser> *out) {
+    const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail(TL_E_IO, "%s: not a regular file", path);
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    std::FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? nullptr : fdopen(fd, "rb");
+    if (!f) {
+        const int err = errno;
+        ::close(fd);
+        return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(err));
+    }
+    out->reset(f);
+    return TL_OK;
+}
+
+// A file written beside its target under a name of its own and renamed over it: readers never
+// see half a file, two writers of one path never mix their bytes (the last rename wins, whole),
+// and a link planted at any name we might use is never followed (O_CREAT | O_EXCL |
+// O_NOFOLLOW).  The new file keeps the permission bits of the file it replaces; a first save
+// gets 0666 less the umask, as fopen would.  Data and the folder entry are fsynced.
+struct AtomicFile {
+    std::FILE *file = nullptr;
+    const char *target = nullptr;
+    char tmp[4096];
+
+    ~AtomicFile() {
+        if (file) {
+            std::fclose(file);
+            ::unlink(tmp);
+        }
+    }
+
+    tl_status create(const char *path) {
+        target = path;
+        const char *slash = std::strrchr(path, '/');
+        const int dir_len = slash ? int(slash - path + 1) : 0;
+        if (!path[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", path);
+        static std::atomic<uint64_t> serial{0};
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            // Unpredictable as well as unique, so names planted in advance cannot block a save.
+            uint64_t noise = 0;
+            if (getrandom(&noise, sizeof noise, GRND_NONBLOCK) != sizeof noise) {
+                timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                noise = uint64_t(ts.tv_nsec) * 0x9e3779b97f4a7c15u ^ uint64_t(ts.tv_sec);
+            }
+            const int len = std::snprintf(tmp, sizeof tmp, "%.*s.%s.tmp-tensorlife-%ld-%llu-%016llx", dir_len, path,
+                                          path + dir_len, long(getpid()),
+                                          (unsigned long long)serial.fetch_add(1, std::memory_order_relaxed),
+                                          (unsigned long long)noise);
+            if (len < 0 || len >= int(sizeof tmp)) return fail(TL_E_IO, "%s: path too long", path);
+            const int fd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+            if (fd < 0 && errno == EEXIST) continue;
+            if (fd < 0) return fail(TL_E_IO, "%s: cannot create: %s", tmp, std::strerror(errno));
+            struct stat st;
+            if (::stat(path, &st) == 0 && S_ISREG(st.st_mode)) fchmod(fd, st.st_mode & 07777);
+            file = fdopen(fd, "wb");
+            if (!file) {
+                ::close(fd);
+                ::unlink(tmp);
+                return fail(TL_E_IO, "%s: cannot open for writing", tmp);
+            }
+            return TL_OK;
+        }
+        return fail(TL_E_IO, "%s: no unused temporary name beside it", path);
+    }
+
+    tl_status commit() {
+        const bool ok = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
+        int err = errno;
+        const bool closed = std::fclose(file) == 0;
+        file = nullptr;
+        if (ok && closed && std::rename(tmp, target) == 0) {
+            char dir[4096];
+            const char *slash = std::strrchr(target, '/');
+            std::snprintf(dir, sizeof dir, "%.*s", slash ? (slash == target ? 1 : int(slash - target)) : 1,
+                          slash ? target : ".");
+            const int dfd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                fsync(dfd);  // the rename durable too; failing here still leaves a complete file
+                ::close(dfd);
+            }
+            return TL_OK;
+        }
+        if (ok && closed) err = errno;
+        ::unlink(tmp);
+        return fail(TL_E_IO, "%s: cannot write: %s", target, std::strerror(err));
+    }
+};
+
 }  // namespace
+
+bool json_text_has_nul(const char *text, size_t n) {
+    if (std::memchr(text, 0, n)) return true;
+    for (size_t i = 0; i + 1 < n; ++i) {
+        if (text[i] != '\\') continue;
+        if (text[i + 1] == 'u' && i + 5 < n && std::strncmp(text + i + 2, "0000", 4) == 0) return true;
+        ++i;  // an escaped character (\\ included) is no escape of its own
+    }
+    return false;
+}
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) {
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path, "rb"));
-    if (!file) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
+    std::unique_ptr<std::FILE, FileCloser> file;
+    TL_TRY(open_regular(path, &file));
     if (fseeko(file.get(), 0, SEEK_END) != 0) return fail(TL_E_IO, "%s: cannot seek", path);
     const off_t end = ftello(file.get());
     if (end < 0) return fail(TL_E_IO, "%s: cannot tell its size", path);
@@ -162,8 +293,16 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     Buffer text(ctx.memory, size_t(header_bytes));
     if (!text.data) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path, (unsigned long long)header_bytes);
     if (!read_at(file.get(), 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
-    JsonPtr header(cJSON_ParseWithLength(reinterpret_cast<const char *>(text.data), size_t(header_bytes)));
+    const char *json = reinterpret_cast<const char *>(text.data);
+    if (json_text_has_nul(json, size_t(header_bytes)))
+        return fail(TL_E_PARSE, "%s: header holds a NUL character (a raw 0 byte or \\u0000)", path);
+    const char *json_end = nullptr;
+    JsonPtr header(cJSON_ParseWithLengthOpts(json, size_t(header_bytes), &json_end, false));
     if (!header) return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
+    // After the object only padding: safetensors writers pad with spaces.
+    for (const char *c = json_end; c < json + header_bytes; ++c)
+        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+            return fail(TL_E_PARSE, "%s: bytes after the header's JSON object (at %lld)", path, (long long)(c - json));
     if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
 
     void *p = ctx.memory.allocate(sizeof(tl_st_file), alignof(tl_st_file));
@@ -177,6 +316,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
             if (std::strcmp(item->string, "__metadata__") == 0) continue;
             st = parse_entry(*f, item, data_bytes, path);
         }
+        if (st == TL_OK) st = index_names(*f, path);
         if (st == TL_OK) st = check_no_overlap(*f, path);
     } catch (const std::bad_alloc &) {
         st = fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
@@ -197,9 +337,7 @@ void safetensors_close(tl_st_file *f) {
 }
 
 tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out) {
-    const tl_st_file::Entry *e = nullptr;
-    for (const auto &candidate : f.entries)
-        if (std::strcmp(&f.names[candidate.name_offset], name) == 0) e = &candidate;
+    const tl_st_file::Entry *e = f.find(name);
     if (!e) return fail(TL_E_INVALID_ARGUMENT, "safetensors: no tensor named '%s'", name);
     // Read into scratch first: a failed read leaves no tensor behind and no slab bytes used.
     const size_t bytes = size_t(e->end - e->begin);
@@ -266,16 +404,12 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
     std::byte *staging = nullptr;
     if (largest) TL_TRY(ctx.scratch(largest, &staging));
 
-    // Written beside the target and renamed over it: readers never see half a file.
-    char tmp[4096];
-    if (std::snprintf(tmp, sizeof tmp, "%s.tmp-tensorlife", path) >= int(sizeof tmp))
-        return fail(TL_E_IO, "safetensors_save: path too long");
-    std::FILE *file = std::fopen(tmp, "wb");
-    if (!file) return fail(TL_E_IO, "%s: cannot create: %s", tmp, std::strerror(errno));
+    AtomicFile out;
+    TL_TRY(out.create(path));
     unsigned char len_bytes[8];
     for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
-    bool ok = std::fwrite(len_bytes, 1, 8, file) == 8 && std::fwrite(text.get(), 1, text_len, file) == text_len;
-    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', file) != EOF;
+    bool ok = std::fwrite(len_bytes, 1, 8, out.file) == 8 && std::fwrite(text.get(), 1, text_len, out.file) == text_len;
+    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', out.file) != EOF;
     for (int i = 0; ok && i < n; ++i) {
         Resolved r;
         ctx.resolve(tensors[i], &r);  // checked above
@@ -285,16 +419,10 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
             copy_kernel(r.view, contiguous_over(r.view, staging));
             src = staging;
         }
-        ok = bytes == 0 || std::fwrite(src, 1, bytes, file) == bytes;
+        ok = bytes == 0 || std::fwrite(src, 1, bytes, out.file) == bytes;
     }
-    ok = (std::fflush(file) == 0) && ok;
-    ok = (std::fclose(file) == 0) && ok;
-    if (!ok || std::rename(tmp, path) != 0) {
-        const int err = errno;
-        std::remove(tmp);
-        return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(err));
-    }
-    return TL_OK;
+    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(errno));
+    return out.commit();
 }
 
 }  // namespace tl

@@ -25,9 +25,20 @@ struct tl_st_file {
     uint64_t data_start = 0;
     std::vector<Entry, tl::StlAllocator<Entry>> entries;
     std::vector<char, tl::StlAllocator<char>> names;  // NUL-separated
+    // Entries by name (indices into entries, sorted with strcmp): duplicates are neighbours and
+    // tl_st_get is a binary search, so a file of a million tiny tensors costs n log n, not n^2.
+    std::vector<uint32_t, tl::StlAllocator<uint32_t>> by_name;
+
+    const char *name_of(const Entry &e) const { return &names[e.name_offset]; }
+    const Entry *find(const char *name) const;
 };
 
 namespace tl {
+
+// The JSON text must hold no NUL character: neither a raw 0 byte nor a \u0000 escape (cJSON
+// would cut the string there, so "weight\u0000evil" would load as "weight").  Shared with the
+// JSON tensor reader.
+bool json_text_has_nul(const char *text, size_t n);
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
 // Closes the file and frees its index (with the allocator it was made with).

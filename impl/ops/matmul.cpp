@@ -79,8 +79,10 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
         return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)ma.rows,
                     (long long)ma.cols, (long long)mb.rows, (long long)mb.cols);
     const int64_t m = ma.rows, k = ma.cols, n = mb.cols;
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batches * m > INT_MAX)
-        return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range");
+    int64_t all_rows;  // the batches as one product: checked, as every product of dims is
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || __builtin_mul_overflow(batches, m, &all_rows) || all_rows > INT_MAX)
+        return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range ([%lld,%lld,%lld] x [%lld,%lld])", (long long)batches,
+                    (long long)m, (long long)k, (long long)mb.rows, (long long)n);
 
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.
     BlasOperand fa, fb;

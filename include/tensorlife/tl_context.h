@@ -41,7 +41,11 @@ typedef struct tl_scope_options {
     uint32_t struct_size; /* sizeof(tl_scope_options); fields past it take their defaults */
     tl_growth growth;     /* TL_GROW (default): extra chunks, merged at the next reset */
     size_t slab_bytes;    /* initial slab, allocated at open; 0: on first use */
-    size_t max_bytes;     /* 0: no limit; else a request past it fails with TL_E_SCOPE_FULL */
+    size_t max_bytes;     /* 0: no limit; else the bytes one generation's tensors use (each
+                           * rounded up to 64) are capped: a request past the cap fails with
+                           * TL_E_SCOPE_FULL.  Memory held stays within the cap but for the
+                           * unused tail of a chunk until the next reset, which merges the
+                           * chunks into one slab of the high-water use. */
 } tl_scope_options;
 
 /* name is copied; NULL is TL_E_INVALID_ARGUMENT.  tl_scope_open is open_ex with TL_GROW. */

@@ -2,8 +2,12 @@
  *
  * JSON is parsed and printed with cJSON.  cJSON's allocation hooks are process-wide, so
  * tensorlife leaves them to the application: the transient nodes of a parse or a print come
- * from the C heap.  Every byte tensorlife keeps (tensors, a file's index, returned strings)
- * comes from the context's allocator. */
+ * from the C heap.  An open tl_st_file also holds a libc FILE (and its stdio buffer, from the
+ * C heap) until tl_st_close.  Every other byte tensorlife keeps (tensors, a file's index,
+ * returned strings) comes from the context's allocator.
+ *
+ * Paths must name regular files: directories, FIFOs and devices are TL_E_IO, and opening never
+ * blocks on them. */
 #ifndef TENSORLIFE_TL_IO_H
 #define TENSORLIFE_TL_IO_H
 
@@ -27,12 +31,19 @@ TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_st_fi
 /* Number of tensors (0 for NULL).  Names in file order, NULL past the end. */
 TL_API size_t tl_st_count(const tl_st_file *f);
 TL_API const char *tl_st_name(const tl_st_file *f, size_t i);
-/* Reads one tensor into the current target (ambient or the current scope). */
+/* Reads one tensor into the current target (ambient or the current scope).  Names are looked
+ * up in a sorted index: opening costs O(n log n) in the tensor count, a get O(log n).  A header
+ * whose strings hold a NUL character, or with bytes after its JSON object other than space
+ * padding, is TL_E_PARSE. */
 TL_API tl_status tl_st_get(tl_context *ctx, tl_st_file *f, const char *name, tl_tensor *out);
 /* NULL is a no-op.  A file keeps its own copy of the allocator, so it may outlive its context. */
 TL_API void tl_st_close(tl_st_file *f);
-/* Writes n tensors (any layout; stored contiguous) under their names, atomically: the file
- * appears complete or not at all.  Names must be distinct, non-empty, not "__metadata__". */
+/* Writes n tensors (any layout; stored contiguous) under their names, atomically: the data
+ * goes to a new file of an unpredictable name in the same folder (created with O_EXCL and
+ * O_NOFOLLOW, so no planted link is followed), is fsynced and renamed over path, so readers see
+ * the old file or the new one, never a mix, and two saves of one path at once leave one of
+ * them whole.  A replaced file's permission bits are kept; a new file gets 0666 less the
+ * umask.  Names must be distinct, non-empty, not "__metadata__". */
 TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, const char *const *names,
                                      const tl_tensor *tensors);
 
@@ -41,10 +52,17 @@ TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, c
 TL_API tl_status tl_scope_stats_json(const tl_scope *scope, char **out);
 /* Every open scope (outermost first), the ambient store's totals, and the context's counters. */
 TL_API tl_status tl_context_report_json(tl_context *ctx, char **out);
-/* {"dtype":"f32","shape":[2,2],"data":[...]}: data flat in logical order; floats exact
- * (round-trip), non-finite values as the strings "nan", "inf", "-inf". */
+/* JSON texts of tensors are bounded: to_json refuses (TL_E_INVALID_ARGUMENT) a tensor whose
+ * text would pass this size, from_json (TL_E_PARSE) a longer text.  to_json costs about the
+ * text's size in allocator memory (no tree of the data); from_json's cJSON tree costs up to
+ * ~32 bytes of C heap per text byte.  Larger tensors travel as safetensors. */
+#define TL_JSON_MAX_BYTES (4u * 1024u * 1024u)
+/* {"dtype":"f32","shape":[2,2],"data":[...]}: data flat in logical order; every value exact:
+ * printed with the fewest digits that read back (strtod, then a cast for f32) to the same
+ * bits, -0 included; non-finite values as the strings "nan", "inf", "-inf". */
 TL_API tl_status tl_tensor_to_json(tl_context *ctx, tl_tensor t, char **out);
-/* The same form back, into the current target. */
+/* The same form back, into the current target.  A text holding a NUL character (\u0000), or
+ * anything but white space after the object, is TL_E_PARSE. */
 TL_API tl_status tl_tensor_from_json(tl_context *ctx, const char *json, tl_tensor *out);
 /* NULL is a no-op. */
 TL_API void tl_string_free(char *s);

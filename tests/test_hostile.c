@@ -1,0 +1,355 @@
+/* Hostile inputs that once ended in TL_OK with a wrong answer, a silently wrong file or an
+ * unbounded cost (issue "no silent wrong results"): each must now end as a status with a
+ * message, or as documented behaviour.  Each test is named after what it guards. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static tl_context *ctx;
+static char dir[256];
+static void setup(void) {
+    OK(tl_context_create(NULL, &ctx));
+    snprintf(dir, sizeof dir, "/tmp/tl-hostile-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+static void teardown(void) {
+    tl_context_destroy(ctx);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+TestSuite(hostile, .init = setup, .fini = teardown);
+
+/* Writes a safetensors file with this exact header text (padded) and data bytes. */
+static void write_raw_safetensors(const char *path, const char *header, size_t header_len, const void *data,
+                                  size_t data_len) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    unsigned char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
+    cr_assert_eq(fwrite(len, 1, 8, f), 8);
+    cr_assert_eq(fwrite(header, 1, header_len, f), header_len);
+    if (data_len) cr_assert_eq(fwrite(data, 1, data_len, f), data_len);
+    fclose(f);
+}
+
+static void path_in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
+
+/* ---- 2. atomic, safe save ----------------------------------------------------------------- */
+typedef struct saver {
+    const char *path;
+    float value;
+    int rounds, failures;
+} saver;
+
+/* Each thread has its own context (the threading rule) and saves its own constant tensor. */
+static void *save_rounds(void *arg) {
+    saver *s = arg;
+    tl_context *c;
+    if (tl_context_create(NULL, &c) != TL_OK) return NULL;
+    const int64_t shape[1] = {4096};
+    tl_tensor t;
+    tl_tensor_full(c, TL_F32, 1, shape, s->value, &t);
+    const char *name = "x";
+    for (int i = 0; i < s->rounds; ++i)
+        if (tl_safetensors_save(c, s->path, 1, &name, &t) != TL_OK) s->failures++;
+    tl_context_destroy(c);
+    return NULL;
+}
+
+Test(hostile, atomic_save_two_contexts_one_path) {
+    char path[300];
+    path_in_dir(path, sizeof path, "shared.safetensors");
+    saver a = {path, 1.0f, 100, 0}, b = {path, 2.0f, 100, 0};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, save_rounds, &a);
+    pthread_create(&tb, NULL, save_rounds, &b);
+    /* While they race, every read sees one whole file: all 1s or all 2s. */
+    for (int round = 0; round < 200; ++round) {
+        tl_st_file *f;
+        if (tl_safetensors_open(ctx, path, &f) != TL_OK) continue; /* not written yet */
+        tl_tensor t;
+        OK(tl_st_get(ctx, f, "x", &t));
+        float v[4096];
+        OK(tl_tensor_read(ctx, t, v, sizeof v));
+        for (int i = 1; i < 4096; ++i) cr_assert_eq(v[i], v[0], "a mixed file: %g then %g at %d", v[0], v[i], i);
+        cr_assert(v[0] == 1.0f || v[0] == 2.0f);
+        tl_tensor_free(ctx, t);
+        tl_st_close(f);
+    }
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    cr_assert_eq(a.failures + b.failures, 0);
+    /* No temporary file is left behind. */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", dir);
+    cr_assert_eq(system(cmd), 0, "temporary files left in %s", dir);
+}
+
+Test(hostile, atomic_save_does_not_follow_planted_links) {
+    char path[300], victim[300], cmd[900];
+    path_in_dir(path, sizeof path, "model.safetensors");
+    path_in_dir(victim, sizeof victim, "victim");
+    FILE *v = fopen(victim, "w");
+    fputs("precious", v);
+    fclose(v);
+    /* Links at the old fixed temporary name and at the predictable part of the new one. */
+    snprintf(cmd, sizeof cmd, "ln -s '%s' '%s.tmp-tensorlife'; for i in $(seq 0 99); do ln -s '%s' '%s/.model.safetensors.tmp-tensorlife-%ld-'$i; done",
+             victim, path, victim, dir, (long)getpid());
+    cr_assert_eq(system(cmd), 0);
+    const int64_t shape[1] = {4};
+    tl_tensor t;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape, &t));
+    const char *name = "w";
+    OK(tl_safetensors_save(ctx, path, 1, &name, &t));
+    char text[16] = {0};
+    v = fopen(victim, "r");
+    cr_assert_not_null(fgets(text, sizeof text, v));
+    fclose(v);
+    cr_assert_str_eq(text, "precious");
+    struct stat st;
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_assert(S_ISREG(st.st_mode));
+}
+
+Test(hostile, atomic_save_keeps_permission_bits) {
+    char path[300];
+    path_in_dir(path, sizeof path, "perm.safetensors");
+    const int64_t shape[1] = {2};
+    tl_tensor t;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape, &t));
+    const char *name = "w";
+    OK(tl_safetensors_save(ctx, path, 1, &name, &t));
+    cr_assert_eq(chmod(path, 0640), 0);
+    OK(tl_safetensors_save(ctx, path, 1, &name, &t));
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0640);
+}
+
+/* ---- 3. exact JSON ---------------------------------------------------------------------------- */
+static uint64_t next_random(uint64_t *s) {
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+Test(hostile, exact_json_round_trip_of_100000_doubles, .timeout = 60) {
+    enum { N = 100000 };
+    double *v = malloc(N * sizeof(double)), *back = malloc(N * sizeof(double));
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < N; ++i) {
+        uint64_t bits = next_random(&seed);
+        memcpy(&v[i], &bits, sizeof bits); /* every exponent: subnormals and extremes too */
+        if (isnan(v[i]) || isinf(v[i])) v[i] = (double)bits / 3.0;
+    }
+    const double edges[] = {0.1 + 0.2, 1.7976931348623157e308, -1.7976931348623157e308, 4.9406564584124654e-324,
+                            2.2250738585072014e-308, 2.2250738585072009e-308, -0.0, 0.0, 1.0 / 3.0, 9007199254740993.0};
+    memcpy(v, edges, sizeof edges);
+    /* In chunks under the JSON size bound. */
+    for (int at = 0; at < N; at += 10000) {
+        const int64_t shape[1] = {10000};
+        tl_tensor t, u;
+        OK(tl_tensor_from_data(ctx, TL_F64, 1, shape, v + at, 10000 * sizeof(double), &t));
+        char *json;
+        OK(tl_tensor_to_json(ctx, t, &json));
+        OK(tl_tensor_from_json(ctx, json, &u));
+        tl_string_free(json);
+        OK(tl_tensor_read(ctx, u, back + at, 10000 * sizeof(double)));
+        tl_tensor_free(ctx, t);
+        tl_tensor_free(ctx, u);
+    }
+    for (int i = 0; i < N; ++i)
+        cr_assert_eq(memcmp(&v[i], &back[i], sizeof(double)), 0, "value %d: %.17g came back as %.17g", i, v[i], back[i]);
+    free(v);
+    free(back);
+}
+
+Test(hostile, exact_json_round_trip_of_floats) {
+    enum { N = 20000 };
+    float v[N], back[N];
+    uint64_t seed = 12345;
+    for (int i = 0; i < N; ++i) {
+        uint32_t bits = (uint32_t)next_random(&seed);
+        memcpy(&v[i], &bits, sizeof bits);
+        if (isnan(v[i]) || isinf(v[i])) v[i] = (float)bits;
+    }
+    v[0] = -0.0f, v[1] = 1.17549435e-38f, v[2] = 1.4e-45f, v[3] = 3.40282347e38f, v[4] = 0.1f;
+    const int64_t shape[1] = {N};
+    tl_tensor t, u;
+    OK(tl_tensor_from_data(ctx, TL_F32, 1, shape, v, sizeof v, &t));
+    char *json;
+    OK(tl_tensor_to_json(ctx, t, &json));
+    OK(tl_tensor_from_json(ctx, json, &u));
+    tl_string_free(json);
+    OK(tl_tensor_read(ctx, u, back, sizeof back));
+    for (int i = 0; i < N; ++i) cr_assert_eq(memcmp(&v[i], &back[i], 4), 0, "float %d: %.9g came back as %.9g", i, v[i], back[i]);
+}
+
+Test(hostile, json_size_is_bounded, .timeout = 30) {
+    /* A tensor whose text would pass TL_JSON_MAX_BYTES is refused, quickly and without a tree. */
+    const int64_t shape[1] = {8 * 1024 * 1024};
+    tl_tensor t;
+    OK(tl_tensor_full(ctx, TL_F64, 1, shape, 0.1, &t));
+    char *json = NULL;
+    const clock_t start = clock();
+    FAILS_WITH(tl_tensor_to_json(ctx, t, &json), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "TL_JSON_MAX_BYTES"));
+    cr_assert_lt((double)(clock() - start) / CLOCKS_PER_SEC, 5.0);
+    cr_assert_null(json);
+    /* And a text past the bound is refused before parsing. */
+    char *big = malloc(TL_JSON_MAX_BYTES + 2);
+    memset(big, ' ', TL_JSON_MAX_BYTES + 1);
+    big[0] = '{', big[TL_JSON_MAX_BYTES] = '}', big[TL_JSON_MAX_BYTES + 1] = 0;
+    tl_tensor u;
+    FAILS_WITH(tl_tensor_from_json(ctx, big, &u), TL_E_PARSE);
+    free(big);
+}
+
+/* ---- 4. NUL characters and trailing bytes --------------------------------------------------- */
+Test(hostile, nul_in_safetensors_names_and_dtypes) {
+    char path[300];
+    path_in_dir(path, sizeof path, "nul.safetensors");
+    const float data[1] = {1};
+    const char *bad[] = {
+        "{\"weight\\u0000evil\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+        "{\"w\":{\"dtype\":\"F32\\u0000\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+        "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}} GARBAGE",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        write_raw_safetensors(path, bad[i], strlen(bad[i]), data, sizeof data);
+        tl_st_file *f = NULL;
+        FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
+        cr_assert_null(f);
+    }
+    /* An escaped backslash before "u0000" is no NUL: that name loads. */
+    const char *fine = "{\"a\\\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}  ";
+    write_raw_safetensors(path, fine, strlen(fine), data, sizeof data);
+    tl_st_file *f;
+    OK(tl_safetensors_open(ctx, path, &f));
+    cr_assert_str_eq(tl_st_name(f, 0), "a\\u0000");
+    tl_st_close(f);
+}
+
+Test(hostile, nul_in_json_dtype_and_trailing_text) {
+    tl_tensor t;
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\\u0000junk\",\"shape\":[1],\"data\":[1]}", &t), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[1],\"data\":[1]} trailing", &t), TL_E_PARSE);
+    OK(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[1],\"data\":[1]}\n", &t));
+}
+
+/* ---- 5. costs linear in the input ---------------------------------------------------------- */
+Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
+    /* 200,000 tensors of one float each (94 s to open before; a duplicate check per name). */
+    enum { N = 200000 };
+    char path[300];
+    path_in_dir(path, sizeof path, "many.safetensors");
+    size_t cap = (size_t)N * 80 + 16, len = 0;
+    char *header = malloc(cap);
+    len += (size_t)snprintf(header + len, cap - len, "{");
+    for (int i = 0; i < N; ++i)
+        len += (size_t)snprintf(header + len, cap - len, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%d,%d]}",
+                                i ? "," : "", i, 4 * i, 4 * i + 4);
+    len += (size_t)snprintf(header + len, cap - len, "}");
+    float *data = malloc(N * sizeof(float));
+    for (int i = 0; i < N; ++i) data[i] = (float)i;
+    write_raw_safetensors(path, header, len, data, N * sizeof(float));
+    tl_st_file *f;
+    OK(tl_safetensors_open(ctx, path, &f));
+    cr_assert_eq(tl_st_count(f), N);
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "get-all", 0, &s));
+    for (int i = N - 1; i >= 0; i -= 7) {
+        char name[16];
+        snprintf(name, sizeof name, "t%d", i);
+        tl_tensor t;
+        OK(tl_st_get(ctx, f, name, &t));
+        float x;
+        OK(tl_tensor_read(ctx, t, &x, sizeof x));
+        cr_assert_eq(x, (float)i);
+        if (i % 4096 == 0) OK(tl_scope_reset(s));
+    }
+    OK(tl_scope_close(s));
+    tl_st_close(f);
+    /* Two tensors of one name are still found. */
+    const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
+    write_raw_safetensors(path, dup, strlen(dup), data, 8);
+    FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "appears twice"));
+    free(header);
+    free(data);
+}
+
+/* ---- 6. paths that are not files ------------------------------------------------------------ */
+Test(hostile, paths_that_are_not_regular_files, .timeout = 10) {
+    tl_st_file *f;
+    FAILS_WITH(tl_safetensors_open(ctx, dir, &f), TL_E_IO);
+    cr_assert(strstr(tl_last_error(), "not a regular file"), "%s", tl_last_error());
+    char fifo[300];
+    path_in_dir(fifo, sizeof fifo, "fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    FAILS_WITH(tl_safetensors_open(ctx, fifo, &f), TL_E_IO); /* no writer: must not block */
+    FAILS_WITH(tl_safetensors_open(ctx, "/dev/null", &f), TL_E_IO);
+}
+
+/* ---- 8. signed overflow in matmul ----------------------------------------------------------- */
+Test(hostile, matmul_batch_product_overflow) {
+    const int64_t sa[3] = {(int64_t)1 << 40, 2147483647, 0}, sb[2] = {0, 1};
+    tl_tensor a, b, c;
+    OK(tl_tensor_zeros(ctx, TL_F32, 3, sa, &a));
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, sb, &b));
+    FAILS_WITH(tl_matmul(ctx, a, b, &c), TL_E_SHAPE);
+}
+
+/* ---- 9. the allocator contract ---------------------------------------------------------------- */
+typedef struct misaligning {
+    int frees, allocs;
+} misaligning;
+static void *misaligned_alloc(void *user, size_t size, size_t alignment) {
+    misaligning *m = user;
+    m->allocs++;
+    unsigned char *p = NULL;
+    if (posix_memalign((void **)&p, alignment < 16 ? 16 : alignment, size + 1) != 0) return NULL;
+    return p + 1; /* one byte off, whatever was asked */
+}
+static void misaligned_free(void *user, void *ptr, size_t size) {
+    (void)size;
+    ((misaligning *)user)->frees++;
+    free((unsigned char *)ptr - 1);
+}
+
+Test(hostile, allocator_returning_misaligned_memory_is_refused) {
+    misaligning m = {0, 0};
+    tl_allocator a = {&m, misaligned_alloc, misaligned_free};
+    tl_context *c = NULL;
+    FAILS_WITH(tl_context_create(&a, &c), TL_E_OUT_OF_MEMORY);
+    cr_assert_null(c);
+    cr_assert(strstr(tl_last_error(), "not aligned"), "%s", tl_last_error());
+    cr_assert_eq(m.allocs, m.frees, "the misaligned block is given back");
+}
+
+/* ---- 10. max_bytes honoured exactly ---------------------------------------------------------- */
+Test(hostile, max_bytes_fits_what_it_allows) {
+    tl_scope_options o = {sizeof o, TL_GROW, 0, 100000};
+    tl_scope *s;
+    OK(tl_scope_open_ex(ctx, "capped", &o, &s));
+    const int64_t shape[1] = {10000}; /* 40,000 bytes */
+    tl_tensor t;
+    for (int gen = 0; gen < 3; ++gen) {
+        OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t));
+        OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t));
+        FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t), TL_E_SCOPE_FULL); /* 120,000 > 100,000 */
+        tl_scope_stats st = {sizeof st};
+        OK(tl_scope_stats_get(s, &st));
+        if (gen > 0) cr_assert_leq(st.slab_bytes, 100000, "gen %d holds %zu bytes", gen, st.slab_bytes);
+        OK(tl_scope_reset(s));
+    }
+    OK(tl_scope_close(s));
+}

@@ -1,6 +1,6 @@
 #include "context.h"
 
-#include <atomic>
+#include <cstdio>
 #include <new>
 
 #include "error.h"
@@ -22,9 +22,9 @@ tl::TensorHeader header_of(const tl::View &v) {
     return h;
 }
 
-uint32_t next_context_tag() {
-    static std::atomic<uint32_t> contexts_made{0};
-    return contexts_made.fetch_add(1, std::memory_order_relaxed) % 255 + 1;
+tl_status not_ours(tl_tensor t) {
+    return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
+                (unsigned long long)t.bits);
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *nume
 }
 
 tl_context::tl_context(const tl_allocator *allocator)
-    : memory(allocator), tag(next_context_tag()), ambient_(&memory) {}
+    : memory(allocator), ambient_(&memory) {}
 
 tl_context::~tl_context() {
     while (open_depth_) close_scope(depths_[open_depth_ - 1]);
@@ -71,9 +71,10 @@ tl_context::~tl_context() {
 tl_status tl_context::check_scope(const tl_scope *scope) const {
     if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
     if (scope->context != this) return fail(TL_E_INVALID_HANDLE, "scope belongs to another context");
-    if (!scope->open)
-        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", scope->closed_name.c_str(),
-                    (unsigned long long)scope->closed_id);
+    if (!scope->open) {
+        const tl_scope::Closed *c = scope->last_closed();
+        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", c ? c->name : "", (unsigned long long)(c ? c->id : 0));
+    }
     return TL_OK;
 }
 
@@ -90,6 +91,7 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
         if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s': the allocator %s", name, tl::refusal());
         record = new (p) tl_scope(this, &memory, depth);
     }
+    TL_TRY(record->generations.reserve());
     if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
     record->slab.configure(options.growth, options.max_bytes);
     tl_status st = record->slab.reserve_initial(options.slab_bytes, name);
@@ -99,7 +101,9 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     }
     record->open = true;
     record->id = ++scopes_opened_;
-    record->first_generation = record->generation;
+    record->current = record->generations.next();
+    record->first_index = record->generations.issued() - 1;
+    record->resets_ = 0;
     open_depth_ = depth;
     *out = record;
     return TL_OK;
@@ -110,9 +114,11 @@ tl_status tl_context::reset_scope(tl_scope *scope) {
     if (scope->depth != open_depth_)
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
+    TL_TRY(scope->generations.reserve());  // the one step that can fail: before any change
     scope->slab.reset();
     scope->headers.clear();  // capacity kept: the next step places its headers without allocating
-    ++scope->generation;
+    scope->current = scope->generations.next();
+    ++scope->resets_;
     return TL_OK;
 }
 
@@ -121,59 +127,59 @@ tl_status tl_context::close_scope(tl_scope *scope) {
     if (scope->depth != open_depth_)
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
-    scope->has_closed = true;
-    scope->closed_id = scope->id;
-    scope->closed_first_generation = scope->first_generation;
-    scope->closed_last_generation = scope->generation;
-    scope->closed_name.take(scope->name);
+    tl_scope::Closed &c = scope->closed[scope->closed_count++ % tl_scope::kClosedKept];
+    c.id = scope->id;
+    c.first_index = scope->first_index;
+    c.last_index = scope->generations.issued() - 1;
+    c.resets = scope->resets_;
+    std::snprintf(c.name, sizeof c.name, "%s", scope->name.c_str());
+    scope->name.clear();
     scope->slab.release_all();
     scope->headers.clear();
-    ++scope->generation;
-    scope->open = false;
+    scope->open = false;  // its handles no longer match: nothing current at this depth
     --open_depth_;
     return TL_OK;
 }
 
 // ---- handles ---------------------------------------------------------------------------------
 
-tl_status tl_context::stale_scope_handle(const tl_scope &s, uint32_t g, uint32_t slot) const {
-    uint64_t back = uint32_t(s.handle_generation() - g);  // generations ago, modulo 2^32
-    if (back == 0 || back > s.generation)
-        return fail(TL_E_INVALID_HANDLE, "tensor handle (depth %u, slot %u, gen %u) was never issued", s.depth, slot, g);
-    uint64_t made = s.generation - back;
-    if (s.open && made >= s.first_generation)
+tl_status tl_context::stale_scope_handle(const tl_scope &s, tl_tensor t, uint64_t g) const {
+    const int64_t found = s.generations.index_of(g);
+    if (found < 0 && s.generations.before_history(g))
+        return fail(TL_E_STORAGE_CLOSED, "tensor handle 0x%016llx is of an old generation at depth %u, or another context's",
+                    (unsigned long long)t.bits, s.depth);
+    if (found < 0) return not_ours(t);
+    const uint64_t index = uint64_t(found);
+    if (s.open && index >= s.first_index)
         return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope is at gen %llu)", s.name.c_str(),
-                    (unsigned long long)s.id, (unsigned long long)(made - s.first_generation),
+                    (unsigned long long)s.id, (unsigned long long)(index - s.first_index),
                     (unsigned long long)s.resets());
-    if (s.has_closed && made >= s.closed_first_generation && made <= s.closed_last_generation)
-        return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)",
-                    s.closed_name.c_str(), (unsigned long long)s.closed_id,
-                    (unsigned long long)(made - s.closed_first_generation),
-                    (unsigned long long)(s.closed_last_generation - s.closed_first_generation));
-    return fail(TL_E_STORAGE_CLOSED, "storage of an earlier scope at depth %u (counter %llu) is closed", s.depth,
-                (unsigned long long)made);
+    const uint64_t kept = s.closed_count < tl_scope::kClosedKept ? s.closed_count : tl_scope::kClosedKept;
+    for (uint64_t back = 1; back <= kept; ++back) {
+        const tl_scope::Closed &c = s.closed[(s.closed_count - back) % tl_scope::kClosedKept];
+        if (index >= c.first_index && index <= c.last_index)
+            return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)", c.name,
+                        (unsigned long long)c.id, (unsigned long long)(index - c.first_index),
+                        (unsigned long long)c.resets);
+    }
+    return fail(TL_E_STORAGE_CLOSED, "storage of an earlier scope at depth %u is closed (%llu scopes were closed there)",
+                s.depth, (unsigned long long)s.closed_count);
 }
 
 tl_status tl_context::lookup(tl_tensor t, const tl::TensorHeader **out) {
     if (t.bits == 0) return fail(TL_E_INVALID_HANDLE, "no tensor (handle bits are 0)");
     tl::HandleParts p = tl::unpack_handle(t);
-    if (p.context_tag != tag)
-        return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx belongs to another context", (unsigned long long)t.bits);
     if (p.depth == 0) {
         const tl::TensorHeader *h = ambient_.find(p.slot, p.generation);
-        if (!h)
-            return fail(TL_E_INVALID_HANDLE,
-                        ambient_.was_issued(p.slot) ? "ambient tensor (slot %u, gen %u) was freed"
-                                                    : "ambient tensor (slot %u, gen %u) was never issued",
-                        p.slot, p.generation);
-        *out = h;
-        return TL_OK;
+        if (h) return *out = h, TL_OK;
+        if (!ambient_.issued(p.generation)) return not_ours(t);
+        return fail(TL_E_INVALID_HANDLE, "ambient tensor (slot %u, gen %llu) was freed", p.slot,
+                    (unsigned long long)p.generation);
     }
     const tl_scope *s = depths_[p.depth - 1];
-    if (!s) return fail(TL_E_INVALID_HANDLE, "tensor handle names scope depth %u, never opened", p.depth);
-    if (!s->open || p.generation != s->handle_generation()) return stale_scope_handle(*s, p.generation, p.slot);
-    if (p.slot >= s->headers.size())
-        return fail(TL_E_INVALID_HANDLE, "tensor handle (scope '%s', slot %u) was never issued", s->name.c_str(), p.slot);
+    if (!s) return not_ours(t);
+    if (!s->open || p.generation != s->current) return stale_scope_handle(*s, t, p.generation);
+    if (p.slot >= s->headers.size()) return not_ours(t);  // the generation is current, the slot never issued
     *out = &s->headers[p.slot];
     return TL_OK;
 }
@@ -221,13 +227,18 @@ tl_status tl_context::reserve_header(tl_scope *target) {
 
 tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) {
     if (!target) {
-        uint32_t slot, generation;
-        ambient_.add(h, &slot, &generation);
-        return tl::pack_handle({tag, 0, slot, generation});
+        uint32_t slot;
+        uint64_t generation;
+        // An ambient view is listed with its ambient base, which frees it.
+        const uint32_t base = h.base && tl::unpack_handle(tl_tensor{h.base}).depth == 0
+                                  ? tl::unpack_handle(tl_tensor{h.base}).slot
+                                  : tl::AmbientStore::kNone;
+        ambient_.add(h, base, &slot, &generation);
+        return tl::pack_handle({0, slot, generation});
     }
     uint32_t slot = uint32_t(target->headers.size());
     target->headers.push_back(h);  // capacity reserved: cannot throw
-    return tl::pack_handle({tag, target->depth, slot, target->handle_generation()});
+    return tl::pack_handle({target->depth, slot, target->current});
 }
 
 tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::View *out,

@@ -22,7 +22,6 @@ struct tl_context {
     tl_context &operator=(const tl_context &) = delete;
 
     tl::Memory memory;
-    const uint32_t tag;  // in every handle's top byte; never 0
 
     // Checks the handle (and a view's base) and gives its elements.
     tl_status resolve(tl_tensor t, Resolved *out);
@@ -64,7 +63,7 @@ struct tl_context {
     uint64_t storage_generation(tl_tensor t) const;
 
 private:
-    tl_status stale_scope_handle(const tl_scope &scope, uint32_t generation, uint32_t slot) const;
+    tl_status stale_scope_handle(const tl_scope &scope, tl_tensor t, uint64_t generation) const;
     // Room for one more header in target first, so nothing fails after storage is taken.
     tl_status reserve_header(tl_scope *target);
     tl_tensor place_header(tl_scope *target, const tl::TensorHeader &h);

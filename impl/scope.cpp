@@ -3,8 +3,8 @@
 #include <cstring>
 
 tl_scope::tl_scope(tl_context *ctx, tl::Memory *memory, uint32_t d)
-    : context(ctx), depth(d), name(memory), slab(memory, TL_GROW, 0),
-      headers(tl::StlAllocator<tl::TensorHeader>(memory)), closed_name(memory) {}
+    : context(ctx), depth(d), name(memory), generations(memory), slab(memory, TL_GROW, 0),
+      headers(tl::StlAllocator<tl::TensorHeader>(memory)) {}
 
 bool OwnedName::assign(const char *text) {
     size_t size = std::strlen(text) + 1;

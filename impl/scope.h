@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "generations.h"
 #include "slab.h"
 #include "tensor.h"
 
@@ -35,18 +36,28 @@ struct tl_scope {
     const uint32_t depth;  // 1 = outermost
 
     bool open = false;
-    uint64_t id = 0;              // "#N": the context's Nth scope
+    uint64_t id = 0;                 // "#N": the context's Nth scope
     OwnedName name;
-    uint64_t generation = 0;      // runs on across every scope opened at this depth
-    uint64_t first_generation = 0;  // the counter when this scope opened: its generation 0
+    // Runs on across every scope opened at this depth, so a handle of an earlier scope here can
+    // never look current; process-unique, so neither can another context's.
+    tl::GenerationSource generations;
+    uint64_t current = 0;            // the generation of the open scope's live tensors
+    uint64_t first_index = 0;        // generations' index of the open scope's first one
+    uint64_t resets_ = 0;
     tl::Slab slab;
     std::vector<tl::TensorHeader, tl::StlAllocator<tl::TensorHeader>> headers;
 
-    // The scope closed last at this depth, for messages about its handles.
-    bool has_closed = false;
-    uint64_t closed_id = 0, closed_first_generation = 0, closed_last_generation = 0;
-    OwnedName closed_name;
+    // The scopes closed last at this depth, newest first in a ring, for messages about their
+    // handles ("storage 'frame' #1 gen 1 is closed (scope was closed at gen 1)").  Names are kept
+    // up to 95 bytes; older scopes are reported without a name.
+    struct Closed {
+        uint64_t id, first_index, last_index, resets;
+        char name[96];
+    };
+    static constexpr uint32_t kClosedKept = 8;
+    Closed closed[kClosedKept] = {};
+    uint64_t closed_count = 0;
+    const Closed *last_closed() const { return closed_count ? &closed[(closed_count - 1) % kClosedKept] : nullptr; }
 
-    uint64_t resets() const { return generation - first_generation; }
-    uint32_t handle_generation() const { return uint32_t(generation); }
+    uint64_t resets() const { return resets_; }
 };

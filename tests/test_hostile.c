@@ -353,3 +353,91 @@ Test(hostile, max_bytes_fits_what_it_allows) {
     }
     OK(tl_scope_close(s));
 }
+
+/* ---- 1. handles across contexts --------------------------------------------------------------- */
+Test(hostile, handles_across_100000_contexts, .timeout = 120) {
+    /* 100,000 contexts, a few alive at a time and the rest destroyed: a handle of one is refused
+     * by every other (before, the 256th context took the first one's tag, slot and generation). */
+    enum { N = 100000, ALIVE = 16 };
+    tl_context *alive[ALIVE] = {0};
+    tl_tensor ambient_of[ALIVE], scoped_of[ALIVE];
+    const int64_t shape[1] = {1};
+    for (int i = 0; i < N; ++i) {
+        const int k = i % ALIVE;
+        if (alive[k]) tl_context_destroy(alive[k]);
+        OK(tl_context_create(NULL, &alive[k]));
+        OK(tl_tensor_full(alive[k], TL_F32, 1, shape, (double)i, &ambient_of[k]));
+        tl_scope *s;
+        OK(tl_scope_open(alive[k], "s", 0, &s));
+        OK(tl_tensor_full(alive[k], TL_F32, 1, shape, (double)-i, &scoped_of[k]));
+        /* Cross: every other live context refuses both handles; the owner reads its own. */
+        const int j = (k + 1 + i % (ALIVE - 1)) % ALIVE;
+        if (alive[j] && j != k) {
+            float x;
+            FAILS_WITH(tl_tensor_read(alive[j], ambient_of[k], &x, sizeof x), TL_E_INVALID_HANDLE);
+            FAILS_WITH(tl_tensor_read(alive[j], scoped_of[k], &x, sizeof x), TL_E_INVALID_HANDLE);
+            FAILS_WITH(tl_tensor_free(alive[j], ambient_of[k]), TL_E_INVALID_HANDLE);
+            OK(tl_tensor_read(alive[k], ambient_of[k], &x, sizeof x));
+            cr_assert_eq(x, (float)i);
+        }
+    }
+    for (int k = 0; k < ALIVE; ++k) tl_context_destroy(alive[k]);
+}
+
+Test(hostile, handle_of_a_destroyed_context_in_its_successor) {
+    /* The old tag scheme made context 257 accept context 1's handles. */
+    tl_context *first;
+    OK(tl_context_create(NULL, &first));
+    const int64_t shape[1] = {1};
+    tl_tensor t;
+    OK(tl_tensor_full(first, TL_F32, 1, shape, 7, &t));
+    for (int i = 0; i < 600; ++i) {
+        tl_context *c;
+        OK(tl_context_create(NULL, &c));
+        tl_tensor mine;
+        OK(tl_tensor_full(c, TL_F32, 1, shape, 1, &mine));
+        float x;
+        FAILS_WITH(tl_tensor_read(c, t, &x, sizeof x), TL_E_INVALID_HANDLE);
+        FAILS_WITH(tl_tensor_free(c, t), TL_E_INVALID_HANDLE);
+        tl_context_destroy(c);
+    }
+    tl_context_destroy(first);
+}
+
+/* ---- 7. dead views -------------------------------------------------------------------------- */
+Test(hostile, dead_views_give_back_their_slots, .timeout = 120) {
+    /* A million base/view/free rounds (slots ran out after 524,287 before). */
+    const int64_t shape[1] = {4};
+    for (int i = 0; i < 1000000; ++i) {
+        tl_tensor base, view;
+        OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &base));
+        OK(tl_slice(ctx, base, 0, 1, 2, &view));
+        OK(tl_tensor_free(ctx, base));
+        float x[2];
+        FAILS_WITH(tl_tensor_read(ctx, view, x, sizeof x), TL_E_INVALID_HANDLE);
+    }
+    /* A view freed on its own first leaves its base whole. */
+    tl_tensor base, view;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape, &base));
+    OK(tl_slice(ctx, base, 0, 1, 2, &view));
+    OK(tl_tensor_free(ctx, view));
+    float x[4];
+    OK(tl_tensor_read(ctx, base, x, sizeof x));
+    OK(tl_tensor_free(ctx, base));
+}
+
+/* ---- 11. messages after a second close ------------------------------------------------------- */
+Test(hostile, stale_message_names_the_scope_after_another_close) {
+    const int64_t shape[1] = {1};
+    tl_scope *s;
+    tl_tensor kept;
+    OK(tl_scope_open(ctx, "first-frame", 0, &s));
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &kept));
+    OK(tl_scope_close(s));
+    OK(tl_scope_open(ctx, "second-frame", 0, &s));
+    OK(tl_scope_reset(s));
+    OK(tl_scope_close(s));
+    float x;
+    FAILS_WITH(tl_tensor_read(ctx, kept, &x, sizeof x), TL_E_STORAGE_CLOSED);
+    cr_assert_str_eq(tl_last_error(), "storage 'first-frame' #1 gen 0 is closed (scope was closed at gen 0)");
+}

@@ -8,8 +8,15 @@
 extern "C" {
 #endif
 
-/* A value handle.  It carries its context, its storage (ambient or a scope) and a 32-bit
- * generation, so a stale handle is caught at the entry of every call and never read.
+/* A value handle: its storage (ambient or a scope's depth), its slot and a 40-bit generation.
+ * Generations are unique in the process: every scope open, scope reset and ambient tensor takes
+ * a value no other storage of any context ever had.  So a stale handle is caught at the entry of
+ * every call and never read (TL_E_STORAGE_CLOSED, naming the storage), and a handle given to a
+ * context that did not issue it is TL_E_INVALID_HANDLE, whatever number of contexts the process
+ * makes.  Nothing wraps: once 2^40 generations are issued, the call that needs a new one (a
+ * reset, a scope open, an ambient tensor) fails with TL_E_OUT_OF_MEMORY and changes nothing;
+ * closing never needs one.  Each storage remembers its last ~49 million generations; a handle
+ * older than that is TL_E_STORAGE_CLOSED ("an old generation, or another context's").
  * bits == 0 is "no tensor". */
 typedef struct tl_tensor {
     uint64_t bits;
@@ -46,8 +53,10 @@ TL_API tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const in
                                 size_t nbytes, tl_tensor *out);
 /* Copies the elements in logical (row-major) order; dst_bytes must be at least their size. */
 TL_API tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t dst_bytes);
-/* Ambient tensor or view: frees it (a base's views die with it).  Scoped: checks the handle and
- * does nothing else; the tensor dies at its scope's reset. */
+/* Ambient tensor or view: frees it.  A base's ambient views die with it and their slots are
+ * freed too (freeing such a view afterwards is TL_E_INVALID_HANDLE); a view freed first leaves
+ * its base alone.  Scoped: checks the handle and does nothing else; the tensor dies at its
+ * scope's reset. */
 TL_API tl_status tl_tensor_free(tl_context *ctx, tl_tensor t);
 /* The address of the first element; valid until the storage's reset, close or free.
  * Elements sit at the strides that tl_tensor_info_get reports. */

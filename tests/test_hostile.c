@@ -441,3 +441,17 @@ Test(hostile, stale_message_names_the_scope_after_another_close) {
     FAILS_WITH(tl_tensor_read(ctx, kept, &x, sizeof x), TL_E_STORAGE_CLOSED);
     cr_assert_str_eq(tl_last_error(), "storage 'first-frame' #1 gen 0 is closed (scope was closed at gen 0)");
 }
+
+/* fuzz (extended API harness): an empty tensor with a dim past 2^53 was saved with TL_OK into a
+ * file that does not read back (JSON readers hold dims as doubles). */
+Test(hostile, save_refuses_dims_json_cannot_hold) {
+    char path[300];
+    path_in_dir(path, sizeof path, "huge.safetensors");
+    const int64_t shape[2] = {INT64_MAX / 3, 0};
+    tl_tensor t;
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &t));
+    const char *name = "e";
+    FAILS_WITH(tl_safetensors_save(ctx, path, 1, &name, &t), TL_E_INVALID_ARGUMENT);
+    struct stat st;
+    cr_assert_neq(stat(path, &st), 0, "no file written");
+}

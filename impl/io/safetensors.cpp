@@ -378,6 +378,12 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
                 return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: name '%s' is given twice", names[i]);
         Resolved r;
         TL_TRY(ctx.resolve(tensors[i], &r));
+        // A dim JSON readers cannot hold exactly (past 2^53, as doubles) would make a file that
+        // does not read back (an empty tensor can have such dims): refused, not written.
+        for (int d = 0; d < r.view.ndim; ++d)
+            if (uint64_t(r.view.shape[d]) > (uint64_t(1) << 53))
+                return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: tensor '%s' dim %d (%lld) is past 2^53, not exact in JSON",
+                            names[i], d, (long long)r.view.shape[d]);
         const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
         largest = std::max(largest, bytes);
         cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);

@@ -1,14 +1,19 @@
-// libFuzzer harness for the C API: the input is a program of C-API calls on two contexts with
-// nested scopes, factories with odd shapes and dtypes, every op, views, retain, stale, foreign
-// and forged handles, and TL_FIXED scopes.  Whatever the input, every call must return a known
-// status, a failed call must leave its output untouched, and nothing may crash, leak or trip
-// ASan/UBSan.  TL_E_INTERNAL (a caught bug) aborts.
+// libFuzzer harness for the C API: the input is a program of C-API calls on two context slots
+// whose contexts are destroyed and made anew (so handles of dead contexts linger), nested
+// scopes, factories with odd shapes (huge dims beside empty ones) and dtypes, every op, views,
+// retain, stale, foreign and forged handles, TL_FIXED scopes, and safetensors saves read back.
+// Whatever the input, every call must return a known status, a failed call must leave its
+// output untouched, no call may return TL_OK on a handle another context issued, a saved file
+// must read back as it was saved, and nothing may crash, leak or trip ASan/UBSan.
+// TL_E_INTERNAL (a caught bug) aborts.
 #include <tensorlife/tl.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace {
 
@@ -31,18 +36,34 @@ constexpr tl_tensor kSentinel{0x5a5a5a5a5a5a5a5aull};
 
 struct Machine {
     tl_context *ctx[2] = {};
+    uint32_t serial[2] = {};  // which context a slot holds now (each new context a new serial)
+    uint32_t next_serial = 1;
     tl_scope *scopes[2][6] = {};
     int depth[2] = {};
     tl_tensor handles[kHandles] = {};
+    uint32_t owner[kHandles] = {};  // the serial of the context that issued each handle
+    bool foreign_used = false;      // the current call was given another context's handle
 
-    tl_tensor pick(Input &in) {
+    tl_tensor pick(Input &in, int c) {
         const uint8_t b = in.byte();
         if (b == 250) return tl_tensor{0};
         if (b == 251) return tl_tensor{(uint64_t(in.byte()) << 56) | (uint64_t(in.byte()) << 32) | in.byte()};  // forged
-        return handles[b % kHandles];
+        const int i = b % kHandles;
+        if (handles[i].bits && owner[i] != serial[c]) foreign_used = true;
+        return handles[i];
     }
-    void keep(Input &in, tl_tensor t) { handles[in.byte() % kHandles] = t; }
+    void keep(Input &in, tl_tensor t, int c) {
+        const int i = in.byte() % kHandles;
+        handles[i] = t;
+        owner[i] = serial[c];
+    }
 };
+
+const char *save_path() {
+    static char path[64] = "";
+    if (!path[0]) std::snprintf(path, sizeof path, "/tmp/tl-fuzz-%ld.safetensors", long(getpid()));
+    return path;
+}
 
 void check(tl_status st, const tl_tensor &out) {
     if (st == TL_E_INTERNAL) {
@@ -61,12 +82,21 @@ tl_dtype pick_dtype(Input &in) {
     return b < 8 ? tl_dtype(1 + b % 3) : tl_dtype(in.byte());
 }
 
-void step(Machine &m, Input &in) {
+// A call given another context's handle (a live one's, or one destroyed) must fail.
+void check_foreign(Machine &m, tl_status st) {
+    if (m.foreign_used && st == TL_OK) {
+        std::fprintf(stderr, "TL_OK on a handle another context issued\n");
+        std::abort();
+    }
+}
+
+void step(Machine &m, Input &in, const tl_allocator &alloc) {
     const int c = in.byte() & 1;
     tl_context *ctx = m.ctx[c];
     tl_tensor out = kSentinel;
     tl_status st = TL_OK;
-    const uint8_t op = in.byte() % 32;
+    m.foreign_used = false;
+    const uint8_t op = in.byte() % 36;
     switch (op) {
         case 0: {  // open a scope, sometimes TL_FIXED and small
             if (m.depth[c] == 6) break;
@@ -107,14 +137,14 @@ void step(Machine &m, Input &in) {
             st = tl_tensor_from_data(ctx, pick_dtype(in), 2, shape, bytes, n, &out);
             break;
         }
-        case 6: st = tl_matmul(ctx, m.pick(in), m.pick(in), &out); break;
-        case 7: st = tl_add(ctx, m.pick(in), m.pick(in), &out); break;
-        case 8: st = tl_sub(ctx, m.pick(in), m.pick(in), &out); break;
-        case 9: st = tl_mul(ctx, m.pick(in), m.pick(in), &out); break;
-        case 10: st = tl_div(ctx, m.pick(in), m.pick(in), &out); break;
-        case 11: st = tl_scale(ctx, m.pick(in), in.value(), &out); break;
+        case 6: st = tl_matmul(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 7: st = tl_add(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 8: st = tl_sub(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 9: st = tl_mul(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 10: st = tl_div(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 11: st = tl_scale(ctx, m.pick(in, c), in.value(), &out); break;
         case 12: {
-            tl_tensor a = m.pick(in);
+            tl_tensor a = m.pick(in, c);
             switch (in.byte() % 5) {
                 case 0: st = tl_relu(ctx, a, &out); break;
                 case 1: st = tl_gelu(ctx, a, &out); break;
@@ -124,56 +154,106 @@ void step(Machine &m, Input &in) {
             }
             break;
         }
-        case 13: st = tl_softmax(ctx, m.pick(in), int(int8_t(in.byte())) % 5, &out); break;
-        case 14: st = tl_rmsnorm(ctx, m.pick(in), m.pick(in), in.value(), &out); break;
-        case 15: st = tl_layernorm(ctx, m.pick(in), m.pick(in), m.pick(in), in.value(), &out); break;
-        case 16: st = tl_sum(ctx, m.pick(in), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
-        case 17: st = tl_mean(ctx, m.pick(in), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
-        case 18: st = tl_argmax(ctx, m.pick(in), int(int8_t(in.byte())) % 5, &out); break;
-        case 19: st = tl_slice(ctx, m.pick(in), int(int8_t(in.byte())) % 5, int8_t(in.byte()), int8_t(in.byte()), &out); break;
-        case 20: st = tl_transpose(ctx, m.pick(in), int(int8_t(in.byte())) % 5, int(int8_t(in.byte())) % 5, &out); break;
+        case 13: st = tl_softmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out); break;
+        case 14: st = tl_rmsnorm(ctx, m.pick(in, c), m.pick(in, c), in.value(), &out); break;
+        case 15: st = tl_layernorm(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), in.value(), &out); break;
+        case 16: st = tl_sum(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
+        case 17: st = tl_mean(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
+        case 18: st = tl_argmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out); break;
+        case 19: st = tl_slice(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int8_t(in.byte()), int8_t(in.byte()), &out); break;
+        case 20: st = tl_transpose(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int(int8_t(in.byte())) % 5, &out); break;
         case 21: {
             int ndim = in.byte() % 6;
             int64_t shape[5];
             for (int i = 0; i < 5; ++i) shape[i] = in.dim();
-            st = tl_reshape(ctx, m.pick(in), ndim, shape, &out);
+            st = tl_reshape(ctx, m.pick(in, c), ndim, shape, &out);
             break;
         }
-        case 22: st = tl_contiguous(ctx, m.pick(in), &out); break;
+        case 22: st = tl_contiguous(ctx, m.pick(in, c), &out); break;
         case 23: {
-            tl_tensor parts[3] = {m.pick(in), m.pick(in), m.pick(in)};
-            st = tl_concat(ctx, in.byte() % 4, parts, int(int8_t(in.byte())) % 4, &out);
+            const int n = in.byte() % 4;  // only the parts it is given count as its operands
+            tl_tensor parts[3] = {};
+            for (int i = 0; i < n && i < 3; ++i) parts[i] = m.pick(in, c);
+            st = tl_concat(ctx, n, parts, int(int8_t(in.byte())) % 4, &out);
             break;
         }
-        case 24: st = tl_gather_rows(ctx, m.pick(in), m.pick(in), &out); break;
-        case 25: check(tl_copy_into(ctx, m.pick(in), m.pick(in)), kSentinel); return;
+        case 24: st = tl_gather_rows(ctx, m.pick(in, c), m.pick(in, c), &out); break;
+        case 25: st = tl_copy_into(ctx, m.pick(in, c), m.pick(in, c)); check(st, kSentinel); check_foreign(m, st); return;
         case 26: {
             tl_scope *target = m.depth[c] ? m.scopes[c][in.byte() % m.depth[c]] : nullptr;
-            st = tl_tensor_retain(ctx, m.pick(in), target, &out);
+            st = tl_tensor_retain(ctx, m.pick(in, c), target, &out);
             break;
         }
-        case 27: check(tl_tensor_free(ctx, m.pick(in)), kSentinel); return;
+        case 27: st = tl_tensor_free(ctx, m.pick(in, c)); check(st, kSentinel); check_foreign(m, st); return;
         case 28: {
             uint8_t buf[512];
-            check(tl_tensor_read(ctx, m.pick(in), buf, in.byte() * 2u), kSentinel);
+            st = tl_tensor_read(ctx, m.pick(in, c), buf, in.byte() * 2u);
+            check(st, kSentinel);
+            check_foreign(m, st);
             return;
         }
         case 29: {
             tl_tensor_info info{};
             info.struct_size = sizeof info;
-            check(tl_tensor_info_get(ctx, m.pick(in), &info), kSentinel);
+            check(tl_tensor_info_get(ctx, m.pick(in, c), &info), kSentinel);
             void *p;
-            check(tl_tensor_data(ctx, m.pick(in), &p), kSentinel);
+            check(tl_tensor_data(ctx, m.pick(in, c), &p), kSentinel);
             return;
         }
         case 30: {
             char *text = nullptr;
-            st = tl_tensor_to_json(ctx, m.pick(in), &text);
+            st = tl_tensor_to_json(ctx, m.pick(in, c), &text);
             if (st == TL_OK) {
                 st = tl_tensor_from_json(ctx, text, &out);
                 tl_string_free(text);
             }
             break;
+        }
+        case 32: case 33: {  // the context of this slot destroyed and made anew
+            tl_context_destroy(ctx);
+            if (tl_context_create(&alloc, &m.ctx[c]) != TL_OK) std::abort();
+            m.serial[c] = m.next_serial++;
+            m.depth[c] = 0;
+            return;
+        }
+        case 34: {  // save up to 3 tensors, read them back, compare every byte
+            static const char *const pool[] = {"w", "b", "w", "", "__metadata__", "a.b/c", "\xc3\xa9"};
+            const int n = in.byte() % 4;
+            const char *names[3];
+            tl_tensor ts[3];
+            for (int i = 0; i < n; ++i) names[i] = pool[in.byte() % 7], ts[i] = m.pick(in, c);
+            st = tl_safetensors_save(ctx, save_path(), n, names, ts);
+            check(st, kSentinel);
+            check_foreign(m, st);
+            if (st != TL_OK) return;
+            tl_st_file *f = nullptr;
+            if (tl_safetensors_open(ctx, save_path(), &f) != TL_OK) {
+                std::fprintf(stderr, "a saved file does not open: %s\n", tl_last_error());
+                std::abort();
+            }
+            for (int i = 0; i < n; ++i) {
+                tl_tensor back;
+                tl_tensor_info a{}, b{};
+                a.struct_size = b.struct_size = sizeof a;
+                const tl_status got = tl_st_get(ctx, f, names[i], &back);
+                if (got == TL_E_SCOPE_FULL || got == TL_E_OUT_OF_MEMORY) continue;  // no room here: fair
+                if (got != TL_OK || tl_tensor_info_get(ctx, back, &b) != TL_OK ||
+                    tl_tensor_info_get(ctx, ts[i], &a) != TL_OK || a.dtype != b.dtype || a.ndim != b.ndim ||
+                    std::memcmp(a.shape, b.shape, sizeof(int64_t) * size_t(a.ndim)) != 0) {
+                    std::fprintf(stderr, "tensor '%s' did not read back as saved: %s\n", names[i], tl_last_error());
+                    std::abort();
+                }
+                size_t bytes = tl_dtype_size(a.dtype);
+                for (int d = 0; d < a.ndim; ++d) bytes = a.shape[d] == 0 ? 0 : bytes * size_t(a.shape[d] > 65536 ? 65536 : a.shape[d]);
+                static uint8_t x[1 << 16], y[1 << 16];
+                const tl_status rx = tl_tensor_read(ctx, ts[i], x, sizeof x), ry = tl_tensor_read(ctx, back, y, sizeof y);
+                if (rx != ry || (rx == TL_OK && std::memcmp(x, y, bytes < sizeof x ? bytes : sizeof x) != 0)) {
+                    std::fprintf(stderr, "tensor '%s' came back with other bytes\n", names[i]);
+                    std::abort();
+                }
+            }
+            tl_st_close(f);
+            return;
         }
         default: {
             if (m.depth[c]) {
@@ -188,7 +268,8 @@ void step(Machine &m, Input &in) {
         }
     }
     check(st, out);
-    if (st == TL_OK && out.bits != kSentinel.bits) m.keep(in, out);
+    check_foreign(m, st);
+    if (st == TL_OK && out.bits != kSentinel.bits) m.keep(in, out, c);
 }
 
 // A memory budget per input: programs that grow tensors (concat of concats) meet
@@ -220,7 +301,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Budget budget;
     const tl_allocator alloc{&budget, budget_alloc, budget_free};
     if (tl_context_create(&alloc, &m.ctx[0]) != TL_OK || tl_context_create(&alloc, &m.ctx[1]) != TL_OK) std::abort();
-    for (int steps = 0; !in.done() && steps < 400; ++steps) step(m, in);
+    m.serial[0] = m.next_serial++;
+    m.serial[1] = m.next_serial++;
+    for (int steps = 0; !in.done() && steps < 400; ++steps) step(m, in, alloc);
     tl_context_destroy(m.ctx[0]);  // frees every scope and ambient tensor left
     tl_context_destroy(m.ctx[1]);
     if (budget.live != 0) {

@@ -264,6 +264,141 @@ TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
 %typemap(freearg) (void *BUFFER, int64_t BYTES) { if (have_view$argnum) PyBuffer_Release(&view$argnum); }
 #endif
 
+#if defined(SWIGPYTHON)
+/* The hot path for Python in C: base types for Context and Tensor, so that ctx.add(a, b) is one
+ * C method call that checks both tensors belong to ctx, makes the native call and builds the
+ * result object, with no Python frame.  The package subclasses both (adding everything else in
+ * Python) and registers its Tensor class and a function that raises the right exception for a
+ * failed call (tlb_py_register). */
+%{
+#include <structmember.h>
+
+typedef struct {
+    PyObject_HEAD
+    unsigned long long c;  /* the context record */
+} tlb_PyContext;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *ctx;         /* the Context it belongs to (kept alive) */
+    unsigned long long bits;
+} tlb_PyTensor;
+
+static PyTypeObject *tlb_py_tensor_class; /* the package's Tensor, a subclass of _TensorBase */
+static PyObject *tlb_py_raise;            /* raise_for(ctx, *operands): raises the failure */
+
+static void tlb_PyTensor_dealloc(PyObject *self) {
+    Py_XDECREF(((tlb_PyTensor *)self)->ctx);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMemberDef tlb_PyTensor_members[] = {
+    {(char *)"_ctx", T_OBJECT_EX, offsetof(tlb_PyTensor, ctx), READONLY, NULL},
+    {(char *)"_bits", T_ULONGLONG, offsetof(tlb_PyTensor, bits), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyMemberDef tlb_PyContext_members[] = {
+    {(char *)"_c", T_ULONGLONG, offsetof(tlb_PyContext, c), 0, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyTypeObject tlb_PyTensorType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._TensorBase"};
+static PyTypeObject tlb_PyContextType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._ContextBase"};
+
+/* A Tensor of ctx with these bits (a new reference), or NULL with an exception set. */
+static PyObject *tlb_py_tensor(PyObject *ctx, unsigned long long bits) {
+    PyTypeObject *type = tlb_py_tensor_class ? tlb_py_tensor_class : &tlb_PyTensorType;
+    tlb_PyTensor *t = (tlb_PyTensor *)type->tp_alloc(type, 0);
+    if (!t) return NULL;
+    Py_INCREF(ctx);
+    t->ctx = ctx;
+    t->bits = bits;
+    return (PyObject *)t;
+}
+
+/* Two operands of self: their bits, or 0 with *foreign set when either is not self's Tensor. */
+static int tlb_py_operands(PyObject *self, PyObject *const *args, Py_ssize_t nargs, unsigned long long *a,
+                           unsigned long long *b) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "the op takes two tensors");
+        return -1;
+    }
+    for (int i = 0; i < 2; ++i) {
+        if (!PyObject_TypeCheck(args[i], &tlb_PyTensorType) || ((tlb_PyTensor *)args[i])->ctx != self) return 0;
+    }
+    *a = ((tlb_PyTensor *)args[0])->bits;
+    *b = ((tlb_PyTensor *)args[1])->bits;
+    return 1;
+}
+
+/* A failed op: the package's raise_for(ctx, a, b) raises the exception of the failure. */
+static PyObject *tlb_py_fail(PyObject *self, PyObject *const *args) {
+    if (tlb_py_raise) {
+        PyObject *r = PyObject_CallFunctionObjArgs(tlb_py_raise, self, args[0], args[1], NULL);
+        Py_XDECREF(r);
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyErr_SetString(PyExc_RuntimeError, "tensorlife: a call failed");
+    return NULL;
+}
+
+#define TLB_PY_BINARY(name)                                                                         \
+    static PyObject *tlb_py_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {       \
+        unsigned long long a, b;                                                                    \
+        const int ok = tlb_py_operands(self, args, nargs, &a, &b);                                  \
+        if (ok < 0) return NULL;                                                                    \
+        const uint64_t r = ok ? tlb_##name(((tlb_PyContext *)self)->c, a, b) : 0;                   \
+        return r ? tlb_py_tensor(self, r) : tlb_py_fail(self, args);                                \
+    }
+%}
+%inline %{
+/* Registers the package's Tensor class and its raise_for(ctx, *operands). */
+PyObject *tlb_py_register(PyObject *tensor_class, PyObject *raise_for) {
+    if (!PyType_Check(tensor_class) || !PyType_IsSubtype((PyTypeObject *)tensor_class, &tlb_PyTensorType)) {
+        PyErr_SetString(PyExc_TypeError, "the Tensor class must derive from _TensorBase");
+        return NULL;
+    }
+    Py_XINCREF(tensor_class);
+    Py_XINCREF(raise_for);
+    tlb_py_tensor_class = (PyTypeObject *)tensor_class;
+    tlb_py_raise = raise_for;
+    Py_RETURN_NONE;
+}
+/* A Tensor object of ctx for handle bits (for the calls made through the SWIG layer). */
+PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_py_tensor(ctx, bits); }
+%}
+%init %{
+{
+    static PyMethodDef context_methods[7];
+    static const char *names[6] = {"add", "sub", "mul", "div", "matmul", "gather_rows"};
+    PyCFunction functions[6] = {(PyCFunction)(void (*)(void))tlb_py_add, (PyCFunction)(void (*)(void))tlb_py_sub,
+                                (PyCFunction)(void (*)(void))tlb_py_mul, (PyCFunction)(void (*)(void))tlb_py_div,
+                                (PyCFunction)(void (*)(void))tlb_py_matmul, (PyCFunction)(void (*)(void))tlb_py_gather_rows};
+    for (int i = 0; i < 6; ++i) {
+        context_methods[i].ml_name = names[i];
+        context_methods[i].ml_meth = functions[i];
+        context_methods[i].ml_flags = METH_FASTCALL;
+        context_methods[i].ml_doc = NULL;
+    }
+    tlb_PyTensorType.tp_basicsize = sizeof(tlb_PyTensor);
+    tlb_PyTensorType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+    tlb_PyTensorType.tp_dealloc = tlb_PyTensor_dealloc;
+    tlb_PyTensorType.tp_members = tlb_PyTensor_members;
+    tlb_PyTensorType.tp_doc = "A tensor handle and its Context (the base of tensorlife.Tensor).";
+    tlb_PyContextType.tp_basicsize = sizeof(tlb_PyContext);
+    tlb_PyContextType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+    tlb_PyContextType.tp_new = PyType_GenericNew;
+    tlb_PyContextType.tp_members = tlb_PyContext_members;
+    tlb_PyContextType.tp_methods = context_methods;
+    tlb_PyContextType.tp_doc = "A context record and the ops made in C (the base of tensorlife.Context).";
+    if (PyType_Ready(&tlb_PyTensorType) < 0 || PyType_Ready(&tlb_PyContextType) < 0) return NULL;
+    Py_INCREF(&tlb_PyTensorType);
+    Py_INCREF(&tlb_PyContextType);
+    PyDict_SetItemString(d, "_TensorBase", (PyObject *)&tlb_PyTensorType);
+    PyDict_SetItemString(d, "_ContextBase", (PyObject *)&tlb_PyContextType);
+}
+%}
+#endif
+
 #if !defined(SWIGCSHARP) && !defined(SWIGGO)
 %apply (void *BUFFER, int64_t BYTES) { (void *buffer, int64_t buffer_bytes) };
 #endif
@@ -724,3 +859,14 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
     return tlb_leave(x, rc);
 }
 %}
+
+#if defined(SWIGPYTHON)
+%{
+TLB_PY_BINARY(add)
+TLB_PY_BINARY(sub)
+TLB_PY_BINARY(mul)
+TLB_PY_BINARY(div)
+TLB_PY_BINARY(matmul)
+TLB_PY_BINARY(gather_rows)
+%}
+#endif

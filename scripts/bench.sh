@@ -11,6 +11,8 @@ bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DT
 "$root/build-bench/bench/bench_core" "$@"
 echo
 "$root/build-bench/bench/bench_decode" "$@"
+echo
+"$root/build-bench/bench/bench_safetensors" "$@"
 if [ "$torch" = ON ]; then
   echo
   "$root/build-bench/bench/bench_torch_decode" "$@"

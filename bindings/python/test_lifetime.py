@@ -124,3 +124,21 @@ def test_whole_api(tmp_path):
                 sf["w\0evil"]
             with pytest.raises(tl.TensorLifeError):
                 sf["nope"]
+
+
+def test_fast_ops_refuse_what_is_not_theirs():
+    with tl.Context() as ctx, tl.Context() as other:
+        a = ctx.ones((2,))
+        with pytest.raises(TypeError):
+            ctx.add(a, [1.0, 2.0])
+        with pytest.raises(TypeError):
+            ctx.add(a)
+        with pytest.raises(tl.InvalidHandleError):
+            ctx.mul(a, other.ones((2,)))
+        with pytest.raises(tl.ShapeError):
+            ctx.matmul(a, a)
+        with pytest.raises(TypeError):
+            tl.Tensor()  # tensors are made by the library only
+        assert ctx.add(a, a).tolist() == [2.0, 2.0]
+    with pytest.raises(tl.InvalidHandleError):
+        ctx.add(a, a)  # the context is closed

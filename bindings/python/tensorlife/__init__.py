@@ -45,19 +45,6 @@ def _name(what, s):
     return s
 
 
-def _binary_op(f, doc):
-    """A Context method for a two-tensor op: one Python frame around one native call."""
-    def op(self, a, b):
-        if a._ctx is not self or b._ctx is not self:
-            self._own(a, b)
-        bits = f(self._c, a._bits, b._bits)
-        if bits:
-            return Tensor(self, bits)
-        raise _error(self._c)
-    op.__doc__ = doc
-    return op
-
-
 def version():
     return _r.tlb_version()
 
@@ -66,8 +53,10 @@ def abi_version():
     return _r.tlb_abi_version()
 
 
-class Context:
-    """Owns every scope and tensor made through it."""
+class Context(_r._ContextBase):
+    """Owns every scope and tensor made through it.  add, sub, mul, div, matmul and
+    gather_rows are methods of the C base (one native call each, with NumPy broadcasting for
+    the elementwise ones); everything else is here."""
 
     def __init__(self):
         self._c = 0
@@ -95,7 +84,7 @@ class Context:
     def _made(self, bits):
         if not bits:
             raise _error(self._c)
-        return Tensor(self, bits)
+        return _tensor_of(self, bits)
 
     def _check(self, status):
         if status:
@@ -186,14 +175,7 @@ class Context:
     def tensor_from_json(self, text):
         return self._made(_r.tlb_tensor_from_json(self._c, _name("JSON text", text)))
 
-    # ---- ops: one native call each --------------------------------------------------------
-    matmul = _binary_op(_r.tlb_matmul, "[m,k]x[k,n] (or batched) through OpenBLAS.")
-    add = _binary_op(_r.tlb_add, "Elementwise with NumPy broadcasting; sub, mul and div likewise.")
-    sub = _binary_op(_r.tlb_sub, "a - b, broadcasting.")
-    mul = _binary_op(_r.tlb_mul, "a * b, broadcasting.")
-    div = _binary_op(_r.tlb_div, "a / b, broadcasting.")
-    gather_rows = _binary_op(_r.tlb_gather_rows, "Rows of table by I32 ids: an embedding lookup.")
-
+    # ---- ops: one native call each (the binary ones are in the C base) ----------------------
     def _unary(self, f, a, *args):
         self._own(a)
         return self._made(f(self._c, a._bits, *args))
@@ -354,13 +336,11 @@ class SafetensorsFile:
         return self._ctx._made(_r.tlb_st_get(self._ctx._c, self._f, _name("tensor name", name)))
 
 
-class Tensor:
-    """A value handle: valid until its scope's reset (then StorageClosedError) or free()."""
+class Tensor(_r._TensorBase):
+    """A value handle: valid until its scope's reset (then StorageClosedError) or free().
+    Made by the library only; _ctx and _bits live in the C base."""
 
-    __slots__ = ("_ctx", "_bits")
-
-    def __init__(self, ctx, bits):
-        self._ctx, self._bits = ctx, bits
+    __slots__ = ()
 
     def info(self):
         """dtype, shape, strides (elements), offset, storage name, generation, count."""
@@ -416,3 +396,16 @@ class Tensor:
         if target is not None and target._ctx is not self._ctx:
             raise InvalidHandleError("the scope belongs to another Context")
         return self._ctx._made(_r.tlb_retain(self._ctx._c, self._bits, target._token if target else 0))
+
+
+def _raise_for(ctx, *operands):
+    """Raises the failure of a call the C base made on ctx with these operands."""
+    for t in operands:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a tensorlife.Tensor, got {type(t).__name__}")
+    ctx._own(*operands)
+    raise _error(ctx._c)
+
+
+_tensor_of = _r.tlb_py_tensor_of
+_r.tlb_py_register(Tensor, _raise_for)

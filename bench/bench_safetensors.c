@@ -1,0 +1,99 @@
+/* Safetensors cost as the tensor count grows: a file of n one-float tensors, opened and every
+ * tensor read by name (in reverse file order, a scope reset every 4096), for n = 1k, 10k, 100k
+ * and 1M.  Printed: min/median/max over interleaved rounds of open and of get-all, per tensor,
+ * and the median per-tensor cost as a ratio against n = 1k measured in the same run: linear
+ * growth keeps that ratio near 1 (it was ~n/1000 with the old duplicate check and lookups).
+ * Run: build/bench/bench_safetensors [--quick] */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <tensorlife/tl.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+
+#define CHECK(call)                                                  \
+    do {                                                             \
+        tl_status st_ = (call);                                      \
+        if (st_ != TL_OK) {                                          \
+            fprintf(stderr, "%s: %s\n", #call, tl_last_error());    \
+            exit(1);                                                 \
+        }                                                            \
+    } while (0)
+
+static void write_file(const char *path, int n) {
+    size_t cap = (size_t)n * 72 + 16, len = 0;
+    char *header = malloc(cap);
+    len += (size_t)snprintf(header + len, cap - len, "{");
+    for (int i = 0; i < n; ++i)
+        len += (size_t)snprintf(header + len, cap - len, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%d,%d]}",
+                                i ? "," : "", i, 4 * i, 4 * i + 4);
+    len += (size_t)snprintf(header + len, cap - len, "}");
+    FILE *f = fopen(path, "wb");
+    unsigned char lb[8];
+    for (int i = 0; i < 8; ++i) lb[i] = (unsigned char)((uint64_t)len >> (8 * i));
+    fwrite(lb, 1, 8, f);
+    fwrite(header, 1, len, f);
+    for (int i = 0; i < n; ++i) {
+        const float x = (float)i;
+        fwrite(&x, 4, 1, f);
+    }
+    fclose(f);
+    free(header);
+}
+
+static void spread(double *v, int k, double *lo, double *mid, double *hi) {
+    qsort(v, (size_t)k, sizeof *v, compare_doubles);
+    *lo = v[0], *mid = v[k / 2], *hi = v[k - 1];
+}
+
+int main(int argc, char **argv) {
+    const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int counts[4] = {1000, 10000, 100000, 1000000};
+    const int sizes = quick ? 3 : 4, rounds = quick ? 3 : 5;
+    char paths[4][64];
+    for (int s = 0; s < sizes; ++s) {
+        snprintf(paths[s], sizeof paths[s], "/tmp/tl-bench-st-%ld-%d.safetensors", (long)getpid(), counts[s]);
+        write_file(paths[s], counts[s]);
+    }
+    tl_context *ctx;
+    CHECK(tl_context_create(NULL, &ctx));
+    double open_ns[4][8], get_ns[4][8];
+    for (int r = 0; r < rounds; ++r)  /* rounds interleave the sizes: noise spreads over all */
+        for (int s = 0; s < sizes; ++s) {
+            const int n = counts[s];
+            double t0 = now_ns();
+            tl_st_file *f;
+            CHECK(tl_safetensors_open(ctx, paths[s], &f));
+            double t1 = now_ns();
+            tl_scope *scope;
+            CHECK(tl_scope_open(ctx, "get-all", 1 << 20, &scope));
+            char name[16];
+            for (int i = n - 1; i >= 0; --i) {
+                snprintf(name, sizeof name, "t%d", i);
+                tl_tensor t;
+                CHECK(tl_st_get(ctx, f, name, &t));
+                if ((i & 4095) == 0) CHECK(tl_scope_reset(scope));
+            }
+            double t2 = now_ns();
+            CHECK(tl_scope_close(scope));
+            tl_st_close(f);
+            open_ns[s][r] = (t1 - t0) / n;
+            get_ns[s][r] = (t2 - t1) / n;
+        }
+    printf("safetensors: open and get-all of n one-float tensors, ns per tensor (min / median / max of %d rounds)\n",
+           rounds);
+    printf("%9s %28s %28s %18s\n", "n", "open", "get by name", "vs n=1k (median)");
+    double base_open = 0, base_get = 0;
+    for (int s = 0; s < sizes; ++s) {
+        double ol, om, oh, gl, gm, gh;
+        spread(open_ns[s], rounds, &ol, &om, &oh);
+        spread(get_ns[s], rounds, &gl, &gm, &gh);
+        if (s == 0) base_open = om, base_get = gm;
+        printf("%9d %8.0f / %7.0f / %7.0f %8.0f / %7.0f / %7.0f   open %.2fx get %.2fx\n", counts[s], ol, om, oh, gl, gm,
+               gh, om / base_open, gm / base_get);
+        unlink(paths[s]);
+    }
+    tl_context_destroy(ctx);
+    return 0;
+}

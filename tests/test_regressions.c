@@ -47,3 +47,23 @@ Test(regressions, concat_and_slice_of_empty_tensors_with_huge_dims) {
     OK(tl_slice(ctx, t, 2, 1, 1, &y));
     OK(tl_contiguous(ctx, y, &y));
 }
+
+/* fuzz (long run) crash-a091fabb: gather_rows with no ids from an empty table whose rows are
+ * huge ([0, H]) computed the rows' byte size (H * 4, overflowing) for a result that is empty;
+ * likewise a table of empty rows. */
+Test(regressions, gather_rows_of_empty_rows_with_huge_dims) {
+    const int64_t table_shape[3] = {4, H, 0}, ids_shape[1] = {2};
+    const int32_t ids[2] = {3, 1};
+    tl_tensor table, idx, y;
+    OK(tl_tensor_zeros(ctx, TL_F32, 3, table_shape, &table));
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, ids_shape, ids, sizeof ids, &idx));
+    OK(tl_gather_rows(ctx, table, idx, &y));
+    tl_tensor_info info = {sizeof info};
+    OK(tl_tensor_info_get(ctx, y, &info));
+    cr_assert_eq(info.ndim, 3);
+    cr_assert_eq(info.shape[1], H);
+    const int64_t empty_table[2] = {0, H}, no_ids[1] = {0};
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, empty_table, &table));
+    OK(tl_tensor_zeros(ctx, TL_I32, 1, no_ids, &idx));
+    OK(tl_gather_rows(ctx, table, idx, &y));
+}

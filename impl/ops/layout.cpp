@@ -199,6 +199,12 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(table.dtype, nd, shape, &c, &result));
+    // An empty result copies nothing; its rows' sizes and strides (an empty table's rows may be
+    // huge) need not even fit an address, so none is computed.
+    if (c.numel() == 0) {
+        *out = result;
+        return TL_OK;
+    }
     const View row = drop_axis(table, 0);
     const int64_t elem = int64_t(dtype_size(table.dtype));
     const int64_t row_bytes = row.numel() * elem;

@@ -17,6 +17,20 @@ sealed class ContextHandle : SafeHandle {
     protected override bool ReleaseHandle() { R.tlb_context_release(C); return true; }
 }
 
+/// Under Mono, the elementwise ops as internal calls (registered by the native library; see
+/// tl.i): no P/Invoke wrapper.  Elsewhere Registered is false and the P/Invoke path is used.
+static class InternalCalls {
+    internal static readonly bool Registered = R.tlb_cs_register_internal_calls() != 0;
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
+    internal static extern ulong Add(ulong c, ulong a, ulong b);
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
+    internal static extern ulong Sub(ulong c, ulong a, ulong b);
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
+    internal static extern ulong Mul(ulong c, ulong a, ulong b);
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
+    internal static extern ulong Div(ulong c, ulong a, ulong b);
+}
+
 /// Owns every scope and tensor made through it.
 public sealed class Context : IDisposable {
     readonly ContextHandle h;
@@ -107,10 +121,10 @@ public sealed class Context : IDisposable {
     // ---- ops: one native call each -----------------------------------------------------------------
     public Tensor MatMul(Tensor a, Tensor b) => Made(R.tlb_matmul(c, B(a), B(b)));
     /// Elementwise with NumPy broadcasting.
-    public Tensor Add(Tensor a, Tensor b) => Made(R.tlb_add(c, B(a), B(b)));
-    public Tensor Sub(Tensor a, Tensor b) => Made(R.tlb_sub(c, B(a), B(b)));
-    public Tensor Mul(Tensor a, Tensor b) => Made(R.tlb_mul(c, B(a), B(b)));
-    public Tensor Div(Tensor a, Tensor b) => Made(R.tlb_div(c, B(a), B(b)));
+    public Tensor Add(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Add(c, B(a), B(b)) : R.tlb_add(c, B(a), B(b)));
+    public Tensor Sub(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Sub(c, B(a), B(b)) : R.tlb_sub(c, B(a), B(b)));
+    public Tensor Mul(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Mul(c, B(a), B(b)) : R.tlb_mul(c, B(a), B(b)));
+    public Tensor Div(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Div(c, B(a), B(b)) : R.tlb_div(c, B(a), B(b)));
     /// Rows of table by int ids: an embedding lookup.
     public Tensor GatherRows(Tensor table, Tensor ids) => Made(R.tlb_gather_rows(c, B(table), B(ids)));
     public Tensor Relu(Tensor a) => Made(R.tlb_relu(c, B(a)));

@@ -729,7 +729,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_c646c2722204b0ed(void *_swig_go_0) {
+void _wrap_Swig_free_raw_d3b3f2bbffdd1fdf(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -739,7 +739,7 @@ void _wrap_Swig_free_raw_c646c2722204b0ed(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_c646c2722204b0ed(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -752,7 +752,7 @@ void *_wrap_Swig_malloc_raw_c646c2722204b0ed(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_c646c2722204b0ed(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -765,7 +765,7 @@ _gostring_ _wrap_tlb_status_string_raw_c646c2722204b0ed(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_c646c2722204b0ed() {
+_gostring_ _wrap_tlb_version_raw_d3b3f2bbffdd1fdf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -776,7 +776,7 @@ _gostring_ _wrap_tlb_version_raw_c646c2722204b0ed() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_c646c2722204b0ed() {
+intgo _wrap_tlb_abi_version_raw_d3b3f2bbffdd1fdf() {
   int result;
   intgo _swig_go_result;
   
@@ -787,7 +787,7 @@ intgo _wrap_tlb_abi_version_raw_c646c2722204b0ed() {
 }
 
 
-intgo _wrap_tlb_status_raw_c646c2722204b0ed(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -800,7 +800,7 @@ intgo _wrap_tlb_status_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_c646c2722204b0ed(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -813,7 +813,7 @@ _gostring_ _wrap_tlb_message_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_c646c2722204b0ed() {
+long long _wrap_tlb_context_new_raw_d3b3f2bbffdd1fdf() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -824,7 +824,7 @@ long long _wrap_tlb_context_new_raw_c646c2722204b0ed() {
 }
 
 
-void _wrap_tlb_context_close_raw_c646c2722204b0ed(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -834,7 +834,7 @@ void _wrap_tlb_context_close_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_c646c2722204b0ed(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -844,7 +844,7 @@ void _wrap_tlb_context_release_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_c646c2722204b0ed(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -870,7 +870,7 @@ long long _wrap_tlb_scope_open_raw_c646c2722204b0ed(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -885,7 +885,7 @@ intgo _wrap_tlb_scope_reset_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -900,7 +900,7 @@ intgo _wrap_tlb_scope_close_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_c646c2722204b0ed(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -910,7 +910,7 @@ void _wrap_tlb_scope_hold_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -922,7 +922,7 @@ void _wrap_tlb_scope_release_raw_c646c2722204b0ed(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -943,7 +943,7 @@ intgo _wrap_tlb_scope_stats_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -959,7 +959,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_c646c2722204b0ed(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -974,7 +974,7 @@ _gostring_ _wrap_tlb_scope_name_raw_c646c2722204b0ed(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_c646c2722204b0ed(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -987,7 +987,7 @@ long long _wrap_tlb_scope_current_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_c646c2722204b0ed(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1012,7 +1012,7 @@ long long _wrap_tlb_from_f32_raw_c646c2722204b0ed(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_c646c2722204b0ed(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1037,7 +1037,7 @@ long long _wrap_tlb_from_f64_raw_c646c2722204b0ed(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_c646c2722204b0ed(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1062,7 +1062,7 @@ long long _wrap_tlb_from_i32_raw_c646c2722204b0ed(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_c646c2722204b0ed(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1087,7 +1087,7 @@ long long _wrap_tlb_fill_raw_c646c2722204b0ed(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_c646c2722204b0ed(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1112,7 +1112,7 @@ long long _wrap_tlb_wrap_raw_c646c2722204b0ed(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1133,7 +1133,7 @@ intgo _wrap_tlb_read_f32_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1154,7 +1154,7 @@ intgo _wrap_tlb_read_f64_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1175,7 +1175,7 @@ intgo _wrap_tlb_read_i32_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1196,7 +1196,7 @@ intgo _wrap_tlb_info_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1211,7 +1211,7 @@ _gostring_ _wrap_tlb_storage_raw_c646c2722204b0ed(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1226,7 +1226,7 @@ intgo _wrap_tlb_free_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1243,7 +1243,7 @@ long long _wrap_tlb_retain_raw_c646c2722204b0ed(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1260,7 +1260,7 @@ long long _wrap_tlb_matmul_raw_c646c2722204b0ed(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1277,7 +1277,7 @@ long long _wrap_tlb_add_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1294,7 +1294,7 @@ long long _wrap_tlb_sub_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1311,7 +1311,7 @@ long long _wrap_tlb_mul_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1328,7 +1328,7 @@ long long _wrap_tlb_div_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1345,7 +1345,7 @@ long long _wrap_tlb_gather_rows_raw_c646c2722204b0ed(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1360,7 +1360,7 @@ long long _wrap_tlb_relu_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1375,7 +1375,7 @@ long long _wrap_tlb_gelu_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1390,7 +1390,7 @@ long long _wrap_tlb_silu_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1405,7 +1405,7 @@ long long _wrap_tlb_exp_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1420,7 +1420,7 @@ long long _wrap_tlb_tanh_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1435,7 +1435,7 @@ long long _wrap_tlb_contiguous_raw_c646c2722204b0ed(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1454,7 +1454,7 @@ long long _wrap_tlb_rmsnorm_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1475,7 +1475,7 @@ long long _wrap_tlb_layernorm_raw_c646c2722204b0ed(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1494,7 +1494,7 @@ long long _wrap_tlb_sum_raw_c646c2722204b0ed(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1513,7 +1513,7 @@ long long _wrap_tlb_mean_raw_c646c2722204b0ed(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1530,7 +1530,7 @@ long long _wrap_tlb_argmax_raw_c646c2722204b0ed(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1547,7 +1547,7 @@ long long _wrap_tlb_softmax_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1564,7 +1564,7 @@ long long _wrap_tlb_scale_raw_c646c2722204b0ed(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_slice_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1585,7 +1585,7 @@ long long _wrap_tlb_slice_raw_c646c2722204b0ed(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1604,7 +1604,7 @@ long long _wrap_tlb_transpose_raw_c646c2722204b0ed(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1625,7 +1625,7 @@ long long _wrap_tlb_reshape_raw_c646c2722204b0ed(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_c646c2722204b0ed(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1646,7 +1646,7 @@ long long _wrap_tlb_concat_raw_c646c2722204b0ed(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1663,7 +1663,7 @@ intgo _wrap_tlb_copy_into_raw_c646c2722204b0ed(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_c646c2722204b0ed(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1683,7 +1683,7 @@ long long _wrap_tlb_st_open_raw_c646c2722204b0ed(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_count_raw_c646c2722204b0ed(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1696,7 +1696,7 @@ long long _wrap_tlb_st_count_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1711,7 +1711,7 @@ _gostring_ _wrap_tlb_st_name_raw_c646c2722204b0ed(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1733,7 +1733,7 @@ long long _wrap_tlb_st_get_raw_c646c2722204b0ed(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_c646c2722204b0ed(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1743,7 +1743,7 @@ void _wrap_tlb_st_close_raw_c646c2722204b0ed(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_c646c2722204b0ed(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1776,7 +1776,7 @@ intgo _wrap_tlb_safetensors_save_raw_c646c2722204b0ed(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_c646c2722204b0ed(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1790,7 +1790,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_c646c2722204b0ed(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1806,7 +1806,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_c646c2722204b0ed(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_c646c2722204b0ed(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1826,7 +1826,7 @@ long long _wrap_tlb_tensor_from_json_raw_c646c2722204b0ed(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_c646c2722204b0ed(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -31,6 +31,8 @@ echo "csharp: a consumer of the .nupkg alone"
 mkdir "$work/app" "$work/pkg"
 (cd "$work/pkg" && unzip -q "$work"/TensorLife.*.nupkg)
 [ -f "$work/pkg/TensorLife.nuspec" ] || { echo "csharp: the .nupkg has no .nuspec"; exit 1; }
+runpath=$(readelf -d "$work/pkg/runtimes/linux-x64/native/libtensorlife_csharp.so" | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
+[ "$runpath" = '$ORIGIN' ] || { echo "csharp: the packaged wrapper's RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 cp "$work/pkg/lib/netstandard2.0/TensorLife.dll" "$work"/pkg/runtimes/linux-x64/native/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app/"
 (cd "$work/app" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
 echo "csharp: a consumer of the installed lib/tensorlife/csharp"

@@ -35,6 +35,9 @@ $python -m build --wheel --no-isolation --outdir "$work/dist" "$here" >"$work/bu
   { cat "$work/build.log"; exit 1; }
 wheel=$(ls "$work"/dist/tensorlife-*.whl)
 unzip -l "$wheel" | grep -q "tensorlife/libtensorlife.so.0" || { echo "the wheel lacks libtensorlife.so.0"; exit 1; }
+(mkdir "$work/unpacked" && cd "$work/unpacked" && unzip -q "$wheel")
+runpath=$(readelf -d "$work"/unpacked/tensorlife/_tensorlife*.so | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
+[ "$runpath" = '$ORIGIN' ] || { echo "python: the wheel's extension RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 $python -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index "$wheel"
 mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$work/empty/"

@@ -419,3 +419,109 @@ Test(ops, wrap_borrows_caller_memory) {
     FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, buf, sizeof buf - 4, &w), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, NULL, sizeof buf, &w), TL_E_INVALID_ARGUMENT);
 }
+
+/* One-row and one-column products of matrices large enough for the matrix-vector path, in every
+ * layout BLAS takes as it is: the vector contiguous or a transposed view, the matrix row-major,
+ * transposed, or a column slice (leading dimension past its width); f32 and f64.  Against a
+ * double loop over the logical elements. */
+Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
+    enum { K = 384, N = 448, PAD = 64 };
+    const size_t big = (size_t)(K + PAD) * (N + PAD);
+    float *wf = malloc(big * sizeof(float));
+    double *wd = malloc(big * sizeof(double));
+    unsigned seed = 7;
+    for (size_t i = 0; i < big; ++i) wd[i] = (double)(wf[i] = rand_unit(&seed));
+    for (int dt = 0; dt < 2; ++dt) {
+        const tl_dtype type = dt ? TL_F64 : TL_F32;
+        const size_t es = dt ? 8 : 4;
+        void *store = dt ? (void *)wd : (void *)wf;
+        const int64_t sstore[2] = {K + PAD, N + PAD};
+        tl_tensor whole;
+        OK(tl_tensor_wrap(ctx, type, 2, sstore, store, big * es, &whole));
+        /* M: [K, N] as a column slice of the padded store (leading dimension N + PAD). */
+        tl_tensor rows, m;
+        OK(tl_slice(ctx, whole, 0, 0, K, &rows));
+        OK(tl_slice(ctx, rows, 1, 0, N, &m));
+        tl_tensor mc, mt, mtt;
+        OK(tl_contiguous(ctx, m, &mc));           /* row-major, ld = N */
+        OK(tl_transpose(ctx, mc, 0, 1, &mt));     /* [N, K] as a transposed view */
+        OK(tl_contiguous(ctx, mt, &mtt));         /* [N, K] row-major */
+        tl_tensor mtt_t;
+        OK(tl_transpose(ctx, mtt, 0, 1, &mtt_t)); /* [K, N] again, as a transposed view */
+        double *mref = malloc((size_t)K * N * sizeof(double));
+        OK(tl_contiguous(ctx, m, &mc));
+        if (dt) OK(tl_tensor_read(ctx, mc, mref, (size_t)K * N * 8));
+        else {
+            float *tmp = malloc((size_t)K * N * 4);
+            OK(tl_tensor_read(ctx, mc, tmp, (size_t)K * N * 4));
+            for (size_t i = 0; i < (size_t)K * N; ++i) mref[i] = tmp[i];
+            free(tmp);
+        }
+        /* x: [1, K] contiguous, and as a transposed view of a [K, 1] column. */
+        double xs[K];
+        for (int i = 0; i < K; ++i) xs[i] = 0.25 * (i % 7) - 0.5;
+        const int64_t sx[2] = {1, K}, scol[2] = {K, 1};
+        tl_tensor x, xcol, xt;
+        OK(tl_tensor_zeros(ctx, type, 2, sx, &x));
+        OK(tl_tensor_zeros(ctx, type, 2, scol, &xcol));
+        void *p, *q;
+        OK(tl_tensor_data(ctx, x, &p));
+        OK(tl_tensor_data(ctx, xcol, &q));
+        for (int i = 0; i < K; ++i) {
+            if (dt) ((double *)p)[i] = ((double *)q)[i] = xs[i];
+            else ((float *)p)[i] = ((float *)q)[i] = (float)xs[i];
+        }
+        OK(tl_transpose(ctx, xcol, 0, 1, &xt));
+        double want_row[N];
+        for (int j = 0; j < N; ++j) {
+            want_row[j] = 0;
+            for (int i = 0; i < K; ++i) want_row[j] += xs[i] * mref[(size_t)i * N + j];
+        }
+        const tl_tensor mats[4] = {m, mc, mtt_t, mt};  /* [K,N] slice, [K,N], [K,N] view; [N,K] view */
+        const tl_tensor vecs[2] = {x, xt};
+        for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 3; ++b) {
+                tl_tensor y;
+                OK(tl_matmul(ctx, vecs[a], mats[b], &y));
+                double got[N];
+                if (dt) OK(tl_tensor_read(ctx, y, got, sizeof got));
+                else {
+                    float g[N];
+                    OK(tl_tensor_read(ctx, y, g, sizeof g));
+                    for (int j = 0; j < N; ++j) got[j] = g[j];
+                }
+                for (int j = 0; j < N; ++j)
+                    cr_assert(fabs(got[j] - want_row[j]) <= (dt ? 1e-10 : 1e-3) * (1 + fabs(want_row[j])),
+                              "dt %d vec %d mat %d col %d: %g, want %g", dt, a, b, j, got[j], want_row[j]);
+            }
+        /* One column: [N, K] (a transposed view, and row-major) times the [K, 1] column, contiguous
+         * and as a column slice of a [K, 2] matrix (its elements 2 apart). */
+        const int64_t stwo[2] = {K, 2};
+        tl_tensor two, xstrided;
+        OK(tl_tensor_zeros(ctx, type, 2, stwo, &two));
+        OK(tl_tensor_data(ctx, two, &p));
+        for (int i = 0; i < K; ++i) {
+            if (dt) ((double *)p)[2 * i] = xs[i], ((double *)p)[2 * i + 1] = 99;
+            else ((float *)p)[2 * i] = (float)xs[i], ((float *)p)[2 * i + 1] = 99;
+        }
+        OK(tl_slice(ctx, two, 1, 0, 1, &xstrided));
+        for (int b = 0; b < 4; ++b) {
+            const tl_tensor left = b & 1 ? mtt : mt;  /* both [N, K] */
+            tl_tensor y;
+            OK(tl_matmul(ctx, left, b & 2 ? xstrided : xcol, &y));
+            double got[N];
+            if (dt) OK(tl_tensor_read(ctx, y, got, sizeof got));
+            else {
+                float g[N];
+                OK(tl_tensor_read(ctx, y, g, sizeof g));
+                for (int j = 0; j < N; ++j) got[j] = g[j];
+            }
+            for (int j = 0; j < N; ++j)
+                cr_assert(fabs(got[j] - want_row[j]) <= (dt ? 1e-10 : 1e-3) * (1 + fabs(want_row[j])),
+                          "column product dt %d left %d row %d: %g, want %g", dt, b, j, got[j], want_row[j]);
+        }
+        free(mref);
+    }
+    free(wf);
+    free(wd);
+}

@@ -51,6 +51,44 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
                     int(n > 1 ? n : 1));
 }
 
+// A one-row (or one-column) product is a matrix-vector product.  Debian's OpenBLAS runs sgemm
+// with m = 1 through its matrix-matrix kernels, about 3.5x slower than sgemv once the matrix
+// no longer fits in cache; for small matrices sgemm is the faster call.  The crossover, in
+// bytes of the matrix, is measured by bench/bench_gemv (see the note there).  The choice
+// depends on the shape alone, so every storage of the same shape takes the same path (parity).
+constexpr int64_t kGemvMinBytes = 256 * 1024;
+
+void gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
+          const std::byte *x, int64_t incx, std::byte *y) {
+    if (dt == TL_F32)
+        cblas_sgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0f, reinterpret_cast<const float *>(m), int(ld),
+                    reinterpret_cast<const float *>(x), int(incx), 0.0f, reinterpret_cast<float *>(y), 1);
+    else
+        cblas_dgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0, reinterpret_cast<const double *>(m), int(ld),
+                    reinterpret_cast<const double *>(x), int(incx), 0.0, reinterpret_cast<double *>(y), 1);
+}
+
+// C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape.
+void product(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
+             const std::byte *b, std::byte *c) {
+    const int64_t elem = int64_t(dtype_size(dt));
+    if (m == 1 && k * n * elem >= kGemvMinBytes) {
+        // c = B^T a: a's elements are 1 apart (row-major) or ld apart (a transposed view).
+        const int64_t inc = ta.trans == CblasNoTrans ? 1 : ta.ld;
+        if (tb.trans == CblasNoTrans) gemv(dt, CblasTrans, k, n, b, tb.ld, a, inc, c);
+        else gemv(dt, CblasNoTrans, n, k, b, tb.ld, a, inc, c);  // B stored as its transpose [n,k]
+        return;
+    }
+    if (n == 1 && m * k * elem >= kGemvMinBytes) {
+        // c = A b: b's elements are ld apart (a column of a row-major matrix) or 1 apart.
+        const int64_t inc = tb.trans == CblasNoTrans ? tb.ld : 1;
+        if (ta.trans == CblasNoTrans) gemv(dt, CblasNoTrans, m, k, a, ta.ld, b, inc, c);
+        else gemv(dt, CblasTrans, k, m, a, ta.ld, b, inc, c);  // A stored as its transpose [k,m]
+        return;
+    }
+    gemm(dt, ta, tb, m, n, k, a, b, c);
+}
+
 // A contiguous copy of v in scratch memory at `at`.
 View contiguous_at(const View &v, std::byte *at) {
     View c = contiguous_over(v, at);
@@ -120,11 +158,11 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     const int64_t a_batch = batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
     // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
     if (batched && b.ndim == 2 && fa.trans == CblasNoTrans && (batches == 1 || a_batch == m * fa.ld)) {
-        gemm(a.dtype, fa, fb, batches * m, n, k, a.data, b.data, c.data);
+        product(a.dtype, fa, fb, batches * m, n, k, a.data, b.data, c.data);
     } else {
         for (int64_t i = 0; i < batches; ++i)
-            gemm(a.dtype, fa, fb, m, n, k, a.data + i * a_batch * int64_t(elem), b.data + i * b_batch * int64_t(elem),
-                 c.data + i * m * n * int64_t(elem));
+            product(a.dtype, fa, fb, m, n, k, a.data + i * a_batch * int64_t(elem), b.data + i * b_batch * int64_t(elem),
+                    c.data + i * m * n * int64_t(elem));
     }
     *out = result;
     return TL_OK;

@@ -42,6 +42,11 @@ tl_status tl_softmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_softmax(c, a, axis, out); });
 }
 
+tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid_rows, double scale,
+                       tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_attention(c, q, k, v, valid_rows, scale, out); });
+}
+
 tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, x, w, tl_tensor{0}, eps, false, out); });
 }

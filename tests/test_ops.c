@@ -525,3 +525,105 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
     free(wf);
     free(wd);
 }
+
+/* Fused attention against the unfused ops on the same cache views: the demo's layout, a [T, D]
+ * cache reshaped to [T, H, hd] and transposed to [H, T, hd]; every valid count, one and three
+ * queries, f32 and f64, and the shape checks. */
+static void unfused_attention(tl_context *c, tl_tensor q, tl_tensor k, tl_tensor v, int valid, double scale,
+                              tl_dtype dt, int T, tl_tensor *out) {
+    tl_tensor kt, s, masked, p, maskt;
+    tl_tensor_info qi = {sizeof qi};
+    OK(tl_tensor_info_get(c, q, &qi));
+    const int tq = (int)qi.shape[1];
+    double *mask = malloc((size_t)tq * T * sizeof(double));
+    for (int i = 0; i < tq; ++i)
+        for (int j = 0; j < T; ++j) mask[i * T + j] = j <= valid - tq + i ? 0.0 : -INFINITY;
+    const int64_t ms[2] = {tq, T};
+    if (dt == TL_F64) OK(tl_tensor_from_data(c, TL_F64, 2, ms, mask, (size_t)tq * T * 8, &maskt));
+    else {
+        float *mf = malloc((size_t)tq * T * 4);
+        for (int i = 0; i < tq * T; ++i) mf[i] = (float)mask[i];
+        OK(tl_tensor_from_data(c, TL_F32, 2, ms, mf, (size_t)tq * T * 4, &maskt));
+        free(mf);
+    }
+    OK(tl_transpose(c, k, 1, 2, &kt));
+    OK(tl_matmul(c, q, kt, &s));
+    OK(tl_scale(c, s, scale, &s));
+    OK(tl_add(c, s, maskt, &masked));
+    OK(tl_softmax(c, masked, -1, &p));
+    OK(tl_matmul(c, p, v, out));
+    free(mask);
+}
+
+Test(ops, fused_attention_matches_the_unfused_ops) {
+    enum { T = 24, H = 4, HD = 8, D = H * HD };
+    for (int dt = 0; dt < 2; ++dt) {
+        const tl_dtype type = dt ? TL_F64 : TL_F32;
+        const int64_t cs[2] = {T, D}, kvs[3] = {T, H, HD};
+        float kf[T * D], vf[T * D];
+        unsigned seed = 11;
+        for (int i = 0; i < T * D; ++i) kf[i] = rand_unit(&seed), vf[i] = rand_unit(&seed);
+        tl_tensor kc, vc;
+        if (dt) {
+            double kd[T * D], vd[T * D];
+            for (int i = 0; i < T * D; ++i) kd[i] = kf[i], vd[i] = vf[i];
+            OK(tl_tensor_from_data(ctx, TL_F64, 2, cs, kd, sizeof kd, &kc));
+            OK(tl_tensor_from_data(ctx, TL_F64, 2, cs, vd, sizeof vd, &vc));
+        } else {
+            kc = make_f32(ctx, 2, cs, kf);
+            vc = make_f32(ctx, 2, cs, vf);
+        }
+        tl_tensor k, v;
+        OK(tl_reshape(ctx, kc, 3, kvs, &k));
+        OK(tl_transpose(ctx, k, 0, 1, &k)); /* [H, T, hd], strides [hd, D, 1] */
+        OK(tl_reshape(ctx, vc, 3, kvs, &v));
+        OK(tl_transpose(ctx, v, 0, 1, &v));
+        for (int tq = 1; tq <= 3; tq += 2)
+            for (int valid = tq; valid <= T; ++valid) {
+                const int64_t qs[3] = {H, tq, HD};
+                tl_tensor q, fused, ref;
+                OK(tl_tensor_full(ctx, type, 3, qs, 0.0, &q));
+                void *qd;
+                OK(tl_tensor_data(ctx, q, &qd));
+                for (int i = 0; i < H * tq * HD; ++i) {
+                    const double x = 0.3 * sin(1.0 + i * 0.7 + valid);
+                    if (dt) ((double *)qd)[i] = x;
+                    else ((float *)qd)[i] = (float)x;
+                }
+                const double scale = 1.0 / sqrt((double)HD);
+                OK(tl_attention(ctx, q, k, v, valid, scale, &fused));
+                unfused_attention(ctx, q, k, v, valid, scale, type, T, &ref);
+                double a[H * 3 * HD], b[H * 3 * HD];
+                const size_t n = (size_t)H * tq * HD;
+                if (dt) {
+                    OK(tl_tensor_read(ctx, fused, a, n * 8));
+                    OK(tl_tensor_read(ctx, ref, b, n * 8));
+                } else {
+                    float fa[H * 3 * HD], fb[H * 3 * HD];
+                    OK(tl_tensor_read(ctx, fused, fa, n * 4));
+                    OK(tl_tensor_read(ctx, ref, fb, n * 4));
+                    for (size_t i = 0; i < n; ++i) a[i] = fa[i], b[i] = fb[i];
+                }
+                for (size_t i = 0; i < n; ++i)
+                    cr_assert(fabs(a[i] - b[i]) <= (dt ? 1e-12 : 2e-6), "dt %d tq %d valid %d elem %zu: %.9g vs %.9g", dt,
+                              tq, valid, i, a[i], b[i]);
+            }
+    }
+    /* Shapes it refuses, and a dtype mix. */
+    const int64_t qs[3] = {2, 1, 4}, ks[3] = {2, 5, 4}, bad[3] = {3, 5, 4}, q2[3] = {2, 2, 4};
+    tl_tensor q, k, kb, qq, kd, out;
+    OK(tl_tensor_ones(ctx, TL_F32, 3, qs, &q));
+    OK(tl_tensor_ones(ctx, TL_F32, 3, ks, &k));
+    OK(tl_tensor_ones(ctx, TL_F32, 3, bad, &kb));
+    OK(tl_tensor_ones(ctx, TL_F32, 3, q2, &qq));
+    OK(tl_tensor_ones(ctx, TL_F64, 3, ks, &kd));
+    FAILS_WITH(tl_attention(ctx, q, k, k, 6, 1.0, &out), TL_E_SHAPE);   /* more valid rows than the cache */
+    FAILS_WITH(tl_attention(ctx, qq, k, k, 1, 1.0, &out), TL_E_SHAPE);  /* fewer valid rows than queries */
+    FAILS_WITH(tl_attention(ctx, q, kb, kb, 1, 1.0, &out), TL_E_SHAPE); /* heads differ */
+    FAILS_WITH(tl_attention(ctx, q, kd, kd, 1, 1.0, &out), TL_E_DTYPE);
+    FAILS_WITH(tl_attention(ctx, q, k, k, 1, NAN, &out), TL_E_INVALID_ARGUMENT);
+    OK(tl_attention(ctx, q, k, k, 5, 1.0, &out));
+    float o[8];
+    OK(tl_tensor_read(ctx, out, o, sizeof o));
+    for (int i = 0; i < 8; ++i) cr_assert_float_eq(o[i], 1.0f, 1e-6); /* all-ones values average to one */
+}

@@ -231,6 +231,16 @@ func TestWholeAPI(t *testing.T) {
 	if _, err := ctx.Add(w, o); !errors.Is(err, tl.ErrInvalidHandle) {
 		t.Fatalf("another context's tensor: %v", err)
 	}
+	// Fused attention: all-ones values average to one.
+	q, _ := ctx.Ones(tl.Float32, 2, 1, 4)
+	kv, _ := ctx.Ones(tl.Float32, 2, 5, 4)
+	att, err := ctx.Attention(q, kv, kv, 3, 0.5)
+	if v, _ := att.Float32s(); err != nil || len(v) != 8 || v[7] != 1 {
+		t.Fatalf("attention %v %v", v, err)
+	}
+	if _, err := ctx.Attention(q, kv, kv, 6, 0.5); !errors.Is(err, tl.ErrShape) {
+		t.Fatalf("attention past the cache: %v", err)
+	}
 	// Safetensors by name.
 	path := t.TempDir() + "/m.safetensors"
 	if err := ctx.SaveSafetensors(path, map[string]tl.Tensor{"w": w, "f": f}); err != nil {

@@ -84,6 +84,15 @@ func (ctx *Context) Scale(a Tensor, s float64) (Tensor, error) {
 	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_scale(c, a, s) }, a)
 }
 
+// Attention is softmax(scale * q k^T) v over the first validRows rows of a KV cache, causal by
+// construction: q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position.
+func (ctx *Context) Attention(q, k, v Tensor, validRows int64, scale float64) (Tensor, error) {
+	if err := ctx.own(q, k, v); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(raw.Tlb_attention(ctx.c, q.bits, k.bits, v.bits, validRows, scale))
+}
+
 // Slice is a view of length elements from start along axis; it dies with its base.
 func (ctx *Context) Slice(a Tensor, axis int, start, length int64) (Tensor, error) {
 	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_slice(c, a, axis, start, length) }, a)

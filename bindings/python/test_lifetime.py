@@ -115,6 +115,10 @@ def test_whole_api(tmp_path):
         other = tl.Context()
         with pytest.raises(tl.InvalidHandleError):
             ctx.add(w, other.ones((2, 2)))
+        kv = ctx.ones((2, 5, 4))
+        assert ctx.attention(ctx.ones((2, 1, 4)), kv, kv, 3, 0.5).tolist() == [1.0] * 8
+        with pytest.raises(tl.ShapeError):
+            ctx.attention(ctx.ones((2, 1, 4)), kv, kv, 6, 0.5)
         path = tmp_path / "m.safetensors"
         ctx.save_safetensors(path, {"w": w, "f": f})
         with ctx.open_safetensors(path) as sf:

@@ -5,8 +5,9 @@
  *
  *   decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]
  *          [--weights in.safetensors] [--save-weights out.safetensors]
- *          [--report out.json] [--svg out.svg]
- * With --weights, d_model, vocab and the layer count come from the file. */
+ *          [--report out.json] [--svg out.svg] [--unfused-attention]
+ * --unfused-attention runs the reference attention (a masked softmax over the whole cache)
+ * instead of tl_attention.  With --weights, d_model, vocab and the layer count come from the file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,10 +122,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--weights") && v) weights_path = v, ++i;
         else if (!strcmp(a, "--save-weights") && v) save_path = v, ++i;
         else if (!strcmp(a, "--svg") && v) svg = v, ++i;
+        else if (!strcmp(a, "--unfused-attention")) cfg.unfused_attention = 1;
         else {
             fprintf(stderr, "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
                             "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
-                            "              [--report out.json] [--svg out.svg]\n");
+                            "              [--report out.json] [--svg out.svg] [--unfused-attention]\n");
             return 2;
         }
     }

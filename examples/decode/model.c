@@ -201,11 +201,26 @@ static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int p
     TL_CHECK(tl_copy_into(ctx, k, row));
     row = OP(tl_slice(ctx, d->v_cache[l], 0, pos, 1, &out));
     TL_CHECK(tl_copy_into(ctx, v, row));
+    const int64_t q_shape[3] = {1, heads, hd}, kv_shape[3] = {len, heads, hd}, flat[2] = {1, c->d_model};
+
+    if (!c->unfused_attention) {
+        /* The fused op over the pos + 1 valid cache rows: the output is [H, 1, hd] at every
+         * position, so the step's slab stays the same size without computing masked rows. */
+        tl_tensor qh = OP(tl_reshape(ctx, q, 3, q_shape, &out));
+        qh = OP(tl_transpose(ctx, qh, 0, 1, &out)); /* [H, 1, hd] */
+        tl_tensor keys = OP(tl_reshape(ctx, d->k_cache[l], 3, kv_shape, &out));
+        keys = OP(tl_transpose(ctx, keys, 0, 1, &out)); /* [H, T, hd] */
+        tl_tensor values = OP(tl_reshape(ctx, d->v_cache[l], 3, kv_shape, &out));
+        values = OP(tl_transpose(ctx, values, 0, 1, &out));
+        tl_tensor mixed = OP(tl_attention(ctx, qh, keys, values, pos + 1, 1.0 / sqrt((double)hd), &out));
+        mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out)); /* [1, H, hd] */
+        mixed = OP(tl_reshape(ctx, mixed, 2, flat, &out)); /* [1, D] */
+        return OP(tl_matmul(ctx, mixed, w->wo, &out));
+    }
 
     /* Attention runs over the whole cache with a causal mask, so every step has the same shapes
      * (the repeated step that a scope makes allocation-free); rows past pos are masked out.
      * q: [1, D] -> [1, H, hd] -> [H, 1, hd]; keys: [T, D] -> [T, H, hd] -> [H, hd, T]. */
-    const int64_t q_shape[3] = {1, heads, hd}, kv_shape[3] = {len, heads, hd}, flat[2] = {1, c->d_model};
     tl_tensor qh = OP(tl_reshape(ctx, q, 3, q_shape, &out));
     qh = OP(tl_transpose(ctx, qh, 0, 1, &out));
     tl_tensor keys = OP(tl_reshape(ctx, d->k_cache[l], 3, kv_shape, &out));
@@ -231,11 +246,14 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
     const int64_t one = 1;
     ids = OP(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &out));
     x = OP(tl_gather_rows(ctx, m->embed, ids, &out)); /* [1, D] */
-    /* Causal mask over the cache: 0 up to pos, -inf after (softmax gives those rows 0). */
-    for (int i = 0; i < m->cfg.tokens; ++i) d->mask_row[i] = i <= pos ? 0.0f : -INFINITY;
-    const int64_t mask_shape[2] = {1, m->cfg.tokens};
-    tl_tensor mask = OP(tl_tensor_from_data(ctx, TL_F32, 2, mask_shape, d->mask_row,
-                                            sizeof(float) * (size_t)m->cfg.tokens, &out));
+    /* The reference path's causal mask over the cache: 0 up to pos, -inf after. */
+    tl_tensor mask = {0};
+    if (m->cfg.unfused_attention) {
+        for (int i = 0; i < m->cfg.tokens; ++i) d->mask_row[i] = i <= pos ? 0.0f : -INFINITY;
+        const int64_t mask_shape[2] = {1, m->cfg.tokens};
+        mask = OP(tl_tensor_from_data(ctx, TL_F32, 2, mask_shape, d->mask_row, sizeof(float) * (size_t)m->cfg.tokens,
+                                      &out));
+    }
     for (int l = 0; l < m->cfg.layers; ++l) {
         const layer_weights *w = &m->layer[l];
         h = OP(tl_rmsnorm(ctx, x, w->attn_norm, 1e-5, &out));

@@ -15,6 +15,7 @@
 typedef struct model_config {
     int d_model, layers, heads, vocab, tokens; /* tokens: the KV cache's length */
     unsigned seed;
+    int unfused_attention; /* 1: the reference path, a masked softmax over the whole cache */
 } model_config;
 
 typedef struct layer_weights {

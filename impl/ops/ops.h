@@ -23,6 +23,8 @@ tl_status op_norm(tl_context &ctx, tl_tensor x, tl_tensor w, tl_tensor b, double
 tl_status op_sum(tl_context &ctx, tl_tensor a, int axis, bool keepdim, bool mean, tl_tensor *out);
 tl_status op_argmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
 tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+tl_status op_attention(tl_context &ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid, double scale,
+                       tl_tensor *out);
 
 tl_status op_slice(tl_context &ctx, tl_tensor a, int axis, int64_t start, int64_t length, tl_tensor *out);
 tl_status op_transpose(tl_context &ctx, tl_tensor a, int d0, int d1, tl_tensor *out);

@@ -154,6 +154,10 @@ public sealed class Context : IDisposable {
     public void CopyInto(Tensor src, Tensor dst) => Check(R.tlb_copy_into(c, B(src), B(dst)));
     public Tensor Softmax(Tensor a, int axis = -1) => Made(R.tlb_softmax(c, B(a), axis));
     public Tensor Scale(Tensor a, double s) => Made(R.tlb_scale(c, B(a), s));
+    /// softmax(scale q k^T) v over the first validRows rows of a KV cache, causal by construction:
+    /// q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position.
+    public Tensor Attention(Tensor q, Tensor k, Tensor v, long validRows, double scale) =>
+        Made(R.tlb_attention(c, B(q), B(k), B(v), validRows, scale));
 
     // ---- io ---------------------------------------------------------------------------------------
     public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path);

@@ -239,6 +239,9 @@ static class Test {
             Check(w.ToFloats()[3] == 40, "wrapped (pinned) array");
             using (var other = new Context())
                 Throws<InvalidHandleException>(() => ctx.Add(w, other.Ones(DType.F32, 2, 2)), "another context's tensor");
+            var kv = ctx.Ones(DType.F32, 2, 5, 4);
+            var att = ctx.Attention(ctx.Ones(DType.F32, 2, 1, 4), kv, kv, 3, 0.5).ToFloats();
+            Check(att.Length == 8 && att[7] == 1, "attention");
             var path = System.IO.Path.GetTempFileName();
             ctx.SaveSafetensors(path, new System.Collections.Generic.Dictionary<string, Tensor> { { "w", w }, { "f", f } });
             using (var sf = ctx.OpenSafetensors(path)) Check(sf.Names().Count == 2 && sf.Get("w").ToFloats()[3] == 40, "get by name");

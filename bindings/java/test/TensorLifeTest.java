@@ -100,6 +100,9 @@ public final class TensorLifeTest {
             java.util.Map<String, Tensor> m = new java.util.HashMap<>();
             m.put("a", ctx.fromFloats(new long[] {2, 2}, new float[] {1, 2, 3, Float.POSITIVE_INFINITY}));
             m.put("ids", ctx.fromInts(new long[] {3}, new int[] {7, -8, 9}));
+            Tensor kv = ctx.ones(DType.F32, 2, 5, 4);
+            float[] att = ctx.attention(ctx.ones(DType.F32, 2, 1, 4), kv, kv, 3, 0.5).toFloats();
+            check(att.length == 8 && att[7] == 1f, "attention");
             java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tl-java");
             String path = dir.resolve("w.safetensors").toString();
             ctx.saveSafetensors(path, m);
@@ -267,6 +270,9 @@ public final class TensorLifeTest {
                 check(false, "another context's tensor");
             } catch (TensorLifeException.InvalidHandleException expected) {
             }
+            Tensor kv = ctx.ones(DType.F32, 2, 5, 4);
+            float[] att = ctx.attention(ctx.ones(DType.F32, 2, 1, 4), kv, kv, 3, 0.5).toFloats();
+            check(att.length == 8 && att[7] == 1f, "attention");
             java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tl-java");
             String path = dir.resolve("m.safetensors").toString();
             ctx.saveSafetensors(path, java.util.Map.of("w", w, "f", f));

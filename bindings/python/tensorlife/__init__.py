@@ -243,6 +243,12 @@ class Context(_r._ContextBase):
     def scale(self, a, s):
         return self._unary(_r.tlb_scale, a, float(s))
 
+    def attention(self, q, k, v, valid_rows, scale):
+        """softmax(scale * q k^T) v over the first valid_rows rows of a KV cache, causal by
+        construction: q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position."""
+        self._own(q, k, v)
+        return self._made(_r.tlb_attention(self._c, q._bits, k._bits, v._bits, int(valid_rows), float(scale)))
+
 
 class Scope:
     """A slab whose tensors all die at reset(); `with` closes it.  A Scope dropped while open

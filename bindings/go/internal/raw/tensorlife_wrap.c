@@ -614,6 +614,8 @@ TLB_OP(tlb_mean(uint64_t c, uint64_t a, int axis, int keepdim), tl_mean(x->ctx, 
 TLB_OP(tlb_argmax(uint64_t c, uint64_t a, int axis), tl_argmax(x->ctx, ta, axis, &r))
 TLB_OP(tlb_softmax(uint64_t c, uint64_t a, int axis), tl_softmax(x->ctx, ta, axis, &r))
 TLB_OP(tlb_scale(uint64_t c, uint64_t a, double s), tl_scale(x->ctx, ta, s, &r))
+TLB_OP(tlb_attention(uint64_t c, uint64_t a, uint64_t k, uint64_t v, int64_t valid_rows, double scale),
+       tl_attention(x->ctx, ta, (tl_tensor){k}, (tl_tensor){v}, valid_rows, scale, &r))
 TLB_OP(tlb_slice(uint64_t c, uint64_t a, int axis, int64_t start, int64_t length),
        tl_slice(x->ctx, ta, axis, start, length, &r))
 TLB_OP(tlb_transpose(uint64_t c, uint64_t a, int d0, int d1), tl_transpose(x->ctx, ta, d0, d1, &r))
@@ -729,7 +731,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_d3b3f2bbffdd1fdf(void *_swig_go_0) {
+void _wrap_Swig_free_raw_ed75445d0bf0d50d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -739,7 +741,7 @@ void _wrap_Swig_free_raw_d3b3f2bbffdd1fdf(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -752,7 +754,7 @@ void *_wrap_Swig_malloc_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -765,7 +767,7 @@ _gostring_ _wrap_tlb_status_string_raw_d3b3f2bbffdd1fdf(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_d3b3f2bbffdd1fdf() {
+_gostring_ _wrap_tlb_version_raw_ed75445d0bf0d50d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -776,7 +778,7 @@ _gostring_ _wrap_tlb_version_raw_d3b3f2bbffdd1fdf() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_d3b3f2bbffdd1fdf() {
+intgo _wrap_tlb_abi_version_raw_ed75445d0bf0d50d() {
   int result;
   intgo _swig_go_result;
   
@@ -787,7 +789,7 @@ intgo _wrap_tlb_abi_version_raw_d3b3f2bbffdd1fdf() {
 }
 
 
-intgo _wrap_tlb_status_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -800,7 +802,7 @@ intgo _wrap_tlb_status_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -813,7 +815,7 @@ _gostring_ _wrap_tlb_message_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_d3b3f2bbffdd1fdf() {
+long long _wrap_tlb_context_new_raw_ed75445d0bf0d50d() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -824,7 +826,7 @@ long long _wrap_tlb_context_new_raw_d3b3f2bbffdd1fdf() {
 }
 
 
-void _wrap_tlb_context_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -834,7 +836,7 @@ void _wrap_tlb_context_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -844,7 +846,7 @@ void _wrap_tlb_context_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -870,7 +872,7 @@ long long _wrap_tlb_scope_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -885,7 +887,7 @@ intgo _wrap_tlb_scope_reset_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -900,7 +902,7 @@ intgo _wrap_tlb_scope_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -910,7 +912,7 @@ void _wrap_tlb_scope_hold_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -922,7 +924,7 @@ void _wrap_tlb_scope_release_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -943,7 +945,7 @@ intgo _wrap_tlb_scope_stats_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -959,7 +961,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -974,7 +976,7 @@ _gostring_ _wrap_tlb_scope_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -987,7 +989,7 @@ long long _wrap_tlb_scope_current_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1012,7 +1014,7 @@ long long _wrap_tlb_from_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1037,7 +1039,7 @@ long long _wrap_tlb_from_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1062,7 +1064,7 @@ long long _wrap_tlb_from_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1087,7 +1089,7 @@ long long _wrap_tlb_fill_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1112,7 +1114,7 @@ long long _wrap_tlb_wrap_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1133,7 +1135,7 @@ intgo _wrap_tlb_read_f32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1154,7 +1156,7 @@ intgo _wrap_tlb_read_f64_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1175,7 +1177,7 @@ intgo _wrap_tlb_read_i32_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1196,7 +1198,7 @@ intgo _wrap_tlb_info_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1211,7 +1213,7 @@ _gostring_ _wrap_tlb_storage_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1226,7 +1228,7 @@ intgo _wrap_tlb_free_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1243,7 +1245,7 @@ long long _wrap_tlb_retain_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1260,7 +1262,7 @@ long long _wrap_tlb_matmul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1277,7 +1279,7 @@ long long _wrap_tlb_add_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1294,7 +1296,7 @@ long long _wrap_tlb_sub_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1311,7 +1313,7 @@ long long _wrap_tlb_mul_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1328,7 +1330,7 @@ long long _wrap_tlb_div_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1345,7 +1347,7 @@ long long _wrap_tlb_gather_rows_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1360,7 +1362,7 @@ long long _wrap_tlb_relu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1375,7 +1377,7 @@ long long _wrap_tlb_gelu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1390,7 +1392,7 @@ long long _wrap_tlb_silu_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1405,7 +1407,7 @@ long long _wrap_tlb_exp_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1420,7 +1422,7 @@ long long _wrap_tlb_tanh_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1435,7 +1437,7 @@ long long _wrap_tlb_contiguous_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1454,7 +1456,7 @@ long long _wrap_tlb_rmsnorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1475,7 +1477,7 @@ long long _wrap_tlb_layernorm_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1494,7 +1496,7 @@ long long _wrap_tlb_sum_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1513,7 +1515,7 @@ long long _wrap_tlb_mean_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1530,7 +1532,7 @@ long long _wrap_tlb_argmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1547,7 +1549,7 @@ long long _wrap_tlb_softmax_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1564,7 +1566,30 @@ long long _wrap_tlb_scale_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_slice_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_attention_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  int64_t arg5 ;
+  double arg6 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint64_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (double)_swig_go_5; 
+  
+  result = (uint64_t)tlb_attention(arg1,arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_slice_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1585,7 +1610,7 @@ long long _wrap_tlb_slice_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1604,7 +1629,7 @@ long long _wrap_tlb_transpose_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1625,7 +1650,7 @@ long long _wrap_tlb_reshape_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1646,7 +1671,7 @@ long long _wrap_tlb_concat_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1663,7 +1688,7 @@ intgo _wrap_tlb_copy_into_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1683,7 +1708,7 @@ long long _wrap_tlb_st_open_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_count_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1696,7 +1721,7 @@ long long _wrap_tlb_st_count_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1711,7 +1736,7 @@ _gostring_ _wrap_tlb_st_name_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1733,7 +1758,7 @@ long long _wrap_tlb_st_get_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1743,7 +1768,7 @@ void _wrap_tlb_st_close_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1776,7 +1801,7 @@ intgo _wrap_tlb_safetensors_save_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_ed75445d0bf0d50d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1790,7 +1815,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_d3b3f2bbffdd1fdf(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1806,7 +1831,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1826,7 +1851,7 @@ long long _wrap_tlb_tensor_from_json_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_d3b3f2bbffdd1fdf(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

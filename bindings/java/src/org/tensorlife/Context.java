@@ -143,6 +143,11 @@ public final class Context implements AutoCloseable {
     public void copyInto(Tensor src, Tensor dst) { check(tensorlife.tlb_copy_into(c, bits(src), bits(dst))); }
     public Tensor softmax(Tensor a, int axis) { return made(tensorlife.tlb_softmax(c, bits(a), axis)); }
     public Tensor scale(Tensor a, double s) { return made(tensorlife.tlb_scale(c, bits(a), s)); }
+    /** softmax(scale q k^T) v over the first validRows rows of a KV cache, causal by construction:
+     *  q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position. */
+    public Tensor attention(Tensor q, Tensor k, Tensor v, long validRows, double scale) {
+        return made(tensorlife.tlb_attention(c, bits(q), bits(k), bits(v), validRows, scale));
+    }
 
     // ---- io ------------------------------------------------------------------------------------
     public SafetensorsFile openSafetensors(String path) { return new SafetensorsFile(this, path); }

@@ -1,0 +1,89 @@
+// Attention over a KV cache, fused: for each head and query, the scores against the valid key
+// rows only (causal by construction), their softmax, and the weighted sum of the value rows.
+// The output is [H, Tq, hd] whatever the number of valid rows, so a decode step keeps the same
+// slab size at every position (allocation-free) without computing the rows a mask would
+// throw away.  Scores live in the context's scratch, sized by the cache so it is the same at
+// every position; sums are in double, the result rounded once.
+#include <cmath>
+
+#include "../error.h"
+#include "ops.h"
+
+namespace tl {
+namespace {
+
+template <class T>
+void attend(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores, View &out) {
+    const int64_t heads = q.shape[0], queries = q.shape[1], hd = q.shape[2];
+    T *o = reinterpret_cast<T *>(out.data);
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < queries; ++i) {
+            const T *qi = reinterpret_cast<const T *>(q.data) + h * q.strides[0] + i * q.strides[1];
+            const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
+            double top = -INFINITY;
+            for (int64_t j = 0; j < rows; ++j) {
+                const T *kj = reinterpret_cast<const T *>(k.data) + h * k.strides[0] + j * k.strides[1];
+                double dot = 0;
+                for (int64_t d = 0; d < hd; ++d) dot += double(qi[d * q.strides[2]]) * double(kj[d * k.strides[2]]);
+                scores[j] = dot * scale;
+                if (scores[j] > top) top = scores[j];
+            }
+            double total = 0;
+            for (int64_t j = 0; j < rows; ++j) total += scores[j] = std::exp(scores[j] - top);
+            T *oi = o + (h * queries + i) * hd;
+            for (int64_t d = 0; d < hd; ++d) {
+                double acc = 0;
+                for (int64_t j = 0; j < rows; ++j)
+                    acc += scores[j] * double(reinterpret_cast<const T *>(v.data)[h * v.strides[0] + j * v.strides[1] + d * v.strides[2]]);
+                oi[d] = T(acc / total);
+            }
+        }
+}
+
+}  // namespace
+
+tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv, int64_t valid, double scale,
+                       tl_tensor *out) {
+    Resolved rq, rk, rv;
+    TL_TRY(ctx.resolve(tq, &rq));
+    TL_TRY(ctx.resolve(tk, &rk));
+    TL_TRY(ctx.resolve(tv, &rv));
+    const View &q = rq.view, &k = rk.view, &v = rv.view;
+    if (q.dtype != k.dtype || q.dtype != v.dtype)
+        return fail(TL_E_DTYPE, "attention: q %s, k %s, v %s", dtype_name(q.dtype), dtype_name(k.dtype), dtype_name(v.dtype));
+    if (!is_float(q.dtype)) return fail(TL_E_DTYPE, "attention takes f32 or f64, not %s", dtype_name(q.dtype));
+    if (q.ndim != 3 || k.ndim != 3 || v.ndim != 3)
+        return fail(TL_E_SHAPE, "attention takes q [H,Tq,hd], k and v [H,T,hd], not %d-D, %d-D, %d-D", q.ndim, k.ndim, v.ndim);
+    if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[2] != q.shape[2] || v.shape[2] != q.shape[2] ||
+        v.shape[1] != k.shape[1])
+        return fail(TL_E_SHAPE, "attention: q [%lld,%lld,%lld], k [%lld,%lld,%lld], v [%lld,%lld,%lld] do not match",
+                    (long long)q.shape[0], (long long)q.shape[1], (long long)q.shape[2], (long long)k.shape[0],
+                    (long long)k.shape[1], (long long)k.shape[2], (long long)v.shape[0], (long long)v.shape[1],
+                    (long long)v.shape[2]);
+    if (valid < q.shape[1] || valid > k.shape[1])
+        return fail(TL_E_SHAPE, "attention: %lld valid rows for %lld queries over a cache of %lld rows", (long long)valid,
+                    (long long)q.shape[1], (long long)k.shape[1]);
+    if (!std::isfinite(scale)) return fail(TL_E_INVALID_ARGUMENT, "attention: scale %g is not finite", scale);
+    // Scores for the whole cache, not just the valid rows: the same scratch at every position,
+    // so a decode loop grows it once.
+    const int64_t cache_rows = k.shape[1];
+    double *scores = nullptr;
+    if (cache_rows > 0 && q.numel() > 0) {
+        std::byte *s;
+        if (uint64_t(cache_rows) > SIZE_MAX / sizeof(double))
+            return fail(TL_E_OUT_OF_MEMORY, "attention: %lld cache rows", (long long)cache_rows);
+        TL_TRY(ctx.scratch(size_t(cache_rows) * sizeof(double), &s));
+        scores = reinterpret_cast<double *>(s);
+    }
+    View o;
+    tl_tensor result;
+    TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &o, &result));
+    if (o.numel() > 0) {
+        if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, o);
+        else attend<double>(q, k, v, valid, scale, scores, o);
+    }
+    *out = result;
+    return TL_OK;
+}
+
+}  // namespace tl

@@ -1,13 +1,59 @@
-/* Decode benchmarks, each a ratio against a baseline from the same run:
- *   1. one decode step of examples/decode's model, scoped vs ambient;
- *   2. per-op overhead: tl_add of 16 floats in a scope vs a plain C loop over the same floats.
+/* Decode benchmarks, each against a baseline measured in the same run:
+ *   1. this machine's memory read bandwidth: a plain read loop over a buffer far past the
+ *      last-level cache, with 1 and 2 threads (the limit a decode step that streams its
+ *      weights can reach);
+ *   2. one decode step of examples/decode's model at d_model 256 (cache-resident) and 1024
+ *      (~420 MB of weights), with 1 and 2 BLAS threads, scoped and ambient in interleaved
+ *      rounds: us/step (min / median / max), the weights streamed per step in GB/s, and that as a
+ *      fraction of the bandwidth measured at the same thread count; scoped as a ratio of ambient;
+ *   3. per-op overhead: tl_add of 16 floats in a scope vs a plain C loop over the same floats.
  * Run: build/bench/bench_decode [--quick] */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench_util.h"
 #include "model.h"
 
+extern void openblas_set_num_threads(int);
+
+/* ---- 1. memory read bandwidth ------------------------------------------------------------ */
+typedef struct reader {
+    const uint64_t *data;
+    size_t words;
+    uint64_t sum;
+} reader;
+
+static void *read_all(void *arg) {
+    reader *r = arg;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i + 4 <= r->words; i += 4) s0 += r->data[i], s1 += r->data[i + 1], s2 += r->data[i + 2], s3 += r->data[i + 3];
+    r->sum = s0 + s1 + s2 + s3;
+    return NULL;
+}
+
+/* GB/s reading `bytes` once with `threads` threads, each its own share; best of `reps`. */
+static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int reps) {
+    double best = 0;
+    for (int r = 0; r < reps; ++r) {
+        pthread_t t[2];
+        reader part[2];
+        const size_t share = bytes / 8 / (size_t)threads;
+        const double t0 = now_ns();
+        for (int i = 0; i < threads; ++i) {
+            part[i] = (reader){buf + (size_t)i * share, share, 0};
+            pthread_create(&t[i], NULL, read_all, &part[i]);
+        }
+        for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+        const double gbs = (double)bytes / (now_ns() - t0);
+        if (part[0].sum == 42) printf(" ");  /* keep the sums */
+        if (gbs > best) best = gbs;
+    }
+    return best;
+}
+
+/* ---- 2. decode steps -------------------------------------------------------------------------- */
 typedef struct decode_case {
     decoder d;
     int steps;
@@ -19,7 +65,55 @@ static void run_steps(void *arg) {
     for (int pos = 0; pos < c->steps; ++pos) token = decoder_step(&c->d, token, pos, NULL);
 }
 
-static tl_context *ctx;
+/* Bytes of weights one step reads: every layer's matrices and the logits head (embedding and
+ * norm rows are noise beside them). */
+static double weight_bytes(const model_config *c) {
+    const double d = c->d_model;
+    return 4.0 * ((double)c->layers * 12.0 * d * d + d * (double)c->vocab);
+}
+
+static void spread3(double *v, int n, double *lo, double *mid, double *hi) {
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    *lo = v[0], *mid = v[n / 2], *hi = v[n - 1];
+}
+
+static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const double bandwidth[3]) {
+    model m;
+    model_init_random(ctx, &cfg, &m);
+    const double wb = weight_bytes(&cfg);
+    printf("\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, %.0f MB of weights read per step; %d steps a run\n",
+           cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, wb / 1e6, steps);
+    printf("   %7s %-8s %31s %9s %10s %9s\n", "threads", "mode", "us/step (min / median / max)", "GB/s", "of limit",
+           "vs ambient");
+    for (int threads = 1; threads <= 2; ++threads) {
+        openblas_set_num_threads(threads);
+        decode_case c[2];
+        double t[2][16];
+        for (int mode = 0; mode < 2; ++mode) {
+            c[mode].steps = steps;
+            decoder_open(&c[mode].d, ctx, &m, (memory_mode)mode);
+            run_steps(&c[mode]); /* warm-up: slabs grown, pages touched */
+        }
+        for (int r = 0; r < rounds; ++r) /* interleaved: a noisy moment falls on both modes */
+            for (int mode = 0; mode < 2; ++mode) t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
+        double lo[2], mid[2], hi[2];
+        for (int mode = 0; mode < 2; ++mode) {
+            decoder_close(&c[mode].d);
+            spread3(t[mode], rounds, &lo[mode], &mid[mode], &hi[mode]);
+        }
+        for (int mode = 0; mode < 2; ++mode) {
+            const double gbs = wb / mid[mode];
+            printf("   %7d %-8s %9.1f / %9.1f / %9.1f %9.2f %9.0f%% ", threads, mode ? "scoped" : "ambient", lo[mode] / 1e3,
+                   mid[mode] / 1e3, hi[mode] / 1e3, gbs, 100.0 * gbs / bandwidth[threads]);
+            if (mode) printf("%9.3fx", mid[1] / mid[0]);
+            printf("   (spread %.2fx)\n", hi[mode] / lo[mode]);
+        }
+    }
+    model_free(ctx, &m);
+}
+
+/* ---- 3. per-op overhead ----------------------------------------------------------------------- */
+static tl_context *op_ctx;
 static tl_tensor a16, b16;
 static float x16[16], y16[16], z16[16];
 static int op_iters = 200000;
@@ -29,7 +123,7 @@ static void tl_add_tiny(void *arg) {
     (void)arg;
     tl_tensor out;
     for (int i = 0; i < op_iters; ++i) {
-        TL_CHECK(tl_add(ctx, a16, b16, &out));
+        TL_CHECK(tl_add(op_ctx, a16, b16, &out));
         if ((i & 255) == 255) TL_CHECK(tl_scope_reset(op_scope));
     }
     TL_CHECK(tl_scope_reset(op_scope));
@@ -45,42 +139,44 @@ static void c_add_tiny(void *arg) {
 
 int main(int argc, char **argv) {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    const int reps = quick ? 3 : 9;
-    model_config cfg = {256, 4, 4, 1024, 128, 1234};
-    printf("tensorlife %s decode benchmark (median of %d runs; ratios against baselines from this run)\n\n",
-           tl_version_string(), reps);
-    printf("1. decode step, d_model %d, %d layers, %d heads, vocab %d, %d-token cache\n", cfg.d_model, cfg.layers,
-           cfg.heads, cfg.vocab, cfg.tokens);
-    TL_CHECK(tl_context_create(NULL, &ctx));
-    model m;
-    model_init_random(ctx, &cfg, &m);
-    double per_step[2];
-    for (int mode = 0; mode < 2; ++mode) {
-        decode_case c = {.steps = cfg.tokens};
-        decoder_open(&c.d, ctx, &m, (memory_mode)mode);
-        run_steps(&c); /* warm-up */
-        per_step[mode] = median_ns(reps, c.steps, run_steps, &c);
-        decoder_close(&c.d);
-    }
-    printf("   ambient %8.1f us/step   baseline\n", per_step[MODE_AMBIENT] / 1e3);
-    printf("   scoped  %8.1f us/step   %.3fx ambient\n", per_step[MODE_SCOPED] / 1e3,
-           per_step[MODE_SCOPED] / per_step[MODE_AMBIENT]);
-    model_free(ctx, &m);
+    const int reps = quick ? 3 : 7;
+    printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n\n", tl_version_string());
 
-    printf("\n2. per-op overhead: add of 16 floats\n");
+    const size_t buf_bytes = (size_t)512 << 20; /* far past any last-level cache here */
+    uint64_t *buf = malloc(buf_bytes);
+    for (size_t i = 0; i < buf_bytes / 8; ++i) buf[i] = i;
+    double bandwidth[3] = {0, read_bandwidth(buf, buf_bytes, 1, 5), read_bandwidth(buf, buf_bytes, 2, 5)};
+    free(buf);
+    printf("1. memory read bandwidth (a read loop over 512 MB, best of 5): %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
+           bandwidth[1], bandwidth[2]);
+
+    printf("\n2. decode step");
+    TL_CHECK(tl_context_create(NULL, &op_ctx));
+    const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
+    bench_model(op_ctx, small, 128, reps, bandwidth);
+    bench_model(op_ctx, large, quick ? 8 : 32, quick ? 3 : 5, bandwidth);
+    openblas_set_num_threads(1);
+
+    printf("\n3. per-op overhead: add of 16 floats\n");
     if (quick) op_iters = 20000;
     for (int i = 0; i < 16; ++i) x16[i] = (float)i, y16[i] = 0.5f * (float)i;
     int64_t shape[1] = {16};
-    TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 1, shape, x16, sizeof x16, &a16));
-    TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 1, shape, y16, sizeof y16, &b16));
-    TL_CHECK(tl_scope_open(ctx, "tiny-ops", 1 << 16, &op_scope));
+    TL_CHECK(tl_tensor_from_data(op_ctx, TL_F32, 1, shape, x16, sizeof x16, &a16));
+    TL_CHECK(tl_tensor_from_data(op_ctx, TL_F32, 1, shape, y16, sizeof y16, &b16));
+    TL_CHECK(tl_scope_open(op_ctx, "tiny-ops", 1 << 16, &op_scope));
     tl_add_tiny(NULL);
-    const double t_c = median_ns(reps, op_iters, c_add_tiny, NULL);
-    const double t_tl = median_ns(reps, op_iters, tl_add_tiny, NULL);
-    printf("   plain C loop     %7.1f ns   baseline\n", t_c);
-    printf("   tl_add (scoped)  %7.1f ns   %.1fx the C loop (%.1f ns of call, check and placement)\n", t_tl,
-           t_tl / t_c, t_tl - t_c);
+    double tc[16], ttl[16];
+    for (int r = 0; r < reps; ++r) {
+        tc[r] = median_ns(1, op_iters, c_add_tiny, NULL);
+        ttl[r] = median_ns(1, op_iters, tl_add_tiny, NULL);
+    }
+    double cl, cm, ch, tl_lo, tl_mid, tl_hi;
+    spread3(tc, reps, &cl, &cm, &ch);
+    spread3(ttl, reps, &tl_lo, &tl_mid, &tl_hi);
+    printf("   plain C loop     %7.1f ns (min %.1f, max %.1f)   baseline\n", cm, cl, ch);
+    printf("   tl_add (scoped)  %7.1f ns (min %.1f, max %.1f)   %.1fx the C loop (%.1f ns of call, check and placement)\n",
+           tl_mid, tl_lo, tl_hi, tl_mid / cm, tl_mid - cm);
     TL_CHECK(tl_scope_close(op_scope));
-    tl_context_destroy(ctx);
+    tl_context_destroy(op_ctx);
     return 0;
 }

@@ -10,6 +10,8 @@ dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null | grep -q "install ok inst
 bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_TESTS=OFF -DTL_BENCH_TORCH=$torch
 "$root/build-bench/bench/bench_core" "$@"
 echo
+"$root/build-bench/bench/bench_gemv" "$@"
+echo
 "$root/build-bench/bench/bench_decode" "$@"
 echo
 "$root/build-bench/bench/bench_safetensors" "$@"

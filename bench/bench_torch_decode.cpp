@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -13,6 +14,8 @@ extern "C" {
 #include "bench_util.h"
 #include "model.h"
 }
+
+extern "C" void openblas_set_num_threads(int);
 
 namespace {
 
@@ -81,62 +84,81 @@ struct TorchModel {
 
 struct TorchRun {
     TorchModel *m;
+    int steps;
     std::vector<int32_t> tokens;
 };
 
 void torch_steps(void *arg) {
     auto *r = static_cast<TorchRun *>(arg);
     int32_t token = 1;
-    for (int pos = 0; pos < r->m->cfg.tokens; ++pos) r->tokens[size_t(pos)] = token = r->m->step(token, pos);
+    for (int pos = 0; pos < r->steps; ++pos) r->tokens[size_t(pos)] = token = r->m->step(token, pos);
 }
 
 struct TlRun {
     decoder d;
+    int steps;
     std::vector<int32_t> tokens;
 };
 
 void tl_steps(void *arg) {
     auto *r = static_cast<TlRun *>(arg);
     int32_t token = 1;
-    for (int pos = 0; pos < r->d.m->cfg.tokens; ++pos) r->tokens[size_t(pos)] = token = decoder_step(&r->d, token, pos, nullptr);
+    for (int pos = 0; pos < r->steps; ++pos) r->tokens[size_t(pos)] = token = decoder_step(&r->d, token, pos, nullptr);
+}
+
+double median_of(std::vector<double> v, double *lo, double *hi) {
+    std::sort(v.begin(), v.end());
+    *lo = v.front(), *hi = v.back();
+    return v[v.size() / 2];
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
     const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
-    const int reps = quick ? 3 : 9;
     torch::InferenceMode no_autograd;
-    model_config cfg = {256, 4, 4, 1024, 128, 1234};
+    const model_config configs[2] = {{256, 4, 4, 1024, 128, 1234, 0}, {1024, 8, 16, 4096, 128, 1234, 0}};
     tl_context *ctx;
     TL_CHECK(tl_context_create(nullptr, &ctx));
-    model m;
-    model_init_random(ctx, &cfg, &m);
-    std::printf("decode step vs libtorch %s (%d intra-op threads), d_model %d, %d layers, %d-token cache, median of %d\n",
-                TORCH_VERSION, torch::get_num_threads(), cfg.d_model, cfg.layers, cfg.tokens, reps);
-
-    double us[3];
-    std::vector<int32_t> tl_tokens;
-    for (int mode = 0; mode < 2; ++mode) {
-        TlRun r{{}, std::vector<int32_t>(size_t(cfg.tokens))};
-        decoder_open(&r.d, ctx, &m, memory_mode(mode));
-        tl_steps(&r);
-        us[mode] = median_ns(reps, cfg.tokens, tl_steps, &r) / 1e3;
-        decoder_close(&r.d);
-        tl_tokens = r.tokens;
+    std::printf("decode step vs libtorch %s at the same thread count (intra-op threads = BLAS threads), interleaved rounds
+",
+                TORCH_VERSION);
+    for (const model_config &cfg : configs) {
+        const int steps = cfg.d_model > 256 ? (quick ? 8 : 32) : cfg.tokens, rounds = quick ? 3 : (cfg.d_model > 256 ? 5 : 7);
+        model m;
+        model_init_random(ctx, &cfg, &m);
+        TorchModel tm(ctx, m);
+        std::printf("\n   d_model %d, %d layers, vocab %d, %d steps a run; us/step min / median / max\n", cfg.d_model,
+                    cfg.layers, cfg.vocab, steps);
+        for (int threads = 1; threads <= 2; ++threads) {
+            torch::set_num_threads(threads);
+            openblas_set_num_threads(threads);
+            TlRun runs[2] = {{{}, steps, std::vector<int32_t>(size_t(steps))}, {{}, steps, std::vector<int32_t>(size_t(steps))}};
+            for (int mode = 0; mode < 2; ++mode) {
+                decoder_open(&runs[mode].d, ctx, &m, memory_mode(mode));
+                tl_steps(&runs[mode]);
+            }
+            TorchRun tr{&tm, steps, std::vector<int32_t>(size_t(steps))};
+            torch_steps(&tr);
+            std::vector<double> t[3];
+            for (int r = 0; r < rounds; ++r) {
+                for (int mode = 0; mode < 2; ++mode) t[mode].push_back(median_ns(1, steps, tl_steps, &runs[mode]) / 1e3);
+                t[2].push_back(median_ns(1, steps, torch_steps, &tr) / 1e3);
+            }
+            int agree = 0;
+            for (int i = 0; i < steps; ++i) agree += tr.tokens[size_t(i)] == runs[1].tokens[size_t(i)];
+            double lo[3], hi[3], mid[3];
+            for (int k = 0; k < 3; ++k) mid[k] = median_of(t[k], &lo[k], &hi[k]);
+            const char *names[3] = {"tensorlife ambient", "tensorlife scoped", "libtorch"};
+            for (int k = 0; k < 3; ++k)
+                std::printf("   %d thread%s  %-19s %9.1f / %9.1f / %9.1f   libtorch/this %.2fx\n", threads,
+                            threads > 1 ? "s" : " ", names[k], lo[k], mid[k], hi[k], mid[2] / mid[k]);
+            std::printf("   greedy tokens agree at %d of %d steps (float rounding differs between the kernels)\n", agree,
+                        steps);
+            for (int mode = 0; mode < 2; ++mode) decoder_close(&runs[mode].d);
+        }
+        model_free(ctx, &m);
     }
-    TorchModel tm(ctx, m);
-    TorchRun tr{&tm, std::vector<int32_t>(size_t(cfg.tokens))};
-    torch_steps(&tr);
-    us[2] = median_ns(reps, cfg.tokens, torch_steps, &tr) / 1e3;
-    int agree = 0;
-    for (int i = 0; i < cfg.tokens; ++i) agree += tr.tokens[size_t(i)] == tl_tokens[size_t(i)];
-
-    std::printf("   libtorch            %8.1f us/step   baseline\n", us[2]);
-    std::printf("   tensorlife ambient  %8.1f us/step   %.3fx libtorch\n", us[0], us[0] / us[2]);
-    std::printf("   tensorlife scoped   %8.1f us/step   %.3fx libtorch\n", us[1], us[1] / us[2]);
-    std::printf("   greedy tokens agree at %d of %d steps (float rounding differs between the kernels)\n", agree, cfg.tokens);
-    model_free(ctx, &m);
     tl_context_destroy(ctx);
     return 0;
 }

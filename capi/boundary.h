@@ -22,18 +22,47 @@ tl_status guarded(F &&body) noexcept {
     }
 }
 
+// One thread at a time on a context, checked: a call that finds another thread's call still
+// running on the context is refused with TL_E_BUSY and touches nothing.  An atomic exchange,
+// so exact: a load-then-store flag would let two calls that enter at the same instant both
+// through, which a loop of small calls against a long one makes likely, not rare.
+class CallGuard {
+public:
+    explicit CallGuard(tl_context &c) : c_(c), entered_(c.in_call.exchange(1, std::memory_order_acquire) == 0) {}
+    ~CallGuard() {
+        if (entered_) c_.in_call.store(0, std::memory_order_release);
+    }
+    CallGuard(const CallGuard &) = delete;
+    CallGuard &operator=(const CallGuard &) = delete;
+    bool entered() const { return entered_; }
+
+private:
+    tl_context &c_;
+    const bool entered_;
+};
+
+// body(c) on a context, once no other thread's call is running on it.
+template <class F>
+tl_status on_context(tl_context &c, F &&body) noexcept {
+    CallGuard guard(c);
+    if (!guard.entered())
+        return fail(TL_E_BUSY, "context %p is in a call on another thread: use a context from one thread at a time",
+                    static_cast<void *>(&c));
+    return guarded([&] { return body(c); });
+}
+
 // For calls on a context that write one output: both must be there.
 template <class Out, class F>
 tl_status with_context(tl_context *ctx, Out *out, F &&body) noexcept {
     if (!ctx) return fail(TL_E_INVALID_ARGUMENT, "context is NULL");
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
-    return guarded([&] { return body(*ctx); });
+    return on_context(*ctx, body);
 }
 
 template <class F>
 tl_status with_context(tl_context *ctx, F &&body) noexcept {
     if (!ctx) return fail(TL_E_INVALID_ARGUMENT, "context is NULL");
-    return guarded([&] { return body(*ctx); });
+    return on_context(*ctx, body);
 }
 
 }  // namespace tl

@@ -6,6 +6,8 @@
 
 using tl::fail;
 
+static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out);
+
 extern "C" {
 
 tl_status tl_context_create(const tl_allocator *allocator, tl_context **out) {
@@ -53,12 +55,12 @@ tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl
 
 tl_status tl_scope_reset(tl_scope *scope) {
     if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::guarded([&] { return scope->context->reset_scope(scope); });
+    return tl::on_context(*scope->context, [&](tl_context &c) { return c.reset_scope(scope); });
 }
 
 tl_status tl_scope_close(tl_scope *scope) {
     if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::guarded([&] { return scope->context->close_scope(scope); });
+    return tl::on_context(*scope->context, [&](tl_context &c) { return c.close_scope(scope); });
 }
 
 tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
@@ -66,7 +68,13 @@ tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
     if (out->struct_size < sizeof(uint32_t))
         return fail(TL_E_INVALID_ARGUMENT, "scope stats: struct_size %u is too small", out->struct_size);
     if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    TL_TRY(scope->context->check_scope(scope));
+    return tl::on_context(*scope->context, [&](tl_context &c) { return stats_of(c, scope, out); });
+}
+
+}  // extern "C"
+
+static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out) {
+    TL_TRY(c.check_scope(scope));
     tl_scope_stats s{};
     s.struct_size = out->struct_size;
     s.generation = scope->resets();
@@ -79,6 +87,8 @@ tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
     std::memcpy(out, &s, out->struct_size < sizeof s ? out->struct_size : sizeof s);
     return TL_OK;
 }
+
+extern "C" {
 
 const char *tl_scope_name(const tl_scope *scope) { return scope && scope->open ? scope->name.c_str() : nullptr; }
 

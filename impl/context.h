@@ -1,6 +1,7 @@
 // A context: its allocator, its stack of scopes, its ambient store, and the handle checks that
 // every call makes at its entry.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "ambient.h"
@@ -22,6 +23,9 @@ struct tl_context {
     tl_context &operator=(const tl_context &) = delete;
 
     tl::Memory memory;
+    // Set while a call runs on this context: a call from a second thread meanwhile is refused
+    // (capi/boundary.h) instead of racing on the tables below.
+    std::atomic<uint32_t> in_call{0};
 
     // Checks the handle (and a view's base) and gives its elements.
     tl_status resolve(tl_tensor t, Resolved *out);

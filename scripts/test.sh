@@ -21,6 +21,8 @@ ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stac
 echo "== ThreadSanitizer: threaded decode"
 bash "$root/scripts/build.sh" "$root/build-tsan" -DTL_SANITIZE=thread -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/threaded_decode"
+echo "== ThreadSanitizer: one context from two threads (refused, not raced)"
+TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/busy_context"
 
 echo "== libFuzzer: short runs"
 bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"

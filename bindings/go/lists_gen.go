@@ -26,6 +26,8 @@ var (
 	ErrParse = &Error{Status: -10, Name: "TL_E_PARSE"}
 	// ErrInternal: a bug caught at the ABI boundary.
 	ErrInternal = &Error{Status: -11, Name: "TL_E_INTERNAL"}
+	// ErrBusy: the context is in a call on another thread (one thread at a time).
+	ErrBusy = &Error{Status: -12, Name: "TL_E_BUSY"}
 )
 
 // sentinels by status, for Error.Is.
@@ -41,6 +43,7 @@ var sentinels = map[int]*Error{
 	-9:  ErrIO,
 	-10: ErrParse,
 	-11: ErrInternal,
+	-12: ErrBusy,
 }
 
 // DType of a tensor.

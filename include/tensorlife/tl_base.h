@@ -52,7 +52,8 @@ extern "C" {
     X(E_SCOPE_ORDER, -8, "reset/close of a scope that is not innermost; nesting too deep")              \
     X(E_IO, -9, "a file could not be opened, read or written")                                          \
     X(E_PARSE, -10, "malformed JSON or safetensors")                                                    \
-    X(E_INTERNAL, -11, "a bug caught at the ABI boundary")
+    X(E_INTERNAL, -11, "a bug caught at the ABI boundary")                                              \
+    X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")
 
 /* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.
  * A failed call leaves every output untouched and every tensor and scope as it was. */

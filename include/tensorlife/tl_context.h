@@ -9,7 +9,10 @@ extern "C" {
 #endif
 
 /* A context owns every scope and tensor made through it.  Use it from one thread at a time;
- * two contexts share no mutable state, so threads with one context each need no locks. */
+ * two contexts share no mutable state, so threads with one context each need no locks.  A call
+ * made while another thread's call on the same context is still running is refused with
+ * TL_E_BUSY and changes nothing (an atomic flag per call); destroying a context while another
+ * thread uses it remains the caller's bug. */
 typedef struct tl_context tl_context;
 
 /* An embedder's memory.  alloc must return memory aligned to `alignment` (a power of two,

@@ -19,6 +19,7 @@ namespace TensorLife {
         case -9: return new IoException(message);
         case -10: return new ParseException(message);
         case -11: return new InternalException(message);
+        case -12: return new BusyException(message);
         default: return new TensorLifeException(status, "TL_E_UNKNOWN", message);
       }
     }
@@ -77,6 +78,11 @@ namespace TensorLife {
   /// <summary>TL_E_INTERNAL: a bug caught at the ABI boundary.</summary>
   public sealed class InternalException : TensorLifeException {
     internal InternalException(string message) : base(-11, "TL_E_INTERNAL", message) { }
+  }
+
+  /// <summary>TL_E_BUSY: the context is in a call on another thread (one thread at a time).</summary>
+  public sealed class BusyException : TensorLifeException {
+    internal BusyException(string message) : base(-12, "TL_E_BUSY", message) { }
   }
 
   /// <summary>Element types.</summary>

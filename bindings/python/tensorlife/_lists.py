@@ -79,6 +79,12 @@ class InternalError(TensorLifeError):
     name = 'TL_E_INTERNAL'
 
 
+class BusyError(TensorLifeError):
+    """TL_E_BUSY: the context is in a call on another thread (one thread at a time)."""
+    status = -12
+    name = 'TL_E_BUSY'
+
+
 ERRORS = {cls.status: cls for cls in TensorLifeError.__subclasses__()}
 
 # Element types and scope growth modes, as in tl.h.
@@ -88,4 +94,4 @@ I32 = 3
 GROW = 0
 FIXED = 1
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'F32', 'F64', 'I32', 'GROW', 'FIXED']
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'F32', 'F64', 'I32', 'GROW', 'FIXED']

@@ -29,6 +29,7 @@ public class TensorLifeException extends RuntimeException {
             case -9: return new IoException(message);
             case -10: return new ParseException(message);
             case -11: return new InternalException(message);
+            case -12: return new BusyException(message);
             default: return new TensorLifeException(status, "TL_E_UNKNOWN", message);
         }
     }
@@ -97,5 +98,11 @@ public class TensorLifeException extends RuntimeException {
     public static final class InternalException extends TensorLifeException {
         private static final long serialVersionUID = 1L;
         InternalException(String message) { super(-11, "TL_E_INTERNAL", message); }
+    }
+
+    /** TL_E_BUSY: the context is in a call on another thread (one thread at a time). */
+    public static final class BusyException extends TensorLifeException {
+        private static final long serialVersionUID = 1L;
+        BusyException(String message) { super(-12, "TL_E_BUSY", message); }
     }
 }

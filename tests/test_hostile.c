@@ -461,3 +461,50 @@ Test(hostile, save_refuses_dims_json_cannot_hold) {
     struct stat st;
     cr_assert_neq(stat(path, &st), 0, "no file written");
 }
+
+/* ---- hot reload (engines): many context lifetimes in one process ------------------------------ */
+static long resident_kib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    cr_assert_eq(fscanf(f, "%ld %ld", &pages, &resident), 2);
+    fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
+    char path[300];
+    path_in_dir(path, sizeof path, "reload.safetensors");
+    {
+        const int64_t shape[2] = {64, 64};
+        tl_tensor w;
+        OK(tl_tensor_ones(ctx, TL_F32, 2, shape, &w));
+        const char *name = "w";
+        OK(tl_safetensors_save(ctx, path, 1, &name, &w));
+    }
+    long before = 0;
+    const int rounds = scaled(10000);
+    for (int i = 0; i < rounds; ++i) {
+        counting_allocator counter = {0};
+        tl_allocator alloc = counting_allocator_of(&counter);
+        tl_context *c;
+        OK(tl_context_create(&alloc, &c));
+        tl_scope *frame;
+        tl_scope_options o = {sizeof o, TL_FIXED, 1 << 16, 0};
+        OK(tl_scope_open_ex(c, "frame", &o, &frame));
+        tl_st_file *f;
+        OK(tl_safetensors_open(c, path, &f));
+        tl_tensor w, x, y;
+        OK(tl_st_get(c, f, "w", &w));
+        const int64_t xs[2] = {1, 64};
+        OK(tl_tensor_ones(c, TL_F32, 2, xs, &x));
+        OK(tl_matmul(c, x, w, &y));
+        OK(tl_scope_reset(frame));
+        tl_st_close(f);
+        tl_context_destroy(c);  /* the scope left open: the destroy frees it */
+        cr_assert_eq(counter.live_bytes, 0, "round %d: %lld bytes still held", i, counter.live_bytes);
+        cr_assert_eq(counter.allocs, counter.frees, "round %d", i);
+        if (i == rounds / 10) before = resident_kib();  /* after warm-up: BLAS buffers, pages touched */
+    }
+    const long after = resident_kib();
+    cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before, after, rounds);
+}

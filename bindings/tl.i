@@ -778,6 +778,14 @@ uint64_t tlb_st_open(uint64_t c, const char *path) {
     tl_st_file *f = NULL;
     return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
+/* The file mapped read-only: its aligned F32/F64/I32 tensors come out over the mapping. */
+uint64_t tlb_st_map(uint64_t c, const char *path) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    tl_st_file *f = NULL;
+    return tlb_leave(x, tl_safetensors_map(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
+}
+int tlb_st_maps(uint64_t f, const char *name) { return tl_st_maps((const tl_st_file *)(uintptr_t)f, name); }
 int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_st_count((const tl_st_file *)(uintptr_t)f); }
 const char *tlb_st_name(uint64_t f, int64_t i) {
     return i < 0 ? NULL : tl_st_name((const tl_st_file *)(uintptr_t)f, (size_t)i);

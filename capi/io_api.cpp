@@ -23,6 +23,19 @@ const char *tl_st_name(const tl_st_file *f, size_t i) {
     return f && i < f->entries.size() ? &f->names[f->entries[i].name_offset] : nullptr;
 }
 
+tl_status tl_safetensors_map(tl_context *ctx, const char *path, tl_st_file **out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!path) return fail(TL_E_INVALID_ARGUMENT, "path is NULL");
+        return tl::safetensors_map(c, path, out);
+    });
+}
+
+int tl_st_maps(const tl_st_file *f, const char *name) {
+    if (!f || !name) return 0;
+    const tl_st_file::Entry *e = f->find(name);
+    return e && f->maps(*e) ? 1 : 0;
+}
+
 tl_status tl_st_get(tl_context *ctx, tl_st_file *f, const char *name, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) {
         if (!f || !name) return fail(TL_E_INVALID_ARGUMENT, "file or name is NULL");

@@ -22,6 +22,14 @@ tl::TensorHeader header_of(const tl::View &v) {
     return h;
 }
 
+// A scope's tensors over mapped files give their references back (at its reset or close).
+void release_mappings(tl_scope &s) {
+    if (!s.mapped_owners) return;
+    for (const tl::TensorHeader &h : s.headers)
+        if (h.base == 0 && h.region) h.region->release();
+    s.mapped_owners = 0;
+}
+
 tl_status not_ours(tl_tensor t) {
     return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
                 (unsigned long long)t.bits);
@@ -64,6 +72,7 @@ tl_context::~tl_context() {
     }
     ambient_.for_each_live([this](const tl::TensorHeader &h) {
         if (h.base == 0 && h.storage_bytes) memory.release(h.storage, h.storage_bytes);
+        if (h.base == 0 && h.region) h.region->release();
     });
     memory.release(scratch_, scratch_bytes_);
 }
@@ -115,6 +124,7 @@ tl_status tl_context::reset_scope(tl_scope *scope) {
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
     TL_TRY(scope->generations.reserve());  // the one step that can fail: before any change
+    release_mappings(*scope);
     scope->slab.reset();
     scope->headers.clear();  // capacity kept: the next step places its headers without allocating
     scope->current = scope->generations.next();
@@ -134,6 +144,7 @@ tl_status tl_context::close_scope(tl_scope *scope) {
     c.resets = scope->resets_;
     std::snprintf(c.name, sizeof c.name, "%s", scope->name.c_str());
     scope->name.clear();
+    release_mappings(*scope);
     scope->slab.release_all();
     scope->headers.clear();
     scope->open = false;  // its handles no longer match: nothing current at this depth
@@ -194,6 +205,7 @@ tl_status tl_context::resolve(tl_tensor t, Resolved *out) {
     out->view = tl::view_of(*h);
     out->storage = h->storage;
     out->owner = h->base ? h->base : t.bits;
+    out->read_only = h->read_only;
     return TL_OK;
 }
 
@@ -238,6 +250,7 @@ tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) 
     }
     uint32_t slot = uint32_t(target->headers.size());
     target->headers.push_back(h);  // capacity reserved: cannot throw
+    if (h.base == 0 && h.region) ++target->mapped_owners;
     return tl::pack_handle({target->depth, slot, target->current});
 }
 
@@ -277,6 +290,18 @@ tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
     return TL_OK;
 }
 
+tl_status tl_context::map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle) {
+    tl_scope *target = current_scope();
+    TL_TRY(reserve_header(target));
+    tl::TensorHeader h = header_of(v);
+    h.storage = v.data;  // storage_bytes 0: the region owns it
+    h.region = region;
+    h.read_only = true;
+    region->acquire();  // nothing can fail past here
+    *handle = place_header(target, h);
+    return TL_OK;
+}
+
 tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tensor *handle) {
     tl_scope *target = current_scope();
     TL_TRY(reserve_header(target));
@@ -284,6 +309,7 @@ tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tens
     h.storage = base.storage;
     h.offset = (v.data - base.storage) / int64_t(tl::dtype_size(v.dtype));
     h.base = base.owner;
+    h.read_only = base.read_only;
     *handle = place_header(target, h);
     return TL_OK;
 }
@@ -294,6 +320,7 @@ tl_status tl_context::free_tensor(tl_tensor t) {
     tl::HandleParts p = tl::unpack_handle(t);
     if (p.depth != 0) return TL_OK;  // scoped: dies at its scope's reset
     if (h->base == 0 && h->storage_bytes) memory.release(h->storage, h->storage_bytes);
+    if (h->base == 0 && h->region) h->region->release();
     ambient_.remove(p.slot);
     return TL_OK;
 }

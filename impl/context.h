@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ambient.h"
+#include "io/mapped.h"
 #include "memory.h"
 #include "scope.h"
 #include "tensor.h"
@@ -14,6 +15,7 @@ struct Resolved {
     tl::View view;
     std::byte *storage;  // start of the storage the elements live in
     uint64_t owner;      // handle bits of the tensor owning that storage
+    bool read_only;      // over a mapped file: no op may write it
 };
 
 struct tl_context {
@@ -47,6 +49,9 @@ struct tl_context {
     }
     // A tensor over memory the caller owns (never freed here), in the current target.
     tl_status wrap_tensor(const tl::View &v, tl_tensor *handle);
+    // A read-only tensor over a mapped file, in the current target; it holds a reference on the
+    // region until it dies.
+    tl_status map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle);
     // A view (shape and strides of v, elements of base) in the current target.
     tl_status make_view(const Resolved &base, const tl::View &v, tl_tensor *handle);
 

@@ -44,6 +44,7 @@ struct tl_scope {
     uint64_t current = 0;            // the generation of the open scope's live tensors
     uint64_t first_index = 0;        // generations' index of the open scope's first one
     uint64_t resets_ = 0;
+    uint32_t mapped_owners = 0;      // tensors over mapped files this generation (released at reset)
     tl::Slab slab;
     std::vector<tl::TensorHeader, tl::StlAllocator<tl::TensorHeader>> headers;
 

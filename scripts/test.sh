@@ -35,7 +35,7 @@ for t in "$root"/build/tests/test_*; do
     --show-leak-kinds=definite,indirect --trace-children-skip="*python*,*/rm,*/sh" --log-file="$logs/$(basename "$t").%p.log" "$t" --jobs 1 -q >/dev/null 2>&1 ||
     { echo "valgrind: $t failed"; exit 1; }
 done
-if find "$logs" -name '*.log' -size +0 | grep -q .; then
+if [ -n "$(find "$logs" -name '*.log' -size +0)" ]; then  # (no pipe into grep -q: under pipefail a SIGPIPE would hide errors)
   find "$logs" -name '*.log' -size +0 -exec cat {} +
   echo "valgrind: errors or leaks reported"; exit 1
 fi

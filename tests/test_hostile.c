@@ -508,3 +508,92 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
     const long after = resident_kib();
     cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before, after, rounds);
 }
+
+/* ---- mapped weights (engines): zero copy, read-only, the mapping's lifetime ------------------ */
+static int file_is_mapped(const char *path) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, maps)) found |= strstr(line, path) != NULL;
+    fclose(maps);
+    return found;
+}
+
+Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
+    char path[300];
+    path_in_dir(path, sizeof path, "mapped.safetensors");
+    counting_allocator counter = {0};
+    tl_allocator alloc = counting_allocator_of(&counter);
+    tl_context *c;
+    OK(tl_context_create(&alloc, &c));
+    /* w: 64x64 F32 (mapped), ids: I32 (mapped), plus an F16 one written raw (copied). */
+    {
+        const int64_t sw[2] = {64, 64}, si[1] = {3};
+        const int32_t ids[3] = {7, -8, 9};
+        tl_tensor w, i;
+        OK(tl_tensor_full(c, TL_F32, 2, sw, 0.5, &w));
+        OK(tl_tensor_from_data(c, TL_I32, 1, si, ids, sizeof ids, &i));
+        const char *names[2] = {"w", "ids"};
+        const tl_tensor ts[2] = {w, i};
+        OK(tl_safetensors_save(c, path, 2, names, ts));
+        OK(tl_tensor_free(c, w));
+        OK(tl_tensor_free(c, i));
+    }
+    tl_st_file *f;
+    OK(tl_safetensors_map(c, path, &f));
+    cr_assert(file_is_mapped(path));
+    cr_assert_eq(tl_st_maps(f, "w"), 1);
+    cr_assert_eq(tl_st_maps(f, "ids"), 1);
+    cr_assert_eq(tl_st_maps(f, "none"), 0);
+    tl_tensor w1, w2, ids;
+    OK(tl_st_get(c, f, "w", &w1));
+    OK(tl_st_get(c, f, "w", &w2));
+    OK(tl_st_get(c, f, "ids", &ids));
+    void *p1, *p2;
+    OK(tl_tensor_data(c, w1, &p1));
+    OK(tl_tensor_data(c, w2, &p2));
+    cr_assert_eq(p1, p2, "two gets of a mapped tensor share the file's pages: no copy");
+    static float all[64 * 64];
+    OK(tl_tensor_read(c, w1, all, sizeof all));
+    cr_assert_eq(all[4095], 0.5f);
+    int32_t got[3];
+    OK(tl_tensor_read(c, ids, got, sizeof got));
+    cr_assert_eq(got[1], -8);
+    /* Read-only: copy_into it, or into a view of it, is refused; reading it into others is fine. */
+    const int64_t sw[2] = {64, 64};
+    tl_tensor src, row, sum;
+    OK(tl_tensor_zeros(c, TL_F32, 2, sw, &src));
+    FAILS_WITH(tl_copy_into(c, src, w1), TL_E_INVALID_ARGUMENT);
+    OK(tl_slice(c, w1, 0, 3, 1, &row));
+    FAILS_WITH(tl_copy_into(c, src, row), TL_E_INVALID_ARGUMENT);
+    OK(tl_copy_into(c, w1, src));
+    OK(tl_add(c, w1, w2, &sum));
+    /* Closing the file keeps the mapping while tensors over it live; the last one unmaps it. */
+    tl_st_close(f);
+    cr_assert(file_is_mapped(path));
+    OK(tl_tensor_read(c, w2, all, sizeof all));
+    OK(tl_tensor_free(c, w1));
+    OK(tl_tensor_free(c, w2));
+    cr_assert(file_is_mapped(path), "ids still holds it");
+    OK(tl_tensor_free(c, ids));
+    cr_assert(!file_is_mapped(path), "the last tensor's death unmaps the file");
+    /* In a scope: the reset is the death; the stale handle is refused, never read. */
+    OK(tl_safetensors_map(c, path, &f));
+    tl_scope *s;
+    OK(tl_scope_open(c, "frame", 0, &s));
+    tl_tensor scoped;
+    OK(tl_st_get(c, f, "w", &scoped));
+    tl_st_close(f);
+    cr_assert(file_is_mapped(path));
+    OK(tl_scope_reset(s));
+    cr_assert(!file_is_mapped(path));
+    FAILS_WITH(tl_tensor_read(c, scoped, all, sizeof all), TL_E_STORAGE_CLOSED);
+    OK(tl_scope_close(s));
+    /* A context destroyed with mapped tensors alive gives everything back. */
+    OK(tl_safetensors_map(c, path, &f));
+    OK(tl_st_get(c, f, "w", &w1));
+    tl_st_close(f);
+    tl_context_destroy(c);
+    cr_assert(!file_is_mapped(path));
+    cr_assert_eq(counter.live_bytes, 0, "%lld bytes still held", counter.live_bytes);
+}

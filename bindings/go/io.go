@@ -29,6 +29,30 @@ func (ctx *Context) OpenSafetensors(path string) (*SafetensorsFile, error) {
 	return sf, nil
 }
 
+// MapSafetensors opens a file with its data mapped read-only: Get gives its aligned Float32,
+// Float64 and Int32 tensors over the mapping with no copy (Maps says which); they are
+// read-only (CopyInto into one is ErrInvalidArgument).  The mapping lives until Close and the
+// last tensor over it dies.
+func (ctx *Context) MapSafetensors(path string) (*SafetensorsFile, error) {
+	if err := checkName("path", path); err != nil {
+		return nil, err
+	}
+	f := raw.Tlb_st_map(ctx.c, path)
+	if f == 0 {
+		return nil, ctx.fail()
+	}
+	sf := &SafetensorsFile{ctx, f}
+	runtime.SetFinalizer(sf, (*SafetensorsFile).Close)
+	return sf, nil
+}
+
+// Maps reports whether Get of name gives a tensor over the mapping (else a copy).
+func (sf *SafetensorsFile) Maps(name string) bool {
+	m := strings.IndexByte(name, 0) < 0 && raw.Tlb_st_maps(sf.f, name) == 1
+	runtime.KeepAlive(sf)
+	return m
+}
+
 // Names are the file's tensor names in file order.
 func (sf *SafetensorsFile) Names() []string {
 	n := raw.Tlb_st_count(sf.f)

@@ -264,4 +264,16 @@ func TestWholeAPI(t *testing.T) {
 	if _, err := sf.Get("w\x00evil"); !errors.Is(err, tl.ErrInvalidArgument) {
 		t.Fatalf("NUL in a tensor name: %v", err)
 	}
+	mf, err := ctx.MapSafetensors(path)
+	if err != nil || !mf.Maps("w") {
+		t.Fatalf("map %v %v", mf, err)
+	}
+	mw, _ := mf.Get("w")
+	mf.Close()
+	if v, err := mw.Float32s(); err != nil || v[3] != 40 {
+		t.Fatalf("mapped w %v %v", v, err)
+	}
+	if err := ctx.CopyInto(w, mw); !errors.Is(err, tl.ErrInvalidArgument) {
+		t.Fatalf("copy into a mapped tensor: %v", err)
+	}
 }

@@ -34,7 +34,8 @@ echo "python: the wheel, in a fresh virtual environment"
 $python -m build --wheel --no-isolation --outdir "$work/dist" "$here" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; exit 1; }
 wheel=$(ls "$work"/dist/tensorlife-*.whl)
-unzip -l "$wheel" | grep -q "tensorlife/libtensorlife.so.0" || { echo "the wheel lacks libtensorlife.so.0"; exit 1; }
+unzip -l "$wheel" > "$work/wheel.list"  # (not piped into grep -q: under pipefail its early exit fails unzip)
+grep -q "tensorlife/libtensorlife.so.0" "$work/wheel.list" || { echo "the wheel lacks libtensorlife.so.0"; exit 1; }
 (mkdir "$work/unpacked" && cd "$work/unpacked" && unzip -q "$wheel")
 runpath=$(readelf -d "$work"/unpacked/tensorlife/_tensorlife*.so | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
 [ "$runpath" = '$ORIGIN' ] || { echo "python: the wheel's extension RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }

@@ -128,6 +128,12 @@ def test_whole_api(tmp_path):
                 sf["w\0evil"]
             with pytest.raises(tl.TensorLifeError):
                 sf["nope"]
+        with ctx.map_safetensors(path) as mf:
+            assert mf.maps("w")
+            mapped = mf["w"]
+        assert mapped.tolist() == [1, 2, 3, 40]  # outlives the file's close
+        with pytest.raises(tl.InvalidArgumentError):
+            ctx.copy_into(w, mapped)
 
 
 def test_fast_ops_refuse_what_is_not_theirs():

@@ -24,6 +24,14 @@ tl_st_file::tl_st_file(const tl::Memory &m)
 
 tl_st_file::~tl_st_file() {
     if (file) std::fclose(file);
+    if (region) region->release();  // tensors over it keep it until they die
+}
+
+bool tl_st_file::maps(const Entry &e) const {
+    if (!region || e.end == e.begin) return false;
+    if (e.stored != Stored::f32 && e.stored != Stored::f64 && e.stored != Stored::i32) return false;
+    const uint64_t elem = e.stored == Stored::f64 ? 8 : 4;
+    return (data_start + e.begin) % elem == 0;  // a misaligned tensor is copied
 }
 
 const tl_st_file::Entry *tl_st_file::find(const char *name) const {
@@ -309,6 +317,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
     tl_st_file *f = new (p) tl_st_file(ctx.memory);
     f->data_start = 8 + header_bytes;
+    f->file_bytes = file_bytes;
     const uint64_t data_bytes = file_bytes - f->data_start;
     tl_status st = TL_OK;
     try {
@@ -330,6 +339,22 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     return TL_OK;
 }
 
+tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out) {
+    tl_st_file *f = nullptr;
+    TL_TRY(safetensors_open(ctx, path, &f));
+    if (f->file_bytes > SIZE_MAX) {
+        safetensors_close(f);
+        return fail(TL_E_IO, "%s: too large to map", path);
+    }
+    const tl_status st = MappedRegion::map(f->memory, fileno(f->file), size_t(f->file_bytes), path, &f->region);
+    if (st != TL_OK) {
+        safetensors_close(f);
+        return st;
+    }
+    *out = f;
+    return TL_OK;
+}
+
 void safetensors_close(tl_st_file *f) {
     Memory memory = f->memory;  // the file's own copy frees the file itself last
     f->~tl_st_file();
@@ -339,6 +364,15 @@ void safetensors_close(tl_st_file *f) {
 tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out) {
     const tl_st_file::Entry *e = f.find(name);
     if (!e) return fail(TL_E_INVALID_ARGUMENT, "safetensors: no tensor named '%s'", name);
+    if (f.maps(*e)) {  // a read-only tensor over the mapping: no copy
+        View v{};
+        v.dtype = loaded_dtype(e->stored);
+        v.ndim = e->ndim;
+        for (int d = 0; d < e->ndim; ++d) v.shape[d] = e->shape[d];
+        set_contiguous_strides(v.ndim, v.shape, v.strides);
+        v.data = const_cast<std::byte *>(f.region->data + f.data_start + e->begin);  // never written: read_only
+        return ctx.map_tensor(v, f.region, out);
+    }
     // Read into scratch first: a failed read leaves no tensor behind and no slab bytes used.
     const size_t bytes = size_t(e->end - e->begin);
     std::byte *staging = nullptr;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../context.h"
+#include "mapped.h"
 #include "tensorlife/tl_io.h"
 
 struct tl_st_file {
@@ -22,7 +23,8 @@ struct tl_st_file {
 
     tl::Memory memory;  // a copy: the file may outlive its context
     std::FILE *file = nullptr;
-    uint64_t data_start = 0;
+    uint64_t data_start = 0, file_bytes = 0;
+    tl::MappedRegion *region = nullptr;  // tl_safetensors_map: the whole file, one reference
     std::vector<Entry, tl::StlAllocator<Entry>> entries;
     std::vector<char, tl::StlAllocator<char>> names;  // NUL-separated
     // Entries by name (indices into entries, sorted with strcmp): duplicates are neighbours and
@@ -31,6 +33,8 @@ struct tl_st_file {
 
     const char *name_of(const Entry &e) const { return &names[e.name_offset]; }
     const Entry *find(const char *name) const;
+    // Whether tl_st_get of e gives a tensor over the mapping (else a copy).
+    bool maps(const Entry &e) const;
 };
 
 namespace tl {
@@ -41,6 +45,8 @@ namespace tl {
 bool json_text_has_nul(const char *text, size_t n);
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
+// safetensors_open, and the whole file mapped read-only for tensors over it.
+tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out);
 // Closes the file and frees its index (with the allocator it was made with).
 void safetensors_close(tl_st_file *f);
 tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out);

@@ -228,6 +228,8 @@ tl_status op_copy_into(tl_context &ctx, tl_tensor tsrc, tl_tensor tdst) {
     TL_TRY(ctx.resolve(tdst, &rd));
     View src = rs.view;
     const View &dst = rd.view;
+    if (rd.read_only)
+        return fail(TL_E_INVALID_ARGUMENT, "copy_into: the destination is read-only (a tensor over a mapped file)");
     if (src.dtype != dst.dtype)
         return fail(TL_E_DTYPE, "copy_into: %s into %s", dtype_name(src.dtype), dtype_name(dst.dtype));
     bool fits = src.ndim <= dst.ndim;

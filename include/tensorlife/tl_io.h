@@ -28,6 +28,17 @@ typedef struct tl_st_file tl_st_file;
 #define TL_ST_MAX_HEADER_BYTES (100u * 1024u * 1024u)
 
 TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_st_file **out);
+/* tl_safetensors_open, and the file's data mapped read-only (mmap) instead of read at each get:
+ * tl_st_get then gives F32, F64 and I32 tensors whose data is aligned to their element size as
+ * tensors over the mapping, with no copy (tl_st_maps says which); others (F16/BF16, misaligned,
+ * empty) are copied as with tl_safetensors_open.  Tensors over the mapping are read-only:
+ * tl_copy_into into one (or a view of one) is TL_E_INVALID_ARGUMENT, and writing through
+ * tl_tensor_data's pointer faults.  The mapping lives until tl_st_close and the death of the last
+ * tensor over it (its free, its scope's reset or close, its context's destroy), whichever comes
+ * later, so no tensor is ever read after its mapping is gone. */
+TL_API tl_status tl_safetensors_map(tl_context *ctx, const char *path, tl_st_file **out);
+/* 1 when tl_st_get of name gives a tensor over the mapping, 0 when it copies or there is none. */
+TL_API int tl_st_maps(const tl_st_file *f, const char *name);
 /* Number of tensors (0 for NULL).  Names in file order, NULL past the end. */
 TL_API size_t tl_st_count(const tl_st_file *f);
 TL_API const char *tl_st_name(const tl_st_file *f, size_t i);

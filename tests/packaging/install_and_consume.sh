@@ -11,7 +11,9 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 libdir=$(ls -d "$work"/prefix/lib*/ | head -n1)
 not_dynamic() {  # $1: a program that must have libtensorlife linked in
-  if objdump -p "$1" | grep -q 'NEEDED.*libtensorlife'; then echo "$1 needs libtensorlife.so"; exit 1; fi
+  local needed
+  needed=$(objdump -p "$1")  # (not piped into grep -q: under pipefail its early exit could hide a match)
+  if grep -q 'NEEDED.*libtensorlife' <<<"$needed"; then echo "$1 needs libtensorlife.so"; exit 1; fi
 }
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig"

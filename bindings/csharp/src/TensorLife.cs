@@ -160,7 +160,10 @@ public sealed class Context : IDisposable {
         Made(R.tlb_attention(c, B(q), B(k), B(v), validRows, scale));
 
     // ---- io ---------------------------------------------------------------------------------------
-    public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path);
+    public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path, false);
+    /// The file mapped read-only: aligned F32/F64/I32 tensors come out over the mapping, no copy;
+    /// they are read-only.  The mapping lives until Dispose and the last tensor over it dies.
+    public SafetensorsFile MapSafetensors(string path) => new SafetensorsFile(this, path, true);
 
     /// Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32).
     public Dictionary<string, Tensor> LoadSafetensors(string path) {
@@ -234,11 +237,15 @@ public sealed class SafetensorsFile : IDisposable {
     readonly Context ctx;
     ulong f;
 
-    internal SafetensorsFile(Context ctx, string path) {
+    internal SafetensorsFile(Context ctx, string path, bool mapped) {
         this.ctx = ctx;
-        f = R.tlb_st_open(ctx.c, Context.Name("path", path));
+        var p = Context.Name("path", path);
+        f = mapped ? R.tlb_st_map(ctx.c, p) : R.tlb_st_open(ctx.c, p);
         if (f == 0) throw ctx.Failure();
     }
+
+    /// Whether Get(name) gives a read-only tensor over the mapping (else a copy).
+    public bool Maps(string name) => name.IndexOf('\0') < 0 && R.tlb_st_maps(f, name) == 1;
 
     public List<string> Names() {
         var names = new List<string>();

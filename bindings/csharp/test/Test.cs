@@ -245,6 +245,13 @@ static class Test {
             var path = System.IO.Path.GetTempFileName();
             ctx.SaveSafetensors(path, new System.Collections.Generic.Dictionary<string, Tensor> { { "w", w }, { "f", f } });
             using (var sf = ctx.OpenSafetensors(path)) Check(sf.Names().Count == 2 && sf.Get("w").ToFloats()[3] == 40, "get by name");
+            Tensor mapped;
+            using (var mf = ctx.MapSafetensors(path)) {
+                Check(mf.Maps("w"), "mapped");
+                mapped = mf.Get("w");
+            }
+            Check(mapped.ToFloats()[3] == 40, "a mapped tensor outlives its file's close");
+            Throws<InvalidArgumentException>(() => ctx.CopyInto(w, mapped), "copy into a mapped tensor");
             System.IO.File.Delete(path);
         }
     }

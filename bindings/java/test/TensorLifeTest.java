@@ -279,6 +279,17 @@ public final class TensorLifeTest {
             try (SafetensorsFile sf = ctx.openSafetensors(path)) {
                 check(sf.names().size() == 2 && sf.get("w").toFloats()[3] == 40f, "get by name");
             }
+            Tensor mapped;
+            try (SafetensorsFile mf = ctx.mapSafetensors(path)) {
+                check(mf.maps("w"), "mapped");
+                mapped = mf.get("w");
+            }
+            check(mapped.toFloats()[3] == 40f, "a mapped tensor outlives its file's close");
+            try {
+                ctx.copyInto(w, mapped);
+                check(false, "copy into a mapped tensor");
+            } catch (TensorLifeException.InvalidArgumentException expected) {
+            }
             java.nio.file.Files.delete(java.nio.file.Paths.get(path));
             java.nio.file.Files.delete(dir);
         }

@@ -151,6 +151,12 @@ class Context(_r._ContextBase):
     def open_safetensors(self, path):
         return SafetensorsFile(self, path)
 
+    def map_safetensors(self, path):
+        """The file mapped read-only: aligned F32/F64/I32 tensors come out over the mapping, no
+        copy (f.maps(name) says which); they are read-only.  The mapping lives until close()
+        and the last tensor over it dies."""
+        return SafetensorsFile(self, path, mapped=True)
+
     def load_safetensors(self, path):
         """Every tensor of a safetensors file, by name, into the current target."""
         with self.open_safetensors(path) as f:
@@ -312,9 +318,9 @@ class Scope:
 class SafetensorsFile:
     """An open safetensors file (its header checked); f[name] reads one tensor."""
 
-    def __init__(self, ctx, path):
+    def __init__(self, ctx, path, mapped=False):
         self._ctx, self._f = ctx, 0
-        f = _r.tlb_st_open(ctx._c, _name("path", path))
+        f = (_r.tlb_st_map if mapped else _r.tlb_st_open)(ctx._c, _name("path", path))
         if not f:
             raise _error(ctx._c)
         self._f = f
@@ -335,6 +341,10 @@ class SafetensorsFile:
 
     def names(self):
         return [_r.tlb_st_name(self._f, i) for i in range(_r.tlb_st_count(self._f))]
+
+    def maps(self, name):
+        """Whether self[name] gives a read-only tensor over the mapping (else a copy)."""
+        return "\0" not in name and _r.tlb_st_maps(self._f, name) == 1
 
     def __getitem__(self, name):
         if not self._f:

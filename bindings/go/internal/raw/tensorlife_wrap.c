@@ -644,6 +644,14 @@ uint64_t tlb_st_open(uint64_t c, const char *path) {
     tl_st_file *f = NULL;
     return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
+/* The file mapped read-only: its aligned F32/F64/I32 tensors come out over the mapping. */
+uint64_t tlb_st_map(uint64_t c, const char *path) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    tl_st_file *f = NULL;
+    return tlb_leave(x, tl_safetensors_map(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
+}
+int tlb_st_maps(uint64_t f, const char *name) { return tl_st_maps((const tl_st_file *)(uintptr_t)f, name); }
 int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_st_count((const tl_st_file *)(uintptr_t)f); }
 const char *tlb_st_name(uint64_t f, int64_t i) {
     return i < 0 ? NULL : tl_st_name((const tl_st_file *)(uintptr_t)f, (size_t)i);
@@ -731,7 +739,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_ed75445d0bf0d50d(void *_swig_go_0) {
+void _wrap_Swig_free_raw_e4c2bb81038ef99d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -741,7 +749,7 @@ void _wrap_Swig_free_raw_ed75445d0bf0d50d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -754,7 +762,7 @@ void *_wrap_Swig_malloc_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -767,7 +775,7 @@ _gostring_ _wrap_tlb_status_string_raw_ed75445d0bf0d50d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_ed75445d0bf0d50d() {
+_gostring_ _wrap_tlb_version_raw_e4c2bb81038ef99d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -778,7 +786,7 @@ _gostring_ _wrap_tlb_version_raw_ed75445d0bf0d50d() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_ed75445d0bf0d50d() {
+intgo _wrap_tlb_abi_version_raw_e4c2bb81038ef99d() {
   int result;
   intgo _swig_go_result;
   
@@ -789,7 +797,7 @@ intgo _wrap_tlb_abi_version_raw_ed75445d0bf0d50d() {
 }
 
 
-intgo _wrap_tlb_status_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -802,7 +810,7 @@ intgo _wrap_tlb_status_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -815,7 +823,7 @@ _gostring_ _wrap_tlb_message_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_ed75445d0bf0d50d() {
+long long _wrap_tlb_context_new_raw_e4c2bb81038ef99d() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -826,7 +834,7 @@ long long _wrap_tlb_context_new_raw_ed75445d0bf0d50d() {
 }
 
 
-void _wrap_tlb_context_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -836,7 +844,7 @@ void _wrap_tlb_context_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -846,7 +854,7 @@ void _wrap_tlb_context_release_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -872,7 +880,7 @@ long long _wrap_tlb_scope_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -887,7 +895,7 @@ intgo _wrap_tlb_scope_reset_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -902,7 +910,7 @@ intgo _wrap_tlb_scope_close_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -912,7 +920,7 @@ void _wrap_tlb_scope_hold_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -924,7 +932,7 @@ void _wrap_tlb_scope_release_raw_ed75445d0bf0d50d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -945,7 +953,7 @@ intgo _wrap_tlb_scope_stats_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -961,7 +969,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_ed75445d0bf0d50d(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -976,7 +984,7 @@ _gostring_ _wrap_tlb_scope_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -989,7 +997,7 @@ long long _wrap_tlb_scope_current_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1014,7 +1022,7 @@ long long _wrap_tlb_from_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1039,7 +1047,7 @@ long long _wrap_tlb_from_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1064,7 +1072,7 @@ long long _wrap_tlb_from_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1089,7 +1097,7 @@ long long _wrap_tlb_fill_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1114,7 +1122,7 @@ long long _wrap_tlb_wrap_raw_ed75445d0bf0d50d(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1135,7 +1143,7 @@ intgo _wrap_tlb_read_f32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1156,7 +1164,7 @@ intgo _wrap_tlb_read_f64_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1177,7 +1185,7 @@ intgo _wrap_tlb_read_i32_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1198,7 +1206,7 @@ intgo _wrap_tlb_info_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1213,7 +1221,7 @@ _gostring_ _wrap_tlb_storage_raw_ed75445d0bf0d50d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1228,7 +1236,7 @@ intgo _wrap_tlb_free_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1245,7 +1253,7 @@ long long _wrap_tlb_retain_raw_ed75445d0bf0d50d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1262,7 +1270,7 @@ long long _wrap_tlb_matmul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1279,7 +1287,7 @@ long long _wrap_tlb_add_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1296,7 +1304,7 @@ long long _wrap_tlb_sub_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1313,7 +1321,7 @@ long long _wrap_tlb_mul_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1330,7 +1338,7 @@ long long _wrap_tlb_div_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1347,7 +1355,7 @@ long long _wrap_tlb_gather_rows_raw_ed75445d0bf0d50d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1362,7 +1370,7 @@ long long _wrap_tlb_relu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1377,7 +1385,7 @@ long long _wrap_tlb_gelu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1392,7 +1400,7 @@ long long _wrap_tlb_silu_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1407,7 +1415,7 @@ long long _wrap_tlb_exp_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1422,7 +1430,7 @@ long long _wrap_tlb_tanh_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1437,7 +1445,7 @@ long long _wrap_tlb_contiguous_raw_ed75445d0bf0d50d(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1456,7 +1464,7 @@ long long _wrap_tlb_rmsnorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1477,7 +1485,7 @@ long long _wrap_tlb_layernorm_raw_ed75445d0bf0d50d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1496,7 +1504,7 @@ long long _wrap_tlb_sum_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1515,7 +1523,7 @@ long long _wrap_tlb_mean_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1532,7 +1540,7 @@ long long _wrap_tlb_argmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1549,7 +1557,7 @@ long long _wrap_tlb_softmax_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1566,7 +1574,7 @@ long long _wrap_tlb_scale_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1589,7 +1597,7 @@ long long _wrap_tlb_attention_raw_ed75445d0bf0d50d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1610,7 +1618,7 @@ long long _wrap_tlb_slice_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1629,7 +1637,7 @@ long long _wrap_tlb_transpose_raw_ed75445d0bf0d50d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1650,7 +1658,7 @@ long long _wrap_tlb_reshape_raw_ed75445d0bf0d50d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1671,7 +1679,7 @@ long long _wrap_tlb_concat_raw_ed75445d0bf0d50d(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1688,7 +1696,7 @@ intgo _wrap_tlb_copy_into_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1708,7 +1716,47 @@ long long _wrap_tlb_st_open_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_count_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+long long _wrap_tlb_st_map_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+  uint64_t arg1 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (uint64_t)tlb_st_map(arg1,(char const *)arg2);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_st_maps_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+  uint64_t arg1 ;
+  char *arg2 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (int)tlb_st_maps(arg1,(char const *)arg2);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_st_count_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1721,7 +1769,7 @@ long long _wrap_tlb_st_count_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1736,7 +1784,7 @@ _gostring_ _wrap_tlb_st_name_raw_ed75445d0bf0d50d(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1758,7 +1806,7 @@ long long _wrap_tlb_st_get_raw_ed75445d0bf0d50d(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1768,7 +1816,7 @@ void _wrap_tlb_st_close_raw_ed75445d0bf0d50d(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1801,7 +1849,7 @@ intgo _wrap_tlb_safetensors_save_raw_ed75445d0bf0d50d(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_ed75445d0bf0d50d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_e4c2bb81038ef99d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1815,7 +1863,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_ed75445d0bf0d50d(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1831,7 +1879,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_ed75445d0bf0d50d(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_ed75445d0bf0d50d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1851,7 +1899,7 @@ long long _wrap_tlb_tensor_from_json_raw_ed75445d0bf0d50d(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_ed75445d0bf0d50d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

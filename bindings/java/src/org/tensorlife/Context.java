@@ -150,7 +150,11 @@ public final class Context implements AutoCloseable {
     }
 
     // ---- io ------------------------------------------------------------------------------------
-    public SafetensorsFile openSafetensors(String path) { return new SafetensorsFile(this, path); }
+    public SafetensorsFile openSafetensors(String path) { return new SafetensorsFile(this, path, false); }
+
+    /** The file mapped read-only: aligned F32/F64/I32 tensors come out over the mapping, no copy;
+     *  they are read-only.  The mapping lives until close() and the last tensor over it dies. */
+    public SafetensorsFile mapSafetensors(String path) { return new SafetensorsFile(this, path, true); }
 
     /** Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32). */
     public java.util.Map<String, Tensor> loadSafetensors(String path) {

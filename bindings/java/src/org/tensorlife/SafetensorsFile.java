@@ -7,11 +7,15 @@ public final class SafetensorsFile implements AutoCloseable {
     private final Context ctx;
     private long f;
 
-    SafetensorsFile(Context ctx, String path) {
+    SafetensorsFile(Context ctx, String path, boolean mapped) {
         this.ctx = ctx;
-        f = tensorlife.tlb_st_open(ctx.c, Context.name("path", path));
+        String p = Context.name("path", path);
+        f = mapped ? tensorlife.tlb_st_map(ctx.c, p) : tensorlife.tlb_st_open(ctx.c, p);
         if (f == 0) throw ctx.failure();
     }
+
+    /** Whether get(name) gives a read-only tensor over the mapping (else a copy). */
+    public boolean maps(String name) { return name.indexOf('\0') < 0 && tensorlife.tlb_st_maps(f, name) == 1; }
 
     /** Names in file order. */
     public java.util.List<String> names() {

@@ -1,8 +1,12 @@
-/* Safetensors cost as the tensor count grows: a file of n one-float tensors, opened and every
- * tensor read by name (in reverse file order, a scope reset every 4096), for n = 1k, 10k, 100k
- * and 1M.  Printed: min/median/max over interleaved rounds of open and of get-all, per tensor,
- * and the median per-tensor cost as a ratio against n = 1k measured in the same run: linear
- * growth keeps that ratio near 1 (it was ~n/1000 with the old duplicate check and lookups).
+/* Safetensors costs:
+ *   1. as the tensor count grows: a file of n one-float tensors, opened and every tensor read by
+ *      name (in reverse file order, a scope reset every 4096), for n = 1k, 10k, 100k and 1M.
+ *      Printed: min/median/max over interleaved rounds of open and of get-all, per tensor, and
+ *      the median per-tensor cost as a ratio against n = 1k measured in the same run: linear
+ *      growth keeps that ratio near 1 (it was ~n/1000 with the old duplicate check and lookups);
+ *   2. a ~400 MB model (100 tensors of 1M floats), open + get-all copied (tl_safetensors_open)
+ *      vs mapped (tl_safetensors_map): time, and resident memory after the gets and after every
+ *      element was read once.
  * Run: build/bench/bench_safetensors [--quick] */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +51,86 @@ static void spread(double *v, int k, double *lo, double *mid, double *hi) {
     *lo = v[0], *mid = v[k / 2], *hi = v[k - 1];
 }
 
+static long resident_kib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* One round of part 2: open (or map) and get every tensor, then read every element once. */
+static void model_round(tl_context *ctx, const char *path, int tensors, int mapped, double *get_ms, double *touch_ms,
+                        long *rss_get, long *rss_touch) {
+    const long before = resident_kib();
+    const double t0 = now_ns();
+    tl_st_file *f;
+    CHECK(mapped ? tl_safetensors_map(ctx, path, &f) : tl_safetensors_open(ctx, path, &f));
+    tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
+    char name[16];
+    for (int i = 0; i < tensors; ++i) {
+        snprintf(name, sizeof name, "w%d", i);
+        CHECK(tl_st_get(ctx, f, name, &ts[i]));
+    }
+    const double t1 = now_ns();
+    *rss_get = resident_kib() - before;
+    volatile float sink = 0;
+    for (int i = 0; i < tensors; ++i) {
+        void *p;
+        CHECK(tl_tensor_data(ctx, ts[i], &p));
+        const float *x = p;
+        float acc = 0;
+        for (int j = 0; j < (1 << 20); j += 1024) acc += x[j];  /* one float a page: every page */
+        sink += acc;
+    }
+    const double t2 = now_ns();
+    *rss_touch = resident_kib() - before;
+    *get_ms = (t1 - t0) / 1e6;
+    *touch_ms = (t2 - t1) / 1e6;
+    for (int i = 0; i < tensors; ++i) CHECK(tl_tensor_free(ctx, ts[i]));
+    tl_st_close(f);
+    free(ts);
+    (void)sink;
+}
+
+static void model_files(tl_context *ctx, int quick) {
+    const int tensors = quick ? 25 : 100;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tl-bench-model-%ld.safetensors", (long)getpid());
+    {  /* written once through the library: 1M floats a tensor */
+        const int64_t shape[1] = {1 << 20};
+        tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
+        char (*names)[16] = malloc(16 * (size_t)tensors);
+        const char **np = malloc(sizeof(char *) * (size_t)tensors);
+        for (int i = 0; i < tensors; ++i) {
+            CHECK(tl_tensor_full(ctx, TL_F32, 1, shape, (double)i, &ts[i]));
+            snprintf(names[i], 16, "w%d", i);
+            np[i] = names[i];
+        }
+        CHECK(tl_safetensors_save(ctx, path, tensors, np, ts));
+        for (int i = 0; i < tensors; ++i) CHECK(tl_tensor_free(ctx, ts[i]));
+        free(ts), free(names), free(np);
+    }
+    printf("\n2. a %d MB model (%d tensors of 1M floats): open + get-all, then one read of every page\n",
+           tensors * 4, tensors);
+    printf("   %-8s %22s %22s %16s %16s\n", "", "get-all ms (min/med/max)", "first read ms (med)", "RSS after gets", "after reads");
+    double get[2][5], touch[2][5];
+    long rg[2][5], rt[2][5];
+    const int rounds = quick ? 3 : 5;
+    for (int r = 0; r < rounds; ++r)
+        for (int mapped = 0; mapped < 2; ++mapped)
+            model_round(ctx, path, tensors, mapped, &get[mapped][r], &touch[mapped][r], &rg[mapped][r], &rt[mapped][r]);
+    for (int mapped = 0; mapped < 2; ++mapped) {
+        double gl, gm, gh, tl_, tm, th;
+        spread(get[mapped], rounds, &gl, &gm, &gh);
+        spread(touch[mapped], rounds, &tl_, &tm, &th);
+        printf("   %-8s %7.1f / %6.1f / %6.1f %22.1f %13ld MB %13ld MB\n", mapped ? "mapped" : "copied", gl, gm, gh, tm,
+               rg[mapped][rounds - 1] / 1024, rt[mapped][rounds - 1] / 1024);
+    }
+    printf("   (mapped pages are the file's page cache, shared and reclaimable; copied ones are the heap's)\n");
+    unlink(path);
+}
+
 int main(int argc, char **argv) {
     const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     const int counts[4] = {1000, 10000, 100000, 1000000};
@@ -81,7 +165,7 @@ int main(int argc, char **argv) {
             open_ns[s][r] = (t1 - t0) / n;
             get_ns[s][r] = (t2 - t1) / n;
         }
-    printf("safetensors: open and get-all of n one-float tensors, ns per tensor (min / median / max of %d rounds)\n",
+    printf("1. safetensors: open and get-all of n one-float tensors, ns per tensor (min / median / max of %d rounds)\n",
            rounds);
     printf("%9s %28s %28s %18s\n", "n", "open", "get by name", "vs n=1k (median)");
     double base_open = 0, base_get = 0;
@@ -94,6 +178,7 @@ int main(int argc, char **argv) {
                gh, om / base_open, gm / base_get);
         unlink(paths[s]);
     }
+    model_files(ctx, quick);
     tl_context_destroy(ctx);
     return 0;
 }

@@ -52,11 +52,12 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
 }
 
 // A one-row (or one-column) product is a matrix-vector product.  Debian's OpenBLAS runs sgemm
-// with m = 1 through its matrix-matrix kernels, about 3.5x slower than sgemv once the matrix
-// no longer fits in cache; for small matrices sgemm is the faster call.  The crossover, in
-// bytes of the matrix, is measured by bench/bench_gemv (see the note there).  The choice
-// depends on the shape alone, so every storage of the same shape takes the same path (parity).
-constexpr int64_t kGemvMinBytes = 256 * 1024;
+// with m = 1 through its matrix-matrix kernels: bench/bench_gemv measured sgemv 2.3x faster at
+// [512,512] and 4-7x from [1024,1024] up, at 1 and 2 threads, while at [256,256] (256 KiB) its
+// threaded sgemv is 1.4x slower than sgemm with 2 threads.  So matrices from 512 KiB up take
+// sgemv.  The choice depends on the shape alone, so every storage of the same shape takes the
+// same path (parity).
+constexpr int64_t kGemvMinBytes = 512 * 1024;
 
 void gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
           const std::byte *x, int64_t incx, std::byte *y) {

@@ -120,8 +120,7 @@ int main(int argc, char **argv) {
     const model_config configs[2] = {{256, 4, 4, 1024, 128, 1234, 0}, {1024, 8, 16, 4096, 128, 1234, 0}};
     tl_context *ctx;
     TL_CHECK(tl_context_create(nullptr, &ctx));
-    std::printf("decode step vs libtorch %s at the same thread count (intra-op threads = BLAS threads), interleaved rounds
-",
+    std::printf("decode step vs libtorch %s at the same thread count (intra-op threads = BLAS threads), interleaved rounds\n",
                 TORCH_VERSION);
     for (const model_config &cfg : configs) {
         const int steps = cfg.d_model > 256 ? (quick ? 8 : 32) : cfg.tokens, rounds = quick ? 3 : (cfg.d_model > 256 ? 5 : 7);

@@ -1,7 +1,8 @@
 // libFuzzer harness for the C API: the input is a program of C-API calls on two context slots
 // whose contexts are destroyed and made anew (so handles of dead contexts linger), nested
 // scopes, factories with odd shapes (huge dims beside empty ones) and dtypes, every op, views,
-// retain, stale, foreign and forged handles, TL_FIXED scopes, and safetensors saves read back.
+// retain, stale, foreign and forged handles, TL_FIXED scopes, fused attention, and safetensors
+// saves read back, copied or over a mapping (which must refuse writes).
 // Whatever the input, every call must return a known status, a failed call must leave its
 // output untouched, no call may return TL_OK on a handle another context issued, a saved file
 // must read back as it was saved, and nothing may crash, leak or trip ASan/UBSan.
@@ -96,7 +97,7 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
     tl_tensor out = kSentinel;
     tl_status st = TL_OK;
     m.foreign_used = false;
-    const uint8_t op = in.byte() % 36;
+    const uint8_t op = in.byte() % 37;
     switch (op) {
         case 0: {  // open a scope, sometimes TL_FIXED and small
             if (m.depth[c] == 6) break;
@@ -209,6 +210,9 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             }
             break;
         }
+        case 35:  // fused attention, valid rows from the input
+            st = tl_attention(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), int8_t(in.byte()), in.value(), &out);
+            break;
         case 32: case 33: {  // the context of this slot destroyed and made anew
             tl_context_destroy(ctx);
             if (tl_context_create(&alloc, &m.ctx[c]) != TL_OK) std::abort();
@@ -227,7 +231,8 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             check_foreign(m, st);
             if (st != TL_OK) return;
             tl_st_file *f = nullptr;
-            if (tl_safetensors_open(ctx, save_path(), &f) != TL_OK) {
+            const bool mapped = in.byte() & 1;  // read back copied or over a mapping
+            if ((mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f)) != TL_OK) {
                 std::fprintf(stderr, "a saved file does not open: %s\n", tl_last_error());
                 std::abort();
             }
@@ -251,6 +256,11 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
                     std::fprintf(stderr, "tensor '%s' came back with other bytes\n", names[i]);
                     std::abort();
                 }
+                if (tl_st_maps(f, names[i]) && tl_copy_into(ctx, ts[i], back) != TL_E_INVALID_ARGUMENT) {
+                    std::fprintf(stderr, "a tensor over a mapping was written\n");
+                    std::abort();
+                }
+                if (in.byte() & 1) m.keep(in, back, c);  // mapped tensors live on in the program
             }
             tl_st_close(f);
             return;

@@ -42,20 +42,13 @@ tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *nume
     if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
     if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
-    int64_t n = 1;
-    bool overflow = false;
-    for (int i = 0; i < ndim; ++i) {
+    for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return fail(TL_E_INVALID_ARGUMENT, "dim %d is negative (%lld)", i, (long long)shape[i]);
-        if (__builtin_mul_overflow(n, shape[i], &n)) overflow = true;
-    }
-    bool has_zero = false;
-    for (int i = 0; i < ndim; ++i) has_zero |= shape[i] == 0;
-    if (has_zero) n = 0;
-    size_t b = 0;
-    if ((overflow && !has_zero) || __builtin_mul_overflow(size_t(n), elem, &b) || b > size_t(INT64_MAX))
+    int64_t b;
+    if (!tl::count_of(ndim, shape, int64_t(elem), &b))
         return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
-    *numel = n;
-    *bytes = b;
+    *numel = b / int64_t(elem);
+    *bytes = size_t(b);
     return TL_OK;
 }
 

@@ -45,6 +45,16 @@ View view_of(const TensorHeader &h) {
     return v;
 }
 
+bool count_of(int ndim, const int64_t *shape, int64_t elem, int64_t *out) {
+    for (int i = 0; i < ndim; ++i)
+        if (shape[i] == 0) return *out = 0, true;
+    int64_t n = elem;
+    for (int i = 0; i < ndim; ++i)
+        if (__builtin_mul_overflow(n, shape[i], &n)) return false;
+    *out = n;
+    return true;
+}
+
 void set_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
     // An empty tensor may have huge dims whose product overflows; its strides are never used
     // to reach an element, so they saturate instead of wrapping.

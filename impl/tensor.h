@@ -47,6 +47,10 @@ bool is_float(tl_dtype dt);
 const char *dtype_name(tl_dtype dt);
 
 View view_of(const TensorHeader &h);
+// The element count of non-negative dims times elem, the one checked product of dims every
+// caller uses (factories, ops, loaders): false when it overflows int64.  A zero dim makes the
+// count 0 whatever the others are, so an empty tensor may have huge dims.
+bool count_of(int ndim, const int64_t *shape, int64_t elem, int64_t *out);
 void set_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 
 }  // namespace tl

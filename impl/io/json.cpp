@@ -181,7 +181,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     else if (!std::strcmp(dtype->valuestring, "i32")) dt = TL_I32;
     else return fail(TL_E_PARSE, "tensor JSON: dtype '%s' is not f32, f64 or i32", dtype->valuestring);
     if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TL_MAX_DIMS)
-        return fail(TL_E_PARSE, "tensor JSON: \"shape\" must be an array of at most 8 dims");
+        return fail(TL_E_PARSE, "tensor JSON: \"shape\" must be an array of at most %d dims", TL_MAX_DIMS);
     int64_t dims[TL_MAX_DIMS];
     const int ndim = cJSON_GetArraySize(shape);
     for (int d = 0; d < ndim; ++d) {

@@ -113,16 +113,13 @@ tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, con
                     dtype->valuestring);
     if (!cJSON_IsArray(shape)) return fail(TL_E_PARSE, "%s: tensor '%s' has no shape array", path, name);
     const int ndim = cJSON_GetArraySize(shape);
-    if (ndim > TL_MAX_DIMS) return fail(TL_E_PARSE, "%s: tensor '%s' has %d dims (at most 8)", path, name, ndim);
+    if (ndim > TL_MAX_DIMS) return fail(TL_E_PARSE, "%s: tensor '%s' has %d dims (at most %d)", path, name, ndim, TL_MAX_DIMS);
     e.ndim = ndim;
-    uint64_t count = 1;
-    bool overflow = false;
     for (int d = 0; d < ndim; ++d) {
-        uint64_t dim;
+        uint64_t dim;  // at most 2^53: fits int64
         if (!json_uint(cJSON_GetArrayItem(shape, d), &dim))
             return fail(TL_E_PARSE, "%s: tensor '%s' dim %d is not a non-negative integer", path, name, d);
         e.shape[d] = int64_t(dim);
-        if (__builtin_mul_overflow(count, dim, &count)) overflow = true;
     }
     if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
         !json_uint(cJSON_GetArrayItem(offsets, 0), &e.begin) || !json_uint(cJSON_GetArrayItem(offsets, 1), &e.end))
@@ -130,10 +127,8 @@ tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, con
     if (e.begin > e.end || e.end > data_bytes)
         return fail(TL_E_PARSE, "%s: tensor '%s' data_offsets [%llu, %llu] fall outside the %llu data bytes", path, name,
                     (unsigned long long)e.begin, (unsigned long long)e.end, (unsigned long long)data_bytes);
-    uint64_t bytes;
-    const bool has_zero = std::any_of(e.shape, e.shape + ndim, [](int64_t d) { return d == 0; });
-    if ((overflow && !has_zero) || __builtin_mul_overflow(has_zero ? 0 : count, stored_size(e.stored), &bytes) ||
-        bytes != e.end - e.begin)
+    int64_t bytes;
+    if (!count_of(ndim, e.shape, int64_t(stored_size(e.stored)), &bytes) || uint64_t(bytes) != e.end - e.begin)
         return fail(TL_E_PARSE, "%s: tensor '%s' shape and dtype do not match its %llu data bytes", path, name,
                     (unsigned long long)(e.end - e.begin));
     e.name_offset = f.names.size();

@@ -79,7 +79,7 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
-    if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "reshape: ndim %d is outside 0..8", ndim);
+    if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "reshape: ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "reshape: shape is NULL");
     int64_t new_shape[TL_MAX_DIMS];
     int infer = -1;

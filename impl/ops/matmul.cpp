@@ -70,6 +70,8 @@ void gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const 
 }
 
 // C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape.
+// Called with every dim positive and both operands in memory, so m*k*elem and k*n*elem are
+// sizes of real matrices: they cannot overflow.
 void product(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
              const std::byte *b, std::byte *c) {
     const int64_t elem = int64_t(dtype_size(dt));
@@ -118,8 +120,9 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
         return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)ma.rows,
                     (long long)ma.cols, (long long)mb.rows, (long long)mb.cols);
     const int64_t m = ma.rows, k = ma.cols, n = mb.cols;
-    int64_t all_rows;  // the batches as one product: checked, as every product of dims is
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || __builtin_mul_overflow(batches, m, &all_rows) || all_rows > INT_MAX)
+    const int64_t batch_rows[2] = {batches, m};
+    int64_t all_rows;  // the batches as one product (one BLAS call): checked, as every product of dims is
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || !count_of(2, batch_rows, 1, &all_rows) || all_rows > INT_MAX)
         return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range ([%lld,%lld,%lld] x [%lld,%lld])", (long long)batches,
                     (long long)m, (long long)k, (long long)mb.rows, (long long)n);
 

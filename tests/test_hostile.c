@@ -506,7 +506,14 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         if (i == rounds / 10) before = resident_kib();  /* after warm-up: BLAS buffers, pages touched */
     }
     const long after = resident_kib();
-    cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before, after, rounds);
+    /* Resident memory says nothing under ASan (its quarantine keeps freed blocks) or valgrind;
+     * the allocator balance above holds in every build. */
+#if !defined(__SANITIZE_ADDRESS__)
+    if (!RUNNING_ON_VALGRIND)
+        cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before, after,
+                     rounds);
+#endif
+    (void)after;
 }
 
 /* ---- mapped weights (engines): zero copy, read-only, the mapping's lifetime ------------------ */

@@ -4,6 +4,7 @@
  * or is refused with TL_E_BUSY, some are refused, and the context works after both.  Built
  * and run under ThreadSanitizer by the test command; also a plain ctest test. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ enum { N = 384, LONG_CALLS = 40 };
 
 static tl_context *ctx;
 static tl_tensor big, small;
-static volatile int long_done;
+static atomic_int long_done;
 static long refused_short, refused_long, done_short;
 
 static void fail_with(const char *what, tl_status st) {
@@ -40,13 +41,13 @@ static void *long_calls(void *arg) {
         if (rd != TL_OK) fail_with("free", rd);
         usleep(500); /* a gap in which the other thread's calls get through */
     }
-    long_done = 1;
+    atomic_store(&long_done, 1);
     return NULL;
 }
 
 static void *short_calls(void *arg) {
     (void)arg;
-    while (!long_done) {
+    while (!atomic_load(&long_done)) {
         tl_tensor y;
         const tl_status st = tl_add(ctx, small, small, &y);
         if (st == TL_E_BUSY) {

@@ -1,4 +1,6 @@
 // Contexts and scopes.
+#include <cblas.h>
+
 #include <cstring>
 
 #include "boundary.h"
@@ -91,6 +93,21 @@ static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *
 extern "C" {
 
 const char *tl_scope_name(const tl_scope *scope) { return scope && scope->open ? scope->name.c_str() : nullptr; }
+
+tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor) {
+    return tl::with_context(ctx, [&](tl_context &c) {
+        c.executor = executor && executor->parallel_for ? *executor : tl_executor{};
+        return TL_OK;
+    });
+}
+
+tl_status tl_set_blas_threads(int threads) {
+    if (threads < 1) return fail(TL_E_INVALID_ARGUMENT, "BLAS threads must be at least 1, not %d", threads);
+    openblas_set_num_threads(threads);
+    return TL_OK;
+}
+
+int tl_blas_threads(void) { return openblas_get_num_threads(); }
 
 tl_status tl_scope_current(tl_context *ctx, tl_scope **out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {

@@ -28,6 +28,8 @@ struct tl_context {
     // Set while a call runs on this context: a call from a second thread meanwhile is refused
     // (capi/boundary.h) instead of racing on the tables below.
     std::atomic<uint32_t> in_call{0};
+    // The caller's job system for work big enough to split (impl/parallel.h); none: inline.
+    tl_executor executor{};
 
     // Checks the handle (and a view's base) and gives its elements.
     tl_status resolve(tl_tensor t, Resolved *out);

@@ -15,6 +15,8 @@ echo
 "$root/build-bench/bench/bench_decode" "$@"
 echo
 "$root/build-bench/bench/bench_safetensors" "$@"
+echo
+"$root/build-bench/bench/bench_executor" "$@"
 if [ "$torch" = ON ]; then
   echo
   "$root/build-bench/bench/bench_torch_decode" "$@"

@@ -47,6 +47,11 @@ public:
     explicit TextBuilder(Memory *memory) : text_(StlAllocator<char>(memory)) {}
     bool append(const char *s, size_t n) {
         if (n > TL_JSON_MAX_BYTES - text_.size()) return false;
+        if (text_.size() + n > text_.capacity()) {  // doubling, but never past the limit itself
+            size_t grown = text_.capacity() * 2;
+            if (grown < text_.size() + n) grown = text_.size() + n;
+            text_.reserve(grown < TL_JSON_MAX_BYTES ? grown : TL_JSON_MAX_BYTES);
+        }
         text_.insert(text_.end(), s, s + n);
         return true;
     }

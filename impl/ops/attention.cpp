@@ -3,21 +3,26 @@
 // The output is [H, Tq, hd] whatever the number of valid rows, so a decode step keeps the same
 // slab size at every position (allocation-free) without computing the rows a mask would
 // throw away.  Scores live in the context's scratch, sized by the cache so it is the same at
-// every position; sums are in double, the result rounded once.
+// every position; sums are in double, the result rounded once.  Heads may run on the caller's
+// executor (each head whole in one task).
 #include <cmath>
 
 #include "../error.h"
+#include "../parallel.h"
 #include "ops.h"
 
 namespace tl {
 namespace {
 
+// Heads [h0, h1); each head's scores at scores + h * cache_rows, so heads run on any thread.
 template <class T>
-void attend(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores, View &out) {
-    const int64_t heads = q.shape[0], queries = q.shape[1], hd = q.shape[2];
+void attend(const View &q, const View &k, const View &v, int64_t valid, double scale, double *all_scores,
+            int64_t cache_rows, const View &out, int64_t h0, int64_t h1) {
+    const int64_t queries = q.shape[1], hd = q.shape[2];
     T *o = reinterpret_cast<T *>(out.data);
-    for (int64_t h = 0; h < heads; ++h)
+    for (int64_t h = h0; h < h1; ++h)
         for (int64_t i = 0; i < queries; ++i) {
+            double *scores = all_scores + h * cache_rows;
             const T *qi = reinterpret_cast<const T *>(q.data) + h * q.strides[0] + i * q.strides[1];
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
             double top = -INFINITY;
@@ -64,24 +69,28 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
         return fail(TL_E_SHAPE, "attention: %lld valid rows for %lld queries over a cache of %lld rows", (long long)valid,
                     (long long)q.shape[1], (long long)k.shape[1]);
     if (!std::isfinite(scale)) return fail(TL_E_INVALID_ARGUMENT, "attention: scale %g is not finite", scale);
-    // Scores for the whole cache, not just the valid rows: the same scratch at every position,
-    // so a decode loop grows it once.
-    const int64_t cache_rows = k.shape[1];
+    // Scores for the whole cache of every head, not just the valid rows: the same scratch at
+    // every position (a decode loop grows it once), and a head's own on any thread.
+    const int64_t cache_rows = k.shape[1], heads = q.shape[0];
     double *scores = nullptr;
     if (cache_rows > 0 && q.numel() > 0) {
         std::byte *s;
-        if (uint64_t(cache_rows) > SIZE_MAX / sizeof(double))
-            return fail(TL_E_OUT_OF_MEMORY, "attention: %lld cache rows", (long long)cache_rows);
-        TL_TRY(ctx.scratch(size_t(cache_rows) * sizeof(double), &s));
+        int64_t slots;
+        const int64_t dims[2] = {heads, cache_rows};
+        if (!count_of(2, dims, int64_t(sizeof(double)), &slots) || uint64_t(slots) > SIZE_MAX)
+            return fail(TL_E_OUT_OF_MEMORY, "attention: scores for %lld heads x %lld rows", (long long)heads,
+                        (long long)cache_rows);
+        TL_TRY(ctx.scratch(size_t(slots), &s));
         scores = reinterpret_cast<double *>(s);
     }
     View o;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &o, &result));
-    if (o.numel() > 0) {
-        if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, o);
-        else attend<double>(q, k, v, valid, scale, scores, o);
-    }
+    if (o.numel() > 0)  // heads split over the executor when the work is big (valid rows x output)
+        run_split(ctx, heads, o.numel() * (valid > 0 ? valid : 1), [&](int64_t h0, int64_t h1) {
+            if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, cache_rows, o, h0, h1);
+            else attend<double>(q, k, v, valid, scale, scores, cache_rows, o, h0, h1);
+        });
     *out = result;
     return TL_OK;
 }

@@ -1,5 +1,6 @@
 // Elementwise ops: NumPy broadcasting for the binary ones, float-only unary math.
 #include "../error.h"
+#include "../parallel.h"
 #include "ops.h"
 
 namespace tl {
@@ -57,7 +58,12 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
-    binary_kernel(op, broadcast_to(a, nd, shape), broadcast_to(b, nd, shape), c);
+    const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
+    const int d = split_dim(c, -1);
+    if (d < 0) binary_kernel(op, ab, bb, c);
+    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) {
+        binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
+    });
     *out = result;
     return TL_OK;
 }
@@ -70,7 +76,11 @@ tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_t
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
-    unary_kernel(op, param, a, c);
+    const int d = split_dim(c, -1);
+    if (d < 0) unary_kernel(op, param, a, c);
+    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) {
+        unary_kernel(op, param, cut(a, d, lo, hi), cut(c, d, lo, hi));
+    });
     *out = result;
     return TL_OK;
 }

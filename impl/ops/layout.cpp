@@ -2,6 +2,7 @@
 // concat, gather_rows) and the in-place copy_into.
 #include "../error.h"
 #include "../kernels/strided_loop.h"
+#include "../parallel.h"
 #include "ops.h"
 
 namespace tl {
@@ -120,13 +121,22 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
     return TL_OK;
 }
 
+// copy_kernel, split over the executor when the copy is big (each element copied by one task).
+static void copy_split(const tl_context &ctx, const View &src, const View &dst) {
+    const int d = split_dim(dst, -1);
+    if (d < 0) copy_kernel(src, dst);
+    else run_split(ctx, dst.shape[d], dst.numel(), [&](int64_t lo, int64_t hi) {
+        copy_kernel(cut(src, d, lo, hi), cut(dst, d, lo, hi));
+    });
+}
+
 tl_status op_contiguous(tl_context &ctx, tl_tensor ta, tl_tensor *out) {
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(ra.view.dtype, ra.view.ndim, ra.view.shape, &c, &result));
-    copy_kernel(ra.view, c);
+    copy_split(ctx, ra.view, c);
     *out = result;
     return TL_OK;
 }
@@ -208,6 +218,18 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
     const View row = drop_axis(table, 0);
     const int64_t elem = int64_t(dtype_size(table.dtype));
     const int64_t row_bytes = row.numel() * elem;
+    if (ids.ndim == 1) {  // the embedding lookup: rows split over the executor, each copied by one task
+        run_split(ctx, ids.shape[0], c.numel(), [&](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; ++i) {
+                const int32_t id = *reinterpret_cast<const int32_t *>(ids.data + i * ids.strides[0] * 4);
+                View src = row;
+                src.data = table.data + id * table.strides[0] * elem;
+                copy_kernel(src, contiguous_over(row, c.data + i * row_bytes));
+            }
+        });
+        *out = result;
+        return TL_OK;
+    }
     std::byte *dst = c.data;
     strided_for_each<1>(ids.ndim, ids.shape, id_ops, [&](std::byte *const *p, int64_t n, const int64_t *s) {
         for (int64_t i = 0; i < n; ++i) {
@@ -249,7 +271,7 @@ tl_status op_copy_into(tl_context &ctx, tl_tensor tsrc, tl_tensor tdst) {
         copy_kernel(src, aside);
         src = aside;
     }
-    copy_kernel(broadcast_to(src, dst.ndim, dst.shape), dst);
+    copy_split(ctx, broadcast_to(src, dst.ndim, dst.shape), dst);
     return TL_OK;
 }
 

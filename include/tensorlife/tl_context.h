@@ -24,8 +24,31 @@ typedef struct tl_allocator {
     void (*free)(void *user, void *ptr, size_t size);
 } tl_allocator;
 
+/* An engine's job system, for the library's work that is big enough to split (elementwise ops,
+ * softmax, norms, reductions, argmax, copies, gather_rows, attention; outputs of 64k elements
+ * and more): parallel_for must call task(task_user, begin, end) over ranges that cover
+ * [0, count) exactly once, each at least grain long (but the last), on any threads and in any
+ * order, and return when all have returned.  Tasks never call back into the library; they may
+ * run while the calling thread waits.  Splits are along a dimension in which each output element
+ * is computed whole by one task, so results are bitwise equal to the inline run.  With no
+ * executor (the default) everything runs inline on the calling thread: the library starts no
+ * threads of its own.  matmul runs in OpenBLAS, whose threads are its own: see
+ * tl_set_blas_threads. */
+typedef void (*tl_task_fn)(void *task_user, int64_t begin, int64_t end);
+typedef struct tl_executor {
+    void *user;
+    void (*parallel_for)(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user);
+} tl_executor;
+
 /* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
 TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
+/* Sets (copies) or, with NULL or a NULL parallel_for, clears the context's executor. */
+TL_API tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor);
+/* OpenBLAS's thread count, which matmul uses.  Process-wide (OpenBLAS has one pool for the
+ * whole process): an engine that gives the library its own executor keeps BLAS at 1. */
+TL_API tl_status tl_set_blas_threads(int threads);
+TL_API int tl_blas_threads(void);
+
 /* NULL is a no-op.  Frees every open scope and every ambient tensor of the context. */
 TL_API void tl_context_destroy(tl_context *ctx);
 

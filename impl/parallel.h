@@ -1,0 +1,47 @@
+// Work split across the caller's executor (tl_executor): the library's own threads are none.
+// A split gives each task a range of one dimension along which every output element is
+// computed entirely within one task, exactly as inline, so results are bitwise equal to the
+// inline run whatever the executor's order or threads.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "context.h"
+
+namespace tl {
+
+constexpr int64_t kParallelMinElements = int64_t(1) << 16;  // smaller outputs run inline
+constexpr int64_t kParallelChunkElements = int64_t(1) << 15;
+
+// v's slice [begin, end) along dim d (a view: the same elements, fewer of them).
+inline View cut(const View &v, int d, int64_t begin, int64_t end) {
+    View r = v;
+    r.shape[d] = end - begin;
+    r.data = v.data + begin * v.strides[d] * int64_t(dtype_size(v.dtype));
+    return r;
+}
+
+// The outermost dimension of v longer than 1, other than `skip`; -1 when none.
+inline int split_dim(const View &v, int skip) {
+    for (int d = 0; d < v.ndim; ++d)
+        if (d != skip && v.shape[d] > 1) return d;
+    return -1;
+}
+
+// body(begin, end) over [0, count): through ctx's executor when one is set and the work (its
+// output elements) is large enough to be worth it, else inline in one piece.
+template <class F>
+void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
+    if (!ctx.executor.parallel_for || count < 2 || elements < kParallelMinElements) {
+        body(int64_t(0), count);
+        return;
+    }
+    int64_t grain = count * kParallelChunkElements / elements;
+    if (grain < 1) grain = 1;
+    using Body = std::remove_reference_t<F>;
+    ctx.executor.parallel_for(ctx.executor.user, count, grain,
+                              [](void *user, int64_t begin, int64_t end) { (*static_cast<Body *>(user))(begin, end); },
+                              &body);
+}
+
+}  // namespace tl

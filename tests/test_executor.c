@@ -1,0 +1,159 @@
+/* The caller's executor: every op that splits must give bitwise the result of the inline run,
+ * whatever order and threads the executor uses.  The hook here cuts [0, count) into grain-sized
+ * chunks and runs them in reverse order on three threads of its own; and counts its calls, so a
+ * test also proves the split happened. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "common.h"
+
+typedef struct job {
+    tl_task_fn task;
+    void *task_user;
+    int64_t count, grain;
+    int worker, workers;
+} job;
+
+static atomic_long hook_calls, chunks_run;
+
+static void *run_chunks(void *arg) {
+    const job *j = arg;
+    const int64_t chunks = (j->count + j->grain - 1) / j->grain;
+    for (int64_t c = chunks - 1 - j->worker; c >= 0; c -= j->workers) {  /* reverse order, interleaved */
+        const int64_t lo = c * j->grain, hi = lo + j->grain < j->count ? lo + j->grain : j->count;
+        j->task(j->task_user, lo, hi);
+        atomic_fetch_add(&chunks_run, 1);
+    }
+    return NULL;
+}
+
+static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
+    (void)user;
+    atomic_fetch_add(&hook_calls, 1);
+    cr_assert_gt(grain, 0);
+    pthread_t t[3];
+    job jobs[3];
+    for (int w = 0; w < 3; ++w) {
+        jobs[w] = (job){task, task_user, count, grain, w, 3};
+        pthread_create(&t[w], NULL, run_chunks, &jobs[w]);
+    }
+    for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
+}
+
+static tl_context *inline_ctx, *split_ctx;
+static void setup(void) {
+    OK(tl_context_create(NULL, &inline_ctx));
+    OK(tl_context_create(NULL, &split_ctx));
+    const tl_executor ex = {NULL, reverse_on_three_threads};
+    OK(tl_context_set_executor(split_ctx, &ex));
+}
+static void teardown(void) {
+    tl_context_destroy(inline_ctx);
+    tl_context_destroy(split_ctx);
+}
+TestSuite(executor, .init = setup, .fini = teardown);
+
+enum { R = 384, C = 256 };
+
+/* The same data in both contexts, f32 or f64. */
+static void make_pair(tl_dtype dt, int ndim, const int64_t *shape, unsigned seed, tl_tensor *a, tl_tensor *b) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= shape[i];
+    const size_t es = tl_dtype_size(dt);
+    unsigned char *data = malloc((size_t)n * es);
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = rand_unit(&seed) * 3.0f;
+        if (dt == TL_F64) ((double *)data)[i] = x * 1.000001;
+        else ((float *)data)[i] = x;
+    }
+    OK(tl_tensor_from_data(inline_ctx, dt, ndim, shape, data, (size_t)n * es, a));
+    OK(tl_tensor_from_data(split_ctx, dt, ndim, shape, data, (size_t)n * es, b));
+    free(data);
+}
+
+/* Bitwise comparison of an inline result and a split one. */
+static void same_bits(tl_tensor x, tl_tensor y, const char *what) {
+    tl_tensor_info ix = {sizeof ix}, iy = {sizeof iy};
+    OK(tl_tensor_info_get(inline_ctx, x, &ix));
+    OK(tl_tensor_info_get(split_ctx, y, &iy));
+    cr_assert_eq(ix.ndim, iy.ndim, "%s", what);
+    int64_t n = 1;
+    for (int i = 0; i < ix.ndim; ++i) n *= ix.shape[i];
+    const size_t bytes = (size_t)n * tl_dtype_size(ix.dtype);
+    unsigned char *bx = malloc(bytes), *by = malloc(bytes);
+    OK(tl_tensor_read(inline_ctx, x, bx, bytes));
+    OK(tl_tensor_read(split_ctx, y, by, bytes));
+    cr_assert_eq(memcmp(bx, by, bytes), 0, "%s differs when split", what);
+    free(bx);
+    free(by);
+}
+
+Test(executor, every_split_op_is_bitwise_the_inline_one) {
+    const int64_t s2[2] = {R, C}, srow[1] = {C}, s3[3] = {8, R / 8, C};
+    for (int t = 0; t < 2; ++t) {
+        const tl_dtype dt = t ? TL_F64 : TL_F32;
+        tl_tensor a0, a1, b0, b1, w0, w1, bias0, bias1, x30, x31;
+        make_pair(dt, 2, s2, 1, &a0, &a1);
+        make_pair(dt, 2, s2, 2, &b0, &b1);
+        make_pair(dt, 1, srow, 3, &w0, &w1);
+        make_pair(dt, 1, srow, 4, &bias0, &bias1);
+        make_pair(dt, 3, s3, 5, &x30, &x31);
+        const long before = atomic_load(&hook_calls);
+        tl_tensor y0, y1;
+        OK(tl_add(inline_ctx, a0, w0, &y0)); OK(tl_add(split_ctx, a1, w1, &y1)); same_bits(y0, y1, "add (broadcast)");
+        OK(tl_div(inline_ctx, a0, b0, &y0)); OK(tl_div(split_ctx, a1, b1, &y1)); same_bits(y0, y1, "div");
+        OK(tl_gelu(inline_ctx, a0, &y0)); OK(tl_gelu(split_ctx, a1, &y1)); same_bits(y0, y1, "gelu");
+        OK(tl_exp(inline_ctx, a0, &y0)); OK(tl_exp(split_ctx, a1, &y1)); same_bits(y0, y1, "exp");
+        OK(tl_scale(inline_ctx, a0, 0.3, &y0)); OK(tl_scale(split_ctx, a1, 0.3, &y1)); same_bits(y0, y1, "scale");
+        for (int axis = 0; axis < 2; ++axis) {
+            OK(tl_softmax(inline_ctx, a0, axis, &y0)); OK(tl_softmax(split_ctx, a1, axis, &y1)); same_bits(y0, y1, "softmax");
+            OK(tl_sum(inline_ctx, a0, axis, 0, &y0)); OK(tl_sum(split_ctx, a1, axis, 0, &y1)); same_bits(y0, y1, "sum");
+            OK(tl_mean(inline_ctx, a0, axis, 1, &y0)); OK(tl_mean(split_ctx, a1, axis, 1, &y1)); same_bits(y0, y1, "mean");
+            OK(tl_argmax(inline_ctx, a0, axis, &y0)); OK(tl_argmax(split_ctx, a1, axis, &y1)); same_bits(y0, y1, "argmax");
+        }
+        OK(tl_sum(inline_ctx, x30, 1, 0, &y0)); OK(tl_sum(split_ctx, x31, 1, 0, &y1)); same_bits(y0, y1, "sum of 3-D");
+        OK(tl_rmsnorm(inline_ctx, a0, w0, 1e-5, &y0)); OK(tl_rmsnorm(split_ctx, a1, w1, 1e-5, &y1)); same_bits(y0, y1, "rmsnorm");
+        OK(tl_layernorm(inline_ctx, a0, w0, bias0, 1e-5, &y0)); OK(tl_layernorm(split_ctx, a1, w1, bias1, 1e-5, &y1));
+        same_bits(y0, y1, "layernorm");
+        tl_tensor t0, t1;
+        OK(tl_transpose(inline_ctx, a0, 0, 1, &t0)); OK(tl_transpose(split_ctx, a1, 0, 1, &t1));
+        OK(tl_contiguous(inline_ctx, t0, &y0)); OK(tl_contiguous(split_ctx, t1, &y1)); same_bits(y0, y1, "contiguous");
+        OK(tl_copy_into(inline_ctx, w0, b0)); OK(tl_copy_into(split_ctx, w1, b1)); same_bits(b0, b1, "copy_into (broadcast)");
+        /* gather_rows: 300 ids over a [R, C] table */
+        int32_t ids[300];
+        for (int i = 0; i < 300; ++i) ids[i] = (i * 37) % R;
+        const int64_t si[1] = {300};
+        tl_tensor i0, i1;
+        OK(tl_tensor_from_data(inline_ctx, TL_I32, 1, si, ids, sizeof ids, &i0));
+        OK(tl_tensor_from_data(split_ctx, TL_I32, 1, si, ids, sizeof ids, &i1));
+        OK(tl_gather_rows(inline_ctx, a0, i0, &y0)); OK(tl_gather_rows(split_ctx, a1, i1, &y1)); same_bits(y0, y1, "gather_rows");
+        /* attention: 16 heads over a 256-row cache, 200 valid */
+        const int64_t sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64};
+        tl_tensor q0, q1, k0, k1, v0, v1;
+        make_pair(dt, 3, sq, 6, &q0, &q1);
+        make_pair(dt, 3, skv, 7, &k0, &k1);
+        make_pair(dt, 3, skv, 8, &v0, &v1);
+        OK(tl_attention(inline_ctx, q0, k0, v0, 200, 0.125, &y0)); OK(tl_attention(split_ctx, q1, k1, v1, 200, 0.125, &y1));
+        same_bits(y0, y1, "attention");
+        cr_assert_geq(atomic_load(&hook_calls) - before, 20, "the executor was asked %ld times", atomic_load(&hook_calls) - before);
+    }
+    cr_assert_gt(atomic_load(&chunks_run), atomic_load(&hook_calls), "work was cut into more than one chunk a call");
+}
+
+Test(executor, small_work_runs_inline_and_the_executor_can_be_cleared) {
+    const int64_t s[1] = {64};
+    tl_tensor a, y;
+    OK(tl_tensor_ones(split_ctx, TL_F32, 1, s, &a));
+    const long before = atomic_load(&hook_calls);
+    OK(tl_add(split_ctx, a, a, &y));
+    cr_assert_eq(atomic_load(&hook_calls), before, "64 elements are not worth a split");
+    OK(tl_context_set_executor(split_ctx, NULL));
+    const int64_t big[2] = {R, C};
+    OK(tl_tensor_ones(split_ctx, TL_F32, 2, big, &a));
+    OK(tl_exp(split_ctx, a, &y));
+    cr_assert_eq(atomic_load(&hook_calls), before, "a cleared executor is not called");
+    FAILS_WITH(tl_set_blas_threads(0), TL_E_INVALID_ARGUMENT);
+    OK(tl_set_blas_threads(1));
+    cr_assert_eq(tl_blas_threads(), 1);
+}

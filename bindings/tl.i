@@ -423,6 +423,18 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
 const char *tlb_version(void) { return tl_version_string(); }
 int tlb_abi_version(void) { return tl_abi_version(); }
+/* OpenBLAS's thread count (process-wide); the status, TL_E_INVALID_ARGUMENT below 1. */
+int tlb_set_blas_threads(int threads) {
+    tlb_ctx *x = tlb_of(0);
+    int rc = tl_set_blas_threads(threads);
+    if (rc != TL_OK) {
+        pthread_mutex_lock(&x->lock);
+        tlb_set(x, rc, tl_last_error());
+        pthread_mutex_unlock(&x->lock);
+    }
+    return rc;
+}
+int tlb_blas_threads(void) { return tl_blas_threads(); }
 
 /* The last failure on context c (0: failures with no context).  The message is copied out
  * under the lock, so a language copying it races with no other call. */

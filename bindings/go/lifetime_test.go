@@ -141,6 +141,12 @@ func TestErrorIdentity(t *testing.T) {
 }
 
 func TestWholeAPI(t *testing.T) {
+	if err := tl.SetBLASThreads(1); err != nil || tl.BLASThreads() != 1 {
+		t.Fatalf("blas threads %v %d", err, tl.BLASThreads())
+	}
+	if err := tl.SetBLASThreads(0); !errors.Is(err, tl.ErrInvalidArgument) {
+		t.Fatalf("0 blas threads: %v", err)
+	}
 	if tl.ABIVersion() != 0 || tl.Version() == "" {
 		t.Fatalf("abi %d version %q", tl.ABIVersion(), tl.Version())
 	}

@@ -66,6 +66,17 @@ func checkName(what, s string) error {
 func Version() string { return raw.Tlb_version() }
 func ABIVersion() int { return raw.Tlb_abi_version() }
 
+// SetBLASThreads sets OpenBLAS's thread count, which MatMul uses (process-wide).
+func SetBLASThreads(n int) error {
+	if raw.Tlb_set_blas_threads(n) != 0 {
+		return newError(0)
+	}
+	return nil
+}
+
+// BLASThreads is OpenBLAS's thread count.
+func BLASThreads() int { return raw.Tlb_blas_threads() }
+
 // Context owns every scope and tensor made through it.
 type Context struct {
 	c      uint64

@@ -86,6 +86,10 @@ def test_one_context_many_threads():
 
 def test_whole_api(tmp_path):
     assert tl.abi_version() == 0 and tl.version()
+    tl.set_blas_threads(1)
+    assert tl.blas_threads() == 1
+    with pytest.raises(tl.InvalidArgumentError):
+        tl.set_blas_threads(0)
     assert all(issubclass(c, tl.TensorLifeError) for c in (tl.ScopeFullError, tl.ScopeOrderError, tl.IoError,
                                                             tl.ParseError, tl.OutOfMemoryError, tl.InternalError))
     with tl.Context() as ctx:

@@ -47,6 +47,11 @@ public sealed class Context : IDisposable {
 
     public static string Version => R.tlb_version();
     public static int AbiVersion => R.tlb_abi_version();
+    /// OpenBLAS's thread count, which MatMul uses (process-wide).
+    public static int BlasThreads {
+        get => R.tlb_blas_threads();
+        set { if (R.tlb_set_blas_threads(value) != 0) throw TensorLifeException.Of(R.tlb_status(0), R.tlb_message(0)); }
+    }
 
     /// Frees every scope and tensor now; later calls throw InvalidHandleException.
     public void Dispose() {

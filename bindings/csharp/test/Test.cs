@@ -213,6 +213,9 @@ static class Test {
 
     static void WholeApi() {
         Check(Context.AbiVersion == 0, "abi version");
+        Context.BlasThreads = 1;
+        Check(Context.BlasThreads == 1, "blas threads");
+        Throws<InvalidArgumentException>(() => Context.BlasThreads = 0, "0 blas threads");
         // Under Mono the elementwise ops go through internal calls (and still give right sums).
         var calls = typeof(Context).Assembly.GetType("TensorLife.InternalCalls");
         Check((bool)calls.GetField("Registered", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static).GetValue(null),

@@ -229,6 +229,13 @@ public final class TensorLifeTest {
 
     static void wholeApi() throws Exception {
         check(Context.abiVersion() == 0, "abi version");
+        Context.setBlasThreads(1);
+        check(Context.blasThreads() == 1, "blas threads");
+        try {
+            Context.setBlasThreads(0);
+            check(false, "0 blas threads");
+        } catch (TensorLifeException.InvalidArgumentException expected) {
+        }
         try (Context ctx = new Context()) {
             try (Scope fixed = ctx.openScope("fixed", Growth.FIXED, 4096, 0)) {
                 try {

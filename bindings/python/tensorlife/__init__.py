@@ -53,6 +53,16 @@ def abi_version():
     return _r.tlb_abi_version()
 
 
+def set_blas_threads(threads):
+    """OpenBLAS's thread count, which matmul uses (process-wide)."""
+    if _r.tlb_set_blas_threads(int(threads)):
+        raise _error(0)
+
+
+def blas_threads():
+    return _r.tlb_blas_threads()
+
+
 class Context(_r._ContextBase):
     """Owns every scope and tensor made through it.  add, sub, mul, div, matmul and
     gather_rows are methods of the C base (one native call each, with NumPy broadcasting for

@@ -289,6 +289,18 @@ static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : d
 const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
 const char *tlb_version(void) { return tl_version_string(); }
 int tlb_abi_version(void) { return tl_abi_version(); }
+/* OpenBLAS's thread count (process-wide); the status, TL_E_INVALID_ARGUMENT below 1. */
+int tlb_set_blas_threads(int threads) {
+    tlb_ctx *x = tlb_of(0);
+    int rc = tl_set_blas_threads(threads);
+    if (rc != TL_OK) {
+        pthread_mutex_lock(&x->lock);
+        tlb_set(x, rc, tl_last_error());
+        pthread_mutex_unlock(&x->lock);
+    }
+    return rc;
+}
+int tlb_blas_threads(void) { return tl_blas_threads(); }
 
 /* The last failure on context c (0: failures with no context).  The message is copied out
  * under the lock, so a language copying it races with no other call. */
@@ -739,7 +751,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_e4c2bb81038ef99d(void *_swig_go_0) {
+void _wrap_Swig_free_raw_19f64fba05f04a66(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -749,7 +761,7 @@ void _wrap_Swig_free_raw_e4c2bb81038ef99d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_19f64fba05f04a66(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -762,7 +774,7 @@ void *_wrap_Swig_malloc_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_19f64fba05f04a66(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -775,7 +787,7 @@ _gostring_ _wrap_tlb_status_string_raw_e4c2bb81038ef99d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_e4c2bb81038ef99d() {
+_gostring_ _wrap_tlb_version_raw_19f64fba05f04a66() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -786,7 +798,7 @@ _gostring_ _wrap_tlb_version_raw_e4c2bb81038ef99d() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_e4c2bb81038ef99d() {
+intgo _wrap_tlb_abi_version_raw_19f64fba05f04a66() {
   int result;
   intgo _swig_go_result;
   
@@ -797,7 +809,31 @@ intgo _wrap_tlb_abi_version_raw_e4c2bb81038ef99d() {
 }
 
 
-intgo _wrap_tlb_status_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_19f64fba05f04a66(intgo _swig_go_0) {
+  int arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (int)tlb_set_blas_threads(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_blas_threads_raw_19f64fba05f04a66() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)tlb_blas_threads();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_status_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -810,7 +846,7 @@ intgo _wrap_tlb_status_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -823,7 +859,7 @@ _gostring_ _wrap_tlb_message_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_e4c2bb81038ef99d() {
+long long _wrap_tlb_context_new_raw_19f64fba05f04a66() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -834,7 +870,7 @@ long long _wrap_tlb_context_new_raw_e4c2bb81038ef99d() {
 }
 
 
-void _wrap_tlb_context_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -844,7 +880,7 @@ void _wrap_tlb_context_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -854,7 +890,7 @@ void _wrap_tlb_context_release_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -880,7 +916,7 @@ long long _wrap_tlb_scope_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -895,7 +931,7 @@ intgo _wrap_tlb_scope_reset_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -910,7 +946,7 @@ intgo _wrap_tlb_scope_close_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -920,7 +956,7 @@ void _wrap_tlb_scope_hold_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -932,7 +968,7 @@ void _wrap_tlb_scope_release_raw_e4c2bb81038ef99d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -953,7 +989,7 @@ intgo _wrap_tlb_scope_stats_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -969,7 +1005,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_e4c2bb81038ef99d(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -984,7 +1020,7 @@ _gostring_ _wrap_tlb_scope_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -997,7 +1033,7 @@ long long _wrap_tlb_scope_current_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1022,7 +1058,7 @@ long long _wrap_tlb_from_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1047,7 +1083,7 @@ long long _wrap_tlb_from_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1072,7 +1108,7 @@ long long _wrap_tlb_from_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1097,7 +1133,7 @@ long long _wrap_tlb_fill_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1122,7 +1158,7 @@ long long _wrap_tlb_wrap_raw_e4c2bb81038ef99d(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1143,7 +1179,7 @@ intgo _wrap_tlb_read_f32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1164,7 +1200,7 @@ intgo _wrap_tlb_read_f64_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1185,7 +1221,7 @@ intgo _wrap_tlb_read_i32_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1206,7 +1242,7 @@ intgo _wrap_tlb_info_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1221,7 +1257,7 @@ _gostring_ _wrap_tlb_storage_raw_e4c2bb81038ef99d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1236,7 +1272,7 @@ intgo _wrap_tlb_free_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1253,7 +1289,7 @@ long long _wrap_tlb_retain_raw_e4c2bb81038ef99d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1270,7 +1306,7 @@ long long _wrap_tlb_matmul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1287,7 +1323,7 @@ long long _wrap_tlb_add_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1304,7 +1340,7 @@ long long _wrap_tlb_sub_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1321,7 +1357,7 @@ long long _wrap_tlb_mul_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1338,7 +1374,7 @@ long long _wrap_tlb_div_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1355,7 +1391,7 @@ long long _wrap_tlb_gather_rows_raw_e4c2bb81038ef99d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1370,7 +1406,7 @@ long long _wrap_tlb_relu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1385,7 +1421,7 @@ long long _wrap_tlb_gelu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1400,7 +1436,7 @@ long long _wrap_tlb_silu_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1415,7 +1451,7 @@ long long _wrap_tlb_exp_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1430,7 +1466,7 @@ long long _wrap_tlb_tanh_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1445,7 +1481,7 @@ long long _wrap_tlb_contiguous_raw_e4c2bb81038ef99d(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1464,7 +1500,7 @@ long long _wrap_tlb_rmsnorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1485,7 +1521,7 @@ long long _wrap_tlb_layernorm_raw_e4c2bb81038ef99d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1504,7 +1540,7 @@ long long _wrap_tlb_sum_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1523,7 +1559,7 @@ long long _wrap_tlb_mean_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1540,7 +1576,7 @@ long long _wrap_tlb_argmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1557,7 +1593,7 @@ long long _wrap_tlb_softmax_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1574,7 +1610,7 @@ long long _wrap_tlb_scale_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1597,7 +1633,7 @@ long long _wrap_tlb_attention_raw_e4c2bb81038ef99d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1618,7 +1654,7 @@ long long _wrap_tlb_slice_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1637,7 +1673,7 @@ long long _wrap_tlb_transpose_raw_e4c2bb81038ef99d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1658,7 +1694,7 @@ long long _wrap_tlb_reshape_raw_e4c2bb81038ef99d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1679,7 +1715,7 @@ long long _wrap_tlb_concat_raw_e4c2bb81038ef99d(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1696,7 +1732,7 @@ intgo _wrap_tlb_copy_into_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1716,7 +1752,7 @@ long long _wrap_tlb_st_open_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1736,7 +1772,7 @@ long long _wrap_tlb_st_map_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1756,7 +1792,7 @@ intgo _wrap_tlb_st_maps_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1769,7 +1805,7 @@ long long _wrap_tlb_st_count_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1784,7 +1820,7 @@ _gostring_ _wrap_tlb_st_name_raw_e4c2bb81038ef99d(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1806,7 +1842,7 @@ long long _wrap_tlb_st_get_raw_e4c2bb81038ef99d(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1816,7 +1852,7 @@ void _wrap_tlb_st_close_raw_e4c2bb81038ef99d(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1849,7 +1885,7 @@ intgo _wrap_tlb_safetensors_save_raw_e4c2bb81038ef99d(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_e4c2bb81038ef99d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_19f64fba05f04a66(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1863,7 +1899,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_e4c2bb81038ef99d(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1879,7 +1915,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_e4c2bb81038ef99d(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_e4c2bb81038ef99d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1899,7 +1935,7 @@ long long _wrap_tlb_tensor_from_json_raw_e4c2bb81038ef99d(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_e4c2bb81038ef99d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

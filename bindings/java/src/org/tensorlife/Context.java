@@ -192,6 +192,17 @@ public final class Context implements AutoCloseable {
         return tensorlife.tlb_version();
     }
 
+    /** OpenBLAS's thread count, which matmul uses (process-wide). */
+    public static void setBlasThreads(int threads) {
+        Native.ensureLoaded();
+        if (tensorlife.tlb_set_blas_threads(threads) != 0) throw TensorLifeException.of(tensorlife.tlb_status(0), tensorlife.tlb_message(0));
+    }
+
+    public static int blasThreads() {
+        Native.ensureLoaded();
+        return tensorlife.tlb_blas_threads();
+    }
+
     public static int abiVersion() {
         Native.ensureLoaded();
         return tensorlife.tlb_abi_version();

@@ -100,7 +100,7 @@ static tl_status policy(world *w, int first, int count, int ambient) {
 typedef struct run {
     double us[4096];
     long allocs[4096];
-    int32_t checksum[4096];
+    uint32_t checksum[4096];
     int over_budget, recovered;
 } run;
 
@@ -144,8 +144,8 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
         }
         out->us[f] = now_us() - t0;
         out->allocs[f] = mem.allocs - before;
-        int32_t sum = 0;
-        for (int a = 0; a < agents; ++a) sum = sum * 31 + w->actions[a];
+        uint32_t sum = 0;  /* unsigned: it wraps by design */
+        for (int a = 0; a < agents; ++a) sum = sum * 31u + (uint32_t)w->actions[a];
         out->checksum[f] = sum;
     }
     if (scoped) CHECK(tl_scope_close(frame));

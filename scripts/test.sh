@@ -23,6 +23,8 @@ bash "$root/scripts/build.sh" "$root/build-tsan" -DTL_SANITIZE=thread -DTL_BUILD
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/threaded_decode"
 echo "== ThreadSanitizer: one context from two threads (refused, not raced)"
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/busy_context"
+echo "== ThreadSanitizer: ops split over an executor's threads"
+TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/test_executor" --jobs 1 2>&1 | tail -n 1
 
 echo "== libFuzzer: short runs"
 bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"

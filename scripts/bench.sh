@@ -7,7 +7,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 torch=OFF
 dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null | grep -q "install ok installed" && torch=ON
-bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_TESTS=OFF -DTL_BENCH_TORCH=$torch
+bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_TESTS=OFF -DTL_BENCH_TORCH=$torch \
+  -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 "$root/build-bench/bench/bench_core" "$@"
 echo
 "$root/build-bench/bench/bench_gemv" "$@"

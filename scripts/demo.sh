@@ -4,5 +4,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/setup.sh"
-bash "$root/scripts/build.sh" "$root/build-demo" -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF
+bash "$root/scripts/build.sh" "$root/build-demo" -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 "$root/build-demo/examples/decode" "$@"

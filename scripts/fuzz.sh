@@ -9,7 +9,7 @@ api_seconds="${1:-40}"
 st_seconds="${2:-20}"
 build="$root/build-fuzz"
 CC=clang CXX=clang++ bash "$root/scripts/build.sh" "$build" -DTL_BUILD_FUZZERS=ON -DTL_SANITIZE=address,undefined \
-  -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF
+  -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 export ASAN_OPTIONS=allocator_may_return_null=1
 for target in api:$api_seconds safetensors:$st_seconds; do
   name=${target%%:*}; seconds=${target##*:}

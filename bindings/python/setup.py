@@ -22,7 +22,8 @@ class BuildWithCore(build_ext):
         core = pathlib.Path(self.build_temp).resolve() / "core"
         subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(core), "-DCMAKE_BUILD_TYPE=Release",
                                "-DTL_BUILD_TESTS=OFF", "-DTL_BUILD_BENCH=OFF", "-DTL_BUILD_EXAMPLES=OFF",
-                               "-DTL_BUILD_STATIC=OFF"], stdout=subprocess.DEVNULL)
+                               "-DTL_BUILD_STATIC=OFF", "-DTL_BUILD_JAVA=OFF", "-DTL_BUILD_CSHARP=OFF"],
+                              stdout=subprocess.DEVNULL)
         subprocess.check_call(["cmake", "--build", str(core), "-j", str(os.cpu_count() or 2), "--target", "tensorlife"],
                               stdout=subprocess.DEVNULL)
         wrap = core / "tensorlife_wrap.c"

@@ -26,7 +26,7 @@ TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root
 echo "== ThreadSanitizer: one context from two threads (refused, not raced)"
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/busy_context"
 echo "== ThreadSanitizer: ops split over an executor's threads"
-TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/test_executor" --jobs 1 2>&1 | tail -n 1
+TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/executor_threads"
 
 echo "== libFuzzer: short runs"
 bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"

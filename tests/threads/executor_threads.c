@@ -1,0 +1,89 @@
+/* Ops split over an executor's threads, for ThreadSanitizer (Criterion cannot run under it;
+ * tests/test_executor.c is the full suite): a hook running chunks in reverse order on three
+ * threads, results compared bitwise with the inline run.  Also a plain ctest test. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tensorlife/tl.h>
+
+typedef struct job {
+    tl_task_fn task;
+    void *task_user;
+    int64_t count, grain;
+    int worker;
+} job;
+
+static void *run_chunks(void *arg) {
+    const job *j = arg;
+    for (int64_t c = (j->count + j->grain - 1) / j->grain - 1 - j->worker; c >= 0; c -= 3) {
+        const int64_t lo = c * j->grain, hi = lo + j->grain < j->count ? lo + j->grain : j->count;
+        j->task(j->task_user, lo, hi);
+    }
+    return NULL;
+}
+
+static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
+    (void)user;
+    pthread_t t[3];
+    job jobs[3];
+    for (int w = 0; w < 3; ++w) {
+        jobs[w] = (job){task, task_user, count, grain, w};
+        pthread_create(&t[w], NULL, run_chunks, &jobs[w]);
+    }
+    for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
+}
+
+static void check(tl_status st, const char *what) {
+    if (st != TL_OK) {
+        fprintf(stderr, "%s: %s\n", what, tl_last_error());
+        exit(1);
+    }
+}
+
+enum { R = 384, C = 256, DATA = 16 * 256 * 64 };  /* DATA: enough for the largest input */
+
+int main(void) {
+    tl_context *ctx[2];
+    check(tl_context_create(NULL, &ctx[0]), "create");
+    check(tl_context_create(NULL, &ctx[1]), "create");
+    const tl_executor ex = {NULL, reverse_on_three_threads};
+    check(tl_context_set_executor(ctx[1], &ex), "executor");
+    float *data = malloc(sizeof(float) * DATA), *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
+    for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+    const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64};
+    int failed = 0, passed = 0;
+    const char *names[6] = {"add", "softmax", "rmsnorm", "sum", "contiguous", "attention"};
+    for (int op = 0; op < 6; ++op) {
+        float *out[2] = {x, y};
+        for (int k = 0; k < 2; ++k) {
+            tl_tensor a, w, r, q, kv;
+            check(tl_tensor_from_data(ctx[k], TL_F32, 2, s, data, sizeof(float) * R * C, &a), "data");
+            check(tl_tensor_from_data(ctx[k], TL_F32, 1, sw, data, sizeof(float) * C, &w), "data");
+            switch (op) {
+                case 0: check(tl_add(ctx[k], a, w, &r), names[op]); break;
+                case 1: check(tl_softmax(ctx[k], a, -1, &r), names[op]); break;
+                case 2: check(tl_rmsnorm(ctx[k], a, w, 1e-5, &r), names[op]); break;
+                case 3: check(tl_sum(ctx[k], a, 1, 0, &r), names[op]); break;
+                case 4: check(tl_transpose(ctx[k], a, 0, 1, &r), "t"), check(tl_contiguous(ctx[k], r, &r), names[op]); break;
+                default:
+                    check(tl_tensor_from_data(ctx[k], TL_F32, 3, sq, data, sizeof(float) * 16 * 64, &q), "q");
+                    check(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv), "kv");
+                    check(tl_attention(ctx[k], q, kv, kv, 200, 0.125, &r), names[op]);
+            }
+            tl_tensor_info info = {sizeof info};
+            check(tl_tensor_info_get(ctx[k], r, &info), "info");
+            int64_t n = 1;
+            for (int d = 0; d < info.ndim; ++d) n *= info.shape[d];
+            memset(out[k], 0, sizeof(float) * R * C);
+            check(tl_tensor_read(ctx[k], r, out[k], sizeof(float) * (size_t)n), "read");
+        }
+        if (memcmp(x, y, sizeof(float) * R * C) == 0) ++passed;
+        else ++failed, fprintf(stderr, "%s differs when split\n", names[op]);
+    }
+    tl_context_destroy(ctx[0]);
+    tl_context_destroy(ctx[1]);
+    free(data), free(x), free(y);
+    printf("executor threads: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

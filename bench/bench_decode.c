@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "model.h"
+#include "decode_steps.h"
 
 extern void openblas_set_num_threads(int);
 
@@ -54,16 +54,6 @@ static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int
 }
 
 /* ---- 2. decode steps -------------------------------------------------------------------------- */
-typedef struct decode_case {
-    decoder d;
-    int steps;
-} decode_case;
-
-static void run_steps(void *arg) {
-    decode_case *c = arg;
-    int32_t token = 1;
-    for (int pos = 0; pos < c->steps; ++pos) token = decoder_step(&c->d, token, pos, NULL);
-}
 
 /* Bytes of weights one step reads: every layer's matrices and the logits head (embedding and
  * norm rows are noise beside them). */

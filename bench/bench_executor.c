@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "model.h"
+#include "decode_steps.h"
 
 /* ---- a minimal job system: one worker, woken per call ---------------------------------------- */
 typedef struct pool {
@@ -67,16 +67,6 @@ static void elementwise(void *arg) {
     TL_CHECK(tl_scope_reset(scope));
 }
 
-typedef struct decode_case {
-    decoder d;
-    int steps;
-} decode_case;
-
-static void run_steps(void *arg) {
-    decode_case *c = arg;
-    int32_t token = 1;
-    for (int pos = 0; pos < c->steps; ++pos) token = decoder_step(&c->d, token, pos, NULL);
-}
 
 static void report(const char *what, double *v, int n, double base) {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);

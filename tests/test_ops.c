@@ -420,6 +420,18 @@ Test(ops, wrap_borrows_caller_memory) {
     FAILS_WITH(tl_tensor_wrap(ctx, TL_F32, 2, s, NULL, sizeof buf, &w), TL_E_INVALID_ARGUMENT);
 }
 
+/* A tensor's elements as doubles, whatever its float dtype. */
+static void read_as_doubles(tl_tensor t, int f64, double *out, size_t n) {
+    if (f64) {
+        OK(tl_tensor_read(ctx, t, out, n * sizeof(double)));
+        return;
+    }
+    float *tmp = malloc(n * sizeof(float));
+    OK(tl_tensor_read(ctx, t, tmp, n * sizeof(float)));
+    for (size_t i = 0; i < n; ++i) out[i] = tmp[i];
+    free(tmp);
+}
+
 /* One-row and one-column products of matrices large enough for the matrix-vector path, in every
  * layout BLAS takes as it is: the vector contiguous or a transposed view, the matrix row-major,
  * transposed, or a column slice (leading dimension past its width); f32 and f64.  Against a
@@ -450,13 +462,7 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
         OK(tl_transpose(ctx, mtt, 0, 1, &mtt_t)); /* [K, N] again, as a transposed view */
         double *mref = malloc((size_t)K * N * sizeof(double));
         OK(tl_contiguous(ctx, m, &mc));
-        if (dt) OK(tl_tensor_read(ctx, mc, mref, (size_t)K * N * 8));
-        else {
-            float *tmp = malloc((size_t)K * N * 4);
-            OK(tl_tensor_read(ctx, mc, tmp, (size_t)K * N * 4));
-            for (size_t i = 0; i < (size_t)K * N; ++i) mref[i] = tmp[i];
-            free(tmp);
-        }
+        read_as_doubles(mc, dt, mref, (size_t)K * N);
         /* x: [1, K] contiguous, and as a transposed view of a [K, 1] column. */
         double xs[K];
         for (int i = 0; i < K; ++i) xs[i] = 0.25 * (i % 7) - 0.5;
@@ -484,12 +490,7 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
                 tl_tensor y;
                 OK(tl_matmul(ctx, vecs[a], mats[b], &y));
                 double got[N];
-                if (dt) OK(tl_tensor_read(ctx, y, got, sizeof got));
-                else {
-                    float g[N];
-                    OK(tl_tensor_read(ctx, y, g, sizeof g));
-                    for (int j = 0; j < N; ++j) got[j] = g[j];
-                }
+                read_as_doubles(y, dt, got, N);
                 for (int j = 0; j < N; ++j)
                     cr_assert(fabs(got[j] - want_row[j]) <= (dt ? 1e-10 : 1e-3) * (1 + fabs(want_row[j])),
                               "dt %d vec %d mat %d col %d: %g, want %g", dt, a, b, j, got[j], want_row[j]);
@@ -510,12 +511,7 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
             tl_tensor y;
             OK(tl_matmul(ctx, left, b & 2 ? xstrided : xcol, &y));
             double got[N];
-            if (dt) OK(tl_tensor_read(ctx, y, got, sizeof got));
-            else {
-                float g[N];
-                OK(tl_tensor_read(ctx, y, g, sizeof g));
-                for (int j = 0; j < N; ++j) got[j] = g[j];
-            }
+            read_as_doubles(y, dt, got, N);
             for (int j = 0; j < N; ++j)
                 cr_assert(fabs(got[j] - want_row[j]) <= (dt ? 1e-10 : 1e-3) * (1 + fabs(want_row[j])),
                           "column product dt %d left %d row %d: %g, want %g", dt, b, j, got[j], want_row[j]);

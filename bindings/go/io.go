@@ -17,10 +17,15 @@ type SafetensorsFile struct {
 
 // OpenSafetensors opens and checks a file (malformed files give ErrParse naming the problem).
 func (ctx *Context) OpenSafetensors(path string) (*SafetensorsFile, error) {
+	return ctx.openFile(path, raw.Tlb_st_open)
+}
+
+// openFile opens path with open (read or mapped), the file closed by the collector if dropped.
+func (ctx *Context) openFile(path string, open func(uint64, string) uint64) (*SafetensorsFile, error) {
 	if err := checkName("path", path); err != nil {
 		return nil, err
 	}
-	f := raw.Tlb_st_open(ctx.c, path)
+	f := open(ctx.c, path)
 	if f == 0 {
 		return nil, ctx.fail()
 	}
@@ -34,16 +39,7 @@ func (ctx *Context) OpenSafetensors(path string) (*SafetensorsFile, error) {
 // read-only (CopyInto into one is ErrInvalidArgument).  The mapping lives until Close and the
 // last tensor over it dies.
 func (ctx *Context) MapSafetensors(path string) (*SafetensorsFile, error) {
-	if err := checkName("path", path); err != nil {
-		return nil, err
-	}
-	f := raw.Tlb_st_map(ctx.c, path)
-	if f == 0 {
-		return nil, ctx.fail()
-	}
-	sf := &SafetensorsFile{ctx, f}
-	runtime.SetFinalizer(sf, (*SafetensorsFile).Close)
-	return sf, nil
+	return ctx.openFile(path, raw.Tlb_st_map)
 }
 
 // Maps reports whether Get of name gives a tensor over the mapping (else a copy).

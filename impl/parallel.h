@@ -13,8 +13,10 @@ namespace tl {
 constexpr int64_t kParallelMinElements = int64_t(1) << 16;  // smaller outputs run inline
 constexpr int64_t kParallelChunkElements = int64_t(1) << 15;
 
-// v's slice [begin, end) along dim d (a view: the same elements, fewer of them).
+// v's slice [begin, end) along dim d (a view: the same elements, fewer of them); d < 0 is no
+// split, and gives v whole.
 inline View cut(const View &v, int d, int64_t begin, int64_t end) {
+    if (d < 0) return v;
     View r = v;
     r.shape[d] = end - begin;
     r.data = v.data + begin * v.strides[d] * int64_t(dtype_size(v.dtype));
@@ -42,6 +44,16 @@ void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body)
     ctx.executor.parallel_for(ctx.executor.user, count, grain,
                               [](void *user, int64_t begin, int64_t end) { (*static_cast<Body *>(user))(begin, end); },
                               &body);
+}
+
+// body(d, begin, end) over the outermost dimension d of `along` longer than 1 other than `skip`
+// (the views a body cuts along d share that dimension), split like run_split; or body(-1, 0, 0)
+// once, for the whole, when along has no such dimension.
+template <class F>
+void split_along(const tl_context &ctx, const View &along, int skip, int64_t elements, F &&body) {
+    const int d = split_dim(along, skip);
+    if (d < 0) return body(-1, int64_t(0), int64_t(0));
+    run_split(ctx, along.shape[d], elements, [&](int64_t lo, int64_t hi) { body(d, lo, hi); });
 }
 
 }  // namespace tl

@@ -59,9 +59,7 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
     const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
-    const int d = split_dim(c, -1);
-    if (d < 0) binary_kernel(op, ab, bb, c);
-    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
         binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
     });
     *out = result;
@@ -76,9 +74,7 @@ tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_t
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
-    const int d = split_dim(c, -1);
-    if (d < 0) unary_kernel(op, param, a, c);
-    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
         unary_kernel(op, param, cut(a, d, lo, hi), cut(c, d, lo, hi));
     });
     *out = result;

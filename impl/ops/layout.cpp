@@ -123,9 +123,7 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
 
 // copy_kernel, split over the executor when the copy is big (each element copied by one task).
 static void copy_split(const tl_context &ctx, const View &src, const View &dst) {
-    const int d = split_dim(dst, -1);
-    if (d < 0) copy_kernel(src, dst);
-    else run_split(ctx, dst.shape[d], dst.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, dst, -1, dst.numel(), [&](int d, int64_t lo, int64_t hi) {
         copy_kernel(cut(src, d, lo, hi), cut(dst, d, lo, hi));
     });
 }

@@ -22,9 +22,7 @@ tl_status op_softmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
-    const int d = split_dim(c, ax);  // rows: each is normalised whole by one task
-    if (d < 0) softmax_kernel(a, ax, c);
-    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, c, ax, c.numel(), [&](int d, int64_t lo, int64_t hi) {  // rows, each normalised whole
         softmax_kernel(cut(a, d, lo, hi), ax, cut(c, d, lo, hi));
     });
     *out = result;
@@ -55,15 +53,12 @@ tl_status op_norm(tl_context &ctx, tl_tensor tx, tl_tensor tw, tl_tensor tb, dou
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(x.dtype, x.ndim, x.shape, &c, &result));
-    const auto norm = [&](const View &xs, const View &cs) {
+    split_along(ctx, c, c.ndim - 1, c.numel(), [&](int d, int64_t lo, int64_t hi) {  // rows of the last axis
         if (layer)
-            layernorm_kernel(xs, w, b, eps, cs);
+            layernorm_kernel(cut(x, d, lo, hi), w, b, eps, cut(c, d, lo, hi));
         else
-            rmsnorm_kernel(xs, w, eps, cs);
-    };
-    const int d = split_dim(c, c.ndim - 1);  // rows of the last axis, each whole in one task
-    if (d < 0) norm(x, c);
-    else run_split(ctx, c.shape[d], c.numel(), [&](int64_t lo, int64_t hi) { norm(cut(x, d, lo, hi), cut(c, d, lo, hi)); });
+            rmsnorm_kernel(cut(x, d, lo, hi), w, eps, cut(c, d, lo, hi));
+    });
     *out = result;
     return TL_OK;
 }
@@ -93,9 +88,7 @@ tl_status op_sum(tl_context &ctx, tl_tensor ta, int axis, bool keepdim, bool mea
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
     const View oc = keepdim ? drop_axis(c, ax) : c;
-    const int d = split_dim(a, ax);  // output elements, each summed whole by one task
-    if (d < 0) sum_kernel(a, ax, mean, oc);
-    else run_split(ctx, a.shape[d], a.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, a, ax, a.numel(), [&](int d, int64_t lo, int64_t hi) {  // output elements, each whole
         sum_kernel(cut(a, d, lo, hi), ax, mean, cut(oc, d < ax ? d : d - 1, lo, hi));
     });
     *out = result;
@@ -115,9 +108,7 @@ tl_status op_argmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(TL_I32, nd, shape, &c, &result));
-    const int d = split_dim(a, ax);
-    if (d < 0) argmax_kernel(a, ax, c);
-    else run_split(ctx, a.shape[d], a.numel(), [&](int64_t lo, int64_t hi) {
+    split_along(ctx, a, ax, a.numel(), [&](int d, int64_t lo, int64_t hi) {
         argmax_kernel(cut(a, d, lo, hi), ax, cut(c, d < ax ? d : d - 1, lo, hi));
     });
     *out = result;

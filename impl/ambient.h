@@ -27,7 +27,7 @@ public:
     bool issued(uint64_t generation) const {
         return generations_.index_of(generation) >= 0 || generations_.before_history(generation);
     }
-    // Frees the slot, and the slots of its views.  Returns the header removed.
+    // Frees the slot, and the slots of its views (their storage is the base's, freed by the caller).
     void remove(uint32_t slot);
     static constexpr uint32_t kNone = UINT32_MAX;
     uint64_t live() const { return live_; }

@@ -22,7 +22,8 @@ tl::TensorHeader header_of(const tl::View &v) {
     return h;
 }
 
-// A scope's tensors over mapped files give their references back (at its reset or close).
+// A scope's tensors over mapped files give their references back (at its reset or close);
+// their slab bytes go with the slab itself.
 void release_mappings(tl_scope &s) {
     if (!s.mapped_owners) return;
     for (const tl::TensorHeader &h : s.headers)
@@ -63,10 +64,7 @@ tl_context::~tl_context() {
         memory.release(s, sizeof(tl_scope));
         s = nullptr;
     }
-    ambient_.for_each_live([this](const tl::TensorHeader &h) {
-        if (h.base == 0 && h.storage_bytes) memory.release(h.storage, h.storage_bytes);
-        if (h.base == 0 && h.region) h.region->release();
-    });
+    ambient_.for_each_live([this](const tl::TensorHeader &h) { release_owned(h); });
     memory.release(scratch_, scratch_bytes_);
 }
 
@@ -235,10 +233,8 @@ tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) 
         uint32_t slot;
         uint64_t generation;
         // An ambient view is listed with its ambient base, which frees it.
-        const uint32_t base = h.base && tl::unpack_handle(tl_tensor{h.base}).depth == 0
-                                  ? tl::unpack_handle(tl_tensor{h.base}).slot
-                                  : tl::AmbientStore::kNone;
-        ambient_.add(h, base, &slot, &generation);
+        const tl::HandleParts base = tl::unpack_handle(tl_tensor{h.base});
+        ambient_.add(h, h.base && base.depth == 0 ? base.slot : tl::AmbientStore::kNone, &slot, &generation);
         return tl::pack_handle({0, slot, generation});
     }
     uint32_t slot = uint32_t(target->headers.size());
@@ -312,10 +308,15 @@ tl_status tl_context::free_tensor(tl_tensor t) {
     TL_TRY(lookup(t, &h));
     tl::HandleParts p = tl::unpack_handle(t);
     if (p.depth != 0) return TL_OK;  // scoped: dies at its scope's reset
-    if (h->base == 0 && h->storage_bytes) memory.release(h->storage, h->storage_bytes);
-    if (h->base == 0 && h->region) h->region->release();
+    release_owned(*h);
     ambient_.remove(p.slot);
     return TL_OK;
+}
+
+void tl_context::release_owned(const tl::TensorHeader &h) {
+    if (h.base != 0) return;  // a view owns nothing
+    if (h.storage_bytes) memory.release(h.storage, h.storage_bytes);
+    if (h.region) h.region->release();
 }
 
 tl_status tl_context::scratch(size_t bytes, std::byte **out) {

@@ -75,6 +75,8 @@ struct tl_context {
 
 private:
     tl_status stale_scope_handle(const tl_scope &scope, tl_tensor t, uint64_t generation) const;
+    // An ambient owner's death: its block back to the allocator, its mapping reference dropped.
+    void release_owned(const tl::TensorHeader &h);
     // Room for one more header in target first, so nothing fails after storage is taken.
     tl_status reserve_header(tl_scope *target);
     tl_tensor place_header(tl_scope *target, const tl::TensorHeader &h);

@@ -11,7 +11,7 @@
 #include "../kernels/strided_loop.h"
 #include "cjson_util.h"
 #include "owned_string.h"
-#include "safetensors.h"
+#include "tensorlife/tl_io.h"
 
 namespace tl {
 namespace {
@@ -169,13 +169,15 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     const size_t length = strnlen(json, size_t(TL_JSON_MAX_BYTES) + 1);
     if (length > TL_JSON_MAX_BYTES)
         return fail(TL_E_PARSE, "tensor JSON: text past TL_JSON_MAX_BYTES (%u); use safetensors", TL_JSON_MAX_BYTES);
-    if (json_text_has_nul(json, length)) return fail(TL_E_PARSE, "tensor JSON: a string holds a NUL character (\\u0000)");
-    const char *end = nullptr;
-    JsonPtr root(cJSON_ParseWithLengthOpts(json, length, &end, false));
+    JsonPtr root;
+    size_t at = 0;
+    switch (parse_exactly(json, length, &root, &at)) {
+        case JsonProblem::nul: return fail(TL_E_PARSE, "tensor JSON: a string holds a NUL character (\\u0000)");
+        case JsonProblem::trailing: return fail(TL_E_PARSE, "tensor JSON: text after the object (at byte %zu)", at);
+        case JsonProblem::invalid:
+        case JsonProblem::none: break;
+    }
     if (!root || !cJSON_IsObject(root.get())) return fail(TL_E_PARSE, "tensor JSON: not a JSON object");
-    for (const char *c = end; c < json + length; ++c)
-        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
-            return fail(TL_E_PARSE, "tensor JSON: text after the object (at byte %lld)", (long long)(c - json));
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(root.get(), "dtype");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(root.get(), "shape");
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(root.get(), "data");

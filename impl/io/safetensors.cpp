@@ -27,12 +27,6 @@ tl_st_file::~tl_st_file() {
     if (region) region->release();  // tensors over it keep it until they die
 }
 
-bool tl_st_file::maps(const Entry &e) const {
-    if (!region || e.end == e.begin) return false;
-    if (e.stored != Stored::f32 && e.stored != Stored::f64 && e.stored != Stored::i32) return false;
-    const uint64_t elem = e.stored == Stored::f64 ? 8 : 4;
-    return (data_start + e.begin) % elem == 0;  // a misaligned tensor is copied
-}
 
 const tl_st_file::Entry *tl_st_file::find(const char *name) const {
     auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
@@ -263,15 +257,15 @@ struct AtomicFile {
 
 }  // namespace
 
-bool json_text_has_nul(const char *text, size_t n) {
-    if (std::memchr(text, 0, n)) return true;
-    for (size_t i = 0; i + 1 < n; ++i) {
-        if (text[i] != '\\') continue;
-        if (text[i + 1] == 'u' && i + 5 < n && std::strncmp(text + i + 2, "0000", 4) == 0) return true;
-        ++i;  // an escaped character (\\ included) is no escape of its own
-    }
-    return false;
+}  // namespace tl
+
+bool tl_st_file::maps(const Entry &e) const {
+    if (!region || e.end == e.begin) return false;
+    if (e.stored != Stored::f32 && e.stored != Stored::f64 && e.stored != Stored::i32) return false;
+    return (data_start + e.begin) % tl::stored_size(e.stored) == 0;  // a misaligned tensor is copied
 }
+
+namespace tl {
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) {
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
@@ -296,16 +290,15 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     Buffer text(ctx.memory, size_t(header_bytes));
     if (!text.data) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path, (unsigned long long)header_bytes);
     if (!read_at(file.get(), 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
-    const char *json = reinterpret_cast<const char *>(text.data);
-    if (json_text_has_nul(json, size_t(header_bytes)))
-        return fail(TL_E_PARSE, "%s: header holds a NUL character (a raw 0 byte or \\u0000)", path);
-    const char *json_end = nullptr;
-    JsonPtr header(cJSON_ParseWithLengthOpts(json, size_t(header_bytes), &json_end, false));
-    if (!header) return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
-    // After the object only padding: safetensors writers pad with spaces.
-    for (const char *c = json_end; c < json + header_bytes; ++c)
-        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
-            return fail(TL_E_PARSE, "%s: bytes after the header's JSON object (at %lld)", path, (long long)(c - json));
+    JsonPtr header;
+    size_t at = 0;  // after the object only padding: safetensors writers pad with spaces
+    switch (parse_exactly(reinterpret_cast<const char *>(text.data), size_t(header_bytes), &header, &at)) {
+        case JsonProblem::nul: return fail(TL_E_PARSE, "%s: header holds a NUL character (a raw 0 byte or \\u0000)", path);
+        case JsonProblem::invalid: return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
+        case JsonProblem::trailing:
+            return fail(TL_E_PARSE, "%s: bytes after the header's JSON object (at %zu)", path, at);
+        case JsonProblem::none: break;
+    }
     if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
 
     void *p = ctx.memory.allocate(sizeof(tl_st_file), alignof(tl_st_file));

@@ -39,11 +39,6 @@ struct tl_st_file {
 
 namespace tl {
 
-// The JSON text must hold no NUL character: neither a raw 0 byte nor a \u0000 escape (cJSON
-// would cut the string there, so "weight\u0000evil" would load as "weight").  Shared with the
-// JSON tensor reader.
-bool json_text_has_nul(const char *text, size_t n);
-
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
 // safetensors_open, and the whole file mapped read-only for tensors over it.
 tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out);

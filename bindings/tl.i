@@ -61,14 +61,6 @@ static void tlb_set(tlb_ctx *x, int status, const char *message) {
     snprintf(x->message, sizeof x->message, "%s", message ? message : "");
 }
 
-static void tlb_setf(tlb_ctx *x, int status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    x->status = status;
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
-}
-
 /* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
 static tlb_ctx *tlb_enter(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
@@ -91,12 +83,17 @@ static int tlb_refused(tlb_ctx *x) {
     pthread_mutex_unlock(&x->lock);
     return x->status;
 }
-/* A failure the binding layer finds itself (the message is its own). */
-static int tlb_refuse(tlb_ctx *x, int status, const char *what) {
-    tlb_set(x, status, what);
+/* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
+static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    x->status = status;
+    vsnprintf(x->message, sizeof x->message, fmt, ap);
+    va_end(ap);
     pthread_mutex_unlock(&x->lock);
     return status;
 }
+static int tlb_refuse(tlb_ctx *x, int status, const char *what) { return tlb_refusef(x, status, "%s", what); }
 
 static void tlb_unref(tlb_ctx *x) {
     pthread_mutex_lock(&tlb_refs_lock);
@@ -117,6 +114,16 @@ static tl_scope *tlb_scope_of(tlb_ctx *x, uint64_t token) {
     uint64_t serial = token >> 5;
     if (serial && depth < x->depth && x->scopes[depth].serial == serial) return x->scopes[depth].scope;
     tlb_set(x, TL_E_INVALID_HANDLE, "the scope is closed");
+    return NULL;
+}
+
+/* tlb_enter, then the open scope the token names: the record locked and *s set, or NULL with
+ * the failure recorded and nothing locked. */
+static tlb_ctx *tlb_enter_scope(uint64_t c, uint64_t token, tl_scope **s) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
+    if ((*s = tlb_scope_of(x, token))) return x;
+    pthread_mutex_unlock(&x->lock);
     return NULL;
 }
 
@@ -524,17 +531,15 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
     return tlb_token(depth, serial);
 }
 int tlb_scope_reset(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     return tlb_leave(x, tl_scope_reset(s));
 }
 int tlb_scope_close(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     int rc = tl_scope_close(s);
     if (rc == TL_OK) x->scopes[--x->depth].serial = 0; /* only the innermost closes */
     return tlb_leave(x, rc);
@@ -561,10 +566,9 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
 }
 /* stats[0..7): generation, slab, used, peak, overflow bytes, grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
     tl_scope_stats st;
     memset(&st, 0, sizeof st);
@@ -577,19 +581,17 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     return tlb_leave(x, rc);
 }
 char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return NULL;
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x), (char *)NULL;
     char *json = NULL;
     return tlb_leave(x, tl_scope_stats_json(s, &json)) == TL_OK ? json : NULL;
 }
 /* The name of an open scope (copied out), or NULL with the failure recorded. */
 const char *tlb_scope_name(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return NULL;
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x), (const char *)NULL;
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", tl_scope_name(s));
     tlb_leave(x, TL_OK);
     return tlb_message_copy;
@@ -653,10 +655,8 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     int rc = tl_tensor_info_get(x->ctx, t, &info);
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
-        tlb_setf(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
-                 tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
-        pthread_mutex_unlock(&x->lock);
-        return TL_E_DTYPE;
+        return tlb_refusef(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
+                           tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
     }
     return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
 }
@@ -820,9 +820,8 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
     size_t lines = 1;
     for (const char *p = names_by_line; *p; ++p) lines += *p == '\n';
     if (lines != nhandles) {
-        tlb_setf(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)", lines, nhandles);
-        pthread_mutex_unlock(&x->lock);
-        return TL_E_INVALID_ARGUMENT;
+        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)",
+                           lines, nhandles);
     }
     char *copy = strdup(names_by_line);
     const char **names = (const char **)malloc(sizeof(char *) * nhandles);
@@ -867,10 +866,9 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
  * (tl_add straight on the library, a reset every 256), in one call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     tl_tensor ta = {a}, tb = {b}, r;
     int rc = TL_OK;
     for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {

@@ -220,14 +220,6 @@ static void tlb_set(tlb_ctx *x, int status, const char *message) {
     snprintf(x->message, sizeof x->message, "%s", message ? message : "");
 }
 
-static void tlb_setf(tlb_ctx *x, int status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    x->status = status;
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
-}
-
 /* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
 static tlb_ctx *tlb_enter(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
@@ -250,12 +242,17 @@ static int tlb_refused(tlb_ctx *x) {
     pthread_mutex_unlock(&x->lock);
     return x->status;
 }
-/* A failure the binding layer finds itself (the message is its own). */
-static int tlb_refuse(tlb_ctx *x, int status, const char *what) {
-    tlb_set(x, status, what);
+/* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
+static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    x->status = status;
+    vsnprintf(x->message, sizeof x->message, fmt, ap);
+    va_end(ap);
     pthread_mutex_unlock(&x->lock);
     return status;
 }
+static int tlb_refuse(tlb_ctx *x, int status, const char *what) { return tlb_refusef(x, status, "%s", what); }
 
 static void tlb_unref(tlb_ctx *x) {
     pthread_mutex_lock(&tlb_refs_lock);
@@ -276,6 +273,16 @@ static tl_scope *tlb_scope_of(tlb_ctx *x, uint64_t token) {
     uint64_t serial = token >> 5;
     if (serial && depth < x->depth && x->scopes[depth].serial == serial) return x->scopes[depth].scope;
     tlb_set(x, TL_E_INVALID_HANDLE, "the scope is closed");
+    return NULL;
+}
+
+/* tlb_enter, then the open scope the token names: the record locked and *s set, or NULL with
+ * the failure recorded and nothing locked. */
+static tlb_ctx *tlb_enter_scope(uint64_t c, uint64_t token, tl_scope **s) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return NULL;
+    if ((*s = tlb_scope_of(x, token))) return x;
+    pthread_mutex_unlock(&x->lock);
     return NULL;
 }
 
@@ -390,17 +397,15 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
     return tlb_token(depth, serial);
 }
 int tlb_scope_reset(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     return tlb_leave(x, tl_scope_reset(s));
 }
 int tlb_scope_close(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     int rc = tl_scope_close(s);
     if (rc == TL_OK) x->scopes[--x->depth].serial = 0; /* only the innermost closes */
     return tlb_leave(x, rc);
@@ -427,10 +432,9 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
 }
 /* stats[0..7): generation, slab, used, peak, overflow bytes, grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
     tl_scope_stats st;
     memset(&st, 0, sizeof st);
@@ -443,19 +447,17 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     return tlb_leave(x, rc);
 }
 char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return NULL;
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x), (char *)NULL;
     char *json = NULL;
     return tlb_leave(x, tl_scope_stats_json(s, &json)) == TL_OK ? json : NULL;
 }
 /* The name of an open scope (copied out), or NULL with the failure recorded. */
 const char *tlb_scope_name(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return NULL;
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x), (const char *)NULL;
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", tl_scope_name(s));
     tlb_leave(x, TL_OK);
     return tlb_message_copy;
@@ -519,10 +521,8 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     int rc = tl_tensor_info_get(x->ctx, t, &info);
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
-        tlb_setf(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
-                 tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
-        pthread_mutex_unlock(&x->lock);
-        return TL_E_DTYPE;
+        return tlb_refusef(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
+                           tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
     }
     return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
 }
@@ -686,9 +686,8 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
     size_t lines = 1;
     for (const char *p = names_by_line; *p; ++p) lines += *p == '\n';
     if (lines != nhandles) {
-        tlb_setf(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)", lines, nhandles);
-        pthread_mutex_unlock(&x->lock);
-        return TL_E_INVALID_ARGUMENT;
+        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)",
+                           lines, nhandles);
     }
     char *copy = strdup(names_by_line);
     const char **names = (const char **)malloc(sizeof(char *) * nhandles);
@@ -733,10 +732,9 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
  * (tl_add straight on the library, a reset every 256), in one call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
-    tlb_ctx *x = tlb_enter(c);
+    tl_scope *s;
+    tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    tl_scope *s = tlb_scope_of(x, token);
-    if (!s) return tlb_refused(x);
     tl_tensor ta = {a}, tb = {b}, r;
     int rc = TL_OK;
     for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
@@ -751,7 +749,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_19f64fba05f04a66(void *_swig_go_0) {
+void _wrap_Swig_free_raw_06216c44d36eed0d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -761,7 +759,7 @@ void _wrap_Swig_free_raw_19f64fba05f04a66(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_19f64fba05f04a66(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_06216c44d36eed0d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -774,7 +772,7 @@ void *_wrap_Swig_malloc_raw_19f64fba05f04a66(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_19f64fba05f04a66(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_06216c44d36eed0d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -787,7 +785,7 @@ _gostring_ _wrap_tlb_status_string_raw_19f64fba05f04a66(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_19f64fba05f04a66() {
+_gostring_ _wrap_tlb_version_raw_06216c44d36eed0d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -798,7 +796,7 @@ _gostring_ _wrap_tlb_version_raw_19f64fba05f04a66() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_19f64fba05f04a66() {
+intgo _wrap_tlb_abi_version_raw_06216c44d36eed0d() {
   int result;
   intgo _swig_go_result;
   
@@ -809,7 +807,7 @@ intgo _wrap_tlb_abi_version_raw_19f64fba05f04a66() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_19f64fba05f04a66(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_06216c44d36eed0d(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -822,7 +820,7 @@ intgo _wrap_tlb_set_blas_threads_raw_19f64fba05f04a66(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_19f64fba05f04a66() {
+intgo _wrap_tlb_blas_threads_raw_06216c44d36eed0d() {
   int result;
   intgo _swig_go_result;
   
@@ -833,7 +831,7 @@ intgo _wrap_tlb_blas_threads_raw_19f64fba05f04a66() {
 }
 
 
-intgo _wrap_tlb_status_raw_19f64fba05f04a66(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -846,7 +844,7 @@ intgo _wrap_tlb_status_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_19f64fba05f04a66(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -859,7 +857,7 @@ _gostring_ _wrap_tlb_message_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_19f64fba05f04a66() {
+long long _wrap_tlb_context_new_raw_06216c44d36eed0d() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -870,7 +868,7 @@ long long _wrap_tlb_context_new_raw_19f64fba05f04a66() {
 }
 
 
-void _wrap_tlb_context_close_raw_19f64fba05f04a66(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -880,7 +878,7 @@ void _wrap_tlb_context_close_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_19f64fba05f04a66(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -890,7 +888,7 @@ void _wrap_tlb_context_release_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -916,7 +914,7 @@ long long _wrap_tlb_scope_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -931,7 +929,7 @@ intgo _wrap_tlb_scope_reset_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -946,7 +944,7 @@ intgo _wrap_tlb_scope_close_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_19f64fba05f04a66(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -956,7 +954,7 @@ void _wrap_tlb_scope_hold_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -968,7 +966,7 @@ void _wrap_tlb_scope_release_raw_19f64fba05f04a66(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -989,7 +987,7 @@ intgo _wrap_tlb_scope_stats_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1005,7 +1003,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_19f64fba05f04a66(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1020,7 +1018,7 @@ _gostring_ _wrap_tlb_scope_name_raw_19f64fba05f04a66(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_19f64fba05f04a66(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1033,7 +1031,7 @@ long long _wrap_tlb_scope_current_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1058,7 +1056,7 @@ long long _wrap_tlb_from_f32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1083,7 +1081,7 @@ long long _wrap_tlb_from_f64_raw_19f64fba05f04a66(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1108,7 +1106,7 @@ long long _wrap_tlb_from_i32_raw_19f64fba05f04a66(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1133,7 +1131,7 @@ long long _wrap_tlb_fill_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1158,7 +1156,7 @@ long long _wrap_tlb_wrap_raw_19f64fba05f04a66(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1179,7 +1177,7 @@ intgo _wrap_tlb_read_f32_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1200,7 +1198,7 @@ intgo _wrap_tlb_read_f64_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1221,7 +1219,7 @@ intgo _wrap_tlb_read_i32_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1242,7 +1240,7 @@ intgo _wrap_tlb_info_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1257,7 +1255,7 @@ _gostring_ _wrap_tlb_storage_raw_19f64fba05f04a66(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1272,7 +1270,7 @@ intgo _wrap_tlb_free_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1289,7 +1287,7 @@ long long _wrap_tlb_retain_raw_19f64fba05f04a66(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1306,7 +1304,7 @@ long long _wrap_tlb_matmul_raw_19f64fba05f04a66(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1323,7 +1321,7 @@ long long _wrap_tlb_add_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1340,7 +1338,7 @@ long long _wrap_tlb_sub_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1357,7 +1355,7 @@ long long _wrap_tlb_mul_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1374,7 +1372,7 @@ long long _wrap_tlb_div_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1391,7 +1389,7 @@ long long _wrap_tlb_gather_rows_raw_19f64fba05f04a66(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1406,7 +1404,7 @@ long long _wrap_tlb_relu_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1421,7 +1419,7 @@ long long _wrap_tlb_gelu_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1436,7 +1434,7 @@ long long _wrap_tlb_silu_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1451,7 +1449,7 @@ long long _wrap_tlb_exp_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1466,7 +1464,7 @@ long long _wrap_tlb_tanh_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1481,7 +1479,7 @@ long long _wrap_tlb_contiguous_raw_19f64fba05f04a66(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1500,7 +1498,7 @@ long long _wrap_tlb_rmsnorm_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1521,7 +1519,7 @@ long long _wrap_tlb_layernorm_raw_19f64fba05f04a66(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1540,7 +1538,7 @@ long long _wrap_tlb_sum_raw_19f64fba05f04a66(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1559,7 +1557,7 @@ long long _wrap_tlb_mean_raw_19f64fba05f04a66(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1576,7 +1574,7 @@ long long _wrap_tlb_argmax_raw_19f64fba05f04a66(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1593,7 +1591,7 @@ long long _wrap_tlb_softmax_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1610,7 +1608,7 @@ long long _wrap_tlb_scale_raw_19f64fba05f04a66(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1633,7 +1631,7 @@ long long _wrap_tlb_attention_raw_19f64fba05f04a66(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1654,7 +1652,7 @@ long long _wrap_tlb_slice_raw_19f64fba05f04a66(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1673,7 +1671,7 @@ long long _wrap_tlb_transpose_raw_19f64fba05f04a66(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1694,7 +1692,7 @@ long long _wrap_tlb_reshape_raw_19f64fba05f04a66(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1715,7 +1713,7 @@ long long _wrap_tlb_concat_raw_19f64fba05f04a66(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1732,7 +1730,7 @@ intgo _wrap_tlb_copy_into_raw_19f64fba05f04a66(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1752,7 +1750,7 @@ long long _wrap_tlb_st_open_raw_19f64fba05f04a66(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1772,7 +1770,7 @@ long long _wrap_tlb_st_map_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1792,7 +1790,7 @@ intgo _wrap_tlb_st_maps_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_19f64fba05f04a66(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1805,7 +1803,7 @@ long long _wrap_tlb_st_count_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1820,7 +1818,7 @@ _gostring_ _wrap_tlb_st_name_raw_19f64fba05f04a66(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1842,7 +1840,7 @@ long long _wrap_tlb_st_get_raw_19f64fba05f04a66(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_19f64fba05f04a66(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1852,7 +1850,7 @@ void _wrap_tlb_st_close_raw_19f64fba05f04a66(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1885,7 +1883,7 @@ intgo _wrap_tlb_safetensors_save_raw_19f64fba05f04a66(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_19f64fba05f04a66(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_06216c44d36eed0d(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1899,7 +1897,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_19f64fba05f04a66(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1915,7 +1913,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_19f64fba05f04a66(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_19f64fba05f04a66(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1935,7 +1933,7 @@ long long _wrap_tlb_tensor_from_json_raw_19f64fba05f04a66(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_19f64fba05f04a66(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -128,8 +128,8 @@ func (ctx *Context) ReportJSON() (string, error) {
 
 // JSON is {"dtype","shape","data"}, floats exact, non-finite values as "nan", "inf", "-inf".
 func (t Tensor) JSON() (string, error) {
-	if t.ctx == nil {
-		return "", refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	if err := t.live(); err != nil {
+		return "", err
 	}
 	if s := raw.Tlb_tensor_to_json(t.ctx.c, t.bits); s != "" {
 		return s, nil

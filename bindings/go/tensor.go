@@ -15,6 +15,14 @@ type Tensor struct {
 	bits uint64
 }
 
+// live refuses the zero Tensor, which belongs to no Context.
+func (t Tensor) live() error {
+	if t.ctx == nil {
+		return refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	}
+	return nil
+}
+
 // FromFloat32 copies data (len must equal the shape's element count) into a new tensor in
 // the current target.
 func (ctx *Context) FromFloat32(shape []int64, data []float32) (Tensor, error) {
@@ -91,8 +99,8 @@ type Info struct {
 
 // Info reads the tensor's dtype, shape, strides, offset and storage.
 func (t Tensor) Info() (Info, error) {
-	if t.ctx == nil {
-		return Info{}, refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	if err := t.live(); err != nil {
+		return Info{}, err
 	}
 	v := make([]int64, 21)
 	if err := t.ctx.status(raw.Tlb_info(t.ctx.c, t.bits, v)); err != nil {
@@ -121,16 +129,16 @@ func (t Tensor) Int32s() ([]int32, error)     { return readAll(t, raw.Tlb_read_i
 
 // ReadFloat32 copies the elements into dst, which must hold them all.
 func (t Tensor) ReadFloat32(dst []float32) error {
-	if t.ctx == nil {
-		return refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	if err := t.live(); err != nil {
+		return err
 	}
 	return t.ctx.status(raw.Tlb_read_f32(t.ctx.c, t.bits, dst))
 }
 
 // Free frees an ambient tensor; for a scoped one it only checks the handle.
 func (t Tensor) Free() error {
-	if t.ctx == nil {
-		return refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	if err := t.live(); err != nil {
+		return err
 	}
 	return t.ctx.status(raw.Tlb_free(t.ctx.c, t.bits))
 }
@@ -138,8 +146,8 @@ func (t Tensor) Free() error {
 // Retain copies t into target (an open scope), or into ambient memory when target is nil:
 // the one way out of a scope.
 func (t Tensor) Retain(target *Scope) (Tensor, error) {
-	if t.ctx == nil {
-		return Tensor{}, refuse(ErrInvalidHandle, "the zero Tensor is no tensor")
+	if err := t.live(); err != nil {
+		return Tensor{}, err
 	}
 	var token uint64
 	if target != nil {

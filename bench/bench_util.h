@@ -1,8 +1,20 @@
 /* Timing for the benchmarks: the median of repeated runs, so one noisy run does not decide. */
 #ifndef TL_BENCH_UTIL_H
 #define TL_BENCH_UTIL_H
+#include <stdio.h>
 #include <stdlib.h>
+#include <tensorlife/tl.h>
 #include <time.h>
+
+/* A failed call ends a benchmark: it measures only what succeeded. */
+#define BENCH_CHECK(call)                                                         \
+    do {                                                                      \
+        tl_status st_ = (call);                                               \
+        if (st_ != TL_OK) {                                                   \
+            fprintf(stderr, "%s: %s\n", #call, tl_last_error());             \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
 
 static inline double now_ns(void) {
     struct timespec ts;

@@ -8,18 +8,11 @@
 #include <string.h>
 #include <tensorlife/tl.h>
 
+#include "check.h"
+
 enum { THREADS = 4, D = 48, VOCAB = 96, STEPS = 150 };
 
 static float embed[VOCAB * D], w1[D * 4 * D], w2[4 * D * D], head[D * VOCAB];
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        tl_status st_ = (call);                                                      \
-        if (st_ != TL_OK) {                                                          \
-            fprintf(stderr, "%s: %s\n", #call, tl_last_error());                     \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
 
 typedef struct run {
     int32_t tokens[STEPS];

@@ -22,8 +22,8 @@ static void create_ambient(void *arg) {
     (void)arg;
     tl_tensor ts[TENSORS_PER_STEP];
     for (int s = 0; s < steps; ++s) {
-        for (int i = 0; i < TENSORS_PER_STEP; ++i) BENCH_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, small_shape, &ts[i]));
-        for (int i = 0; i < TENSORS_PER_STEP; ++i) BENCH_CHECK(tl_tensor_free(ctx, ts[i]));
+        for (int i = 0; i < TENSORS_PER_STEP; ++i) TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, small_shape, &ts[i]));
+        for (int i = 0; i < TENSORS_PER_STEP; ++i) TL_CHECK(tl_tensor_free(ctx, ts[i]));
     }
 }
 
@@ -31,8 +31,8 @@ static void create_scoped(void *arg) {
     (void)arg;
     tl_tensor t;
     for (int s = 0; s < steps; ++s) {
-        for (int i = 0; i < TENSORS_PER_STEP; ++i) BENCH_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, small_shape, &t));
-        BENCH_CHECK(tl_scope_reset(scope));
+        for (int i = 0; i < TENSORS_PER_STEP; ++i) TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, small_shape, &t));
+        TL_CHECK(tl_scope_reset(scope));
     }
 }
 
@@ -59,8 +59,8 @@ static void matmul_api(void *arg) {
     matmul_case *c = arg;
     tl_tensor out;
     for (int i = 0; i < c->iters; ++i) {
-        BENCH_CHECK(tl_matmul(ctx, c->a, c->b, &out));
-        BENCH_CHECK(tl_scope_reset(scope));
+        TL_CHECK(tl_matmul(ctx, c->a, c->b, &out));
+        TL_CHECK(tl_scope_reset(scope));
         /* the inputs live in an outer scope; only the output dies */
     }
 }
@@ -76,16 +76,16 @@ int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 5 : 15;
     if (quick) steps = 300;
-    BENCH_CHECK(tl_context_create(NULL, &ctx));
+    TL_CHECK(tl_context_create(NULL, &ctx));
 
     printf("tensorlife %s core benchmark (median of %d runs; ratios against baselines from this run)\n\n",
            tl_version_string(), reps);
     printf("1. creating a 64-float tensor, %d per step\n", TENSORS_PER_STEP);
-    BENCH_CHECK(tl_scope_open(ctx, "bench-step", 0, &scope));
+    TL_CHECK(tl_scope_open(ctx, "bench-step", 0, &scope));
     create_scoped(NULL); /* warm-up: the slab reaches its size */
     double per = (double)steps * TENSORS_PER_STEP;
     double t_scoped = median_ns(reps, per, create_scoped, NULL);
-    BENCH_CHECK(tl_scope_close(scope));
+    TL_CHECK(tl_scope_close(scope));
     create_ambient(NULL);
     double t_ambient = median_ns(reps, per, create_ambient, NULL);
     double t_malloc = median_ns(reps, per, create_malloc, NULL);
@@ -103,29 +103,29 @@ int main(int argc, char **argv) {
         if (quick) c.iters = c.iters / 4 + 1;
         tl_scope *inputs;
         size_t need = 4 * (size_t)(c.m * c.k + c.k * c.n + c.m * c.n) + 4 * 64; /* one slab holds all */
-        BENCH_CHECK(tl_scope_open(ctx, "bench-inputs", need, &inputs));
+        TL_CHECK(tl_scope_open(ctx, "bench-inputs", need, &inputs));
         int64_t pad = 3; /* so the operands sit at nonzero slab offsets */
         tl_tensor padding;
-        BENCH_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, &pad, &padding));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, &pad, &padding));
         int64_t sa[2] = {c.m, c.k}, sb[2] = {c.k, c.n}, sc[2] = {c.m, c.n};
-        BENCH_CHECK(tl_tensor_full(ctx, TL_F32, 2, sa, 0.5, &c.a));
-        BENCH_CHECK(tl_tensor_full(ctx, TL_F32, 2, sb, 0.25, &c.b));
+        TL_CHECK(tl_tensor_full(ctx, TL_F32, 2, sa, 0.5, &c.a));
+        TL_CHECK(tl_tensor_full(ctx, TL_F32, 2, sb, 0.25, &c.b));
         tl_tensor out;
-        BENCH_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, sc, &out));
-        BENCH_CHECK(tl_tensor_data(ctx, c.a, (void **)&c.pa));
-        BENCH_CHECK(tl_tensor_data(ctx, c.b, (void **)&c.pb));
-        BENCH_CHECK(tl_tensor_data(ctx, out, (void **)&c.pc));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, sc, &out));
+        TL_CHECK(tl_tensor_data(ctx, c.a, (void **)&c.pa));
+        TL_CHECK(tl_tensor_data(ctx, c.b, (void **)&c.pb));
+        TL_CHECK(tl_tensor_data(ctx, out, (void **)&c.pc));
         tl_tensor_info info = {sizeof info};
-        BENCH_CHECK(tl_tensor_info_get(ctx, c.a, &info));
-        BENCH_CHECK(tl_scope_open(ctx, "bench-out", 0, &scope));
+        TL_CHECK(tl_tensor_info_get(ctx, c.a, &info));
+        TL_CHECK(tl_scope_open(ctx, "bench-out", 0, &scope));
         matmul_api(&c);
         matmul_raw(&c);
         double t_raw = median_ns(reps, c.iters, matmul_raw, &c);
         double t_api = median_ns(reps, c.iters, matmul_api, &c);
         printf("   [%4d x %4d] x [%4d x %4d] (a at offset %lld): raw %9.1f us  api %9.1f us  ratio %.3f\n", c.m, c.k,
                c.k, c.n, (long long)info.offset, t_raw / 1e3, t_api / 1e3, t_api / t_raw);
-        BENCH_CHECK(tl_scope_close(scope));
-        BENCH_CHECK(tl_scope_close(inputs));
+        TL_CHECK(tl_scope_close(scope));
+        TL_CHECK(tl_scope_close(inputs));
     }
     tl_context_destroy(ctx);
     return 0;

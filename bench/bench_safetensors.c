@@ -57,19 +57,19 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
     const long before = resident_kib();
     const double t0 = now_ns();
     tl_st_file *f;
-    BENCH_CHECK(mapped ? tl_safetensors_map(ctx, path, &f) : tl_safetensors_open(ctx, path, &f));
+    TL_CHECK(mapped ? tl_safetensors_map(ctx, path, &f) : tl_safetensors_open(ctx, path, &f));
     tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
     char name[16];
     for (int i = 0; i < tensors; ++i) {
         snprintf(name, sizeof name, "w%d", i);
-        BENCH_CHECK(tl_st_get(ctx, f, name, &ts[i]));
+        TL_CHECK(tl_st_get(ctx, f, name, &ts[i]));
     }
     const double t1 = now_ns();
     *rss_get = resident_kib() - before;
     volatile float sink = 0;
     for (int i = 0; i < tensors; ++i) {
         void *p;
-        BENCH_CHECK(tl_tensor_data(ctx, ts[i], &p));
+        TL_CHECK(tl_tensor_data(ctx, ts[i], &p));
         const float *x = p;
         float acc = 0;
         for (int j = 0; j < (1 << 20); j += 1024) acc += x[j];  /* one float a page: every page */
@@ -79,7 +79,7 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
     *rss_touch = resident_kib() - before;
     *get_ms = (t1 - t0) / 1e6;
     *touch_ms = (t2 - t1) / 1e6;
-    for (int i = 0; i < tensors; ++i) BENCH_CHECK(tl_tensor_free(ctx, ts[i]));
+    for (int i = 0; i < tensors; ++i) TL_CHECK(tl_tensor_free(ctx, ts[i]));
     tl_st_close(f);
     free(ts);
     (void)sink;
@@ -95,12 +95,12 @@ static void model_files(tl_context *ctx, int quick) {
         char (*names)[16] = malloc(16 * (size_t)tensors);
         const char **np = malloc(sizeof(char *) * (size_t)tensors);
         for (int i = 0; i < tensors; ++i) {
-            BENCH_CHECK(tl_tensor_full(ctx, TL_F32, 1, shape, (double)i, &ts[i]));
+            TL_CHECK(tl_tensor_full(ctx, TL_F32, 1, shape, (double)i, &ts[i]));
             snprintf(names[i], 16, "w%d", i);
             np[i] = names[i];
         }
-        BENCH_CHECK(tl_safetensors_save(ctx, path, tensors, np, ts));
-        for (int i = 0; i < tensors; ++i) BENCH_CHECK(tl_tensor_free(ctx, ts[i]));
+        TL_CHECK(tl_safetensors_save(ctx, path, tensors, np, ts));
+        for (int i = 0; i < tensors; ++i) TL_CHECK(tl_tensor_free(ctx, ts[i]));
         free(ts), free(names), free(np);
     }
     printf("\n2. a %d MB model (%d tensors of 1M floats): open + get-all, then one read of every page\n",
@@ -133,26 +133,26 @@ int main(int argc, char **argv) {
         write_file(paths[s], counts[s]);
     }
     tl_context *ctx;
-    BENCH_CHECK(tl_context_create(NULL, &ctx));
+    TL_CHECK(tl_context_create(NULL, &ctx));
     double open_ns[4][8], get_ns[4][8];
     for (int r = 0; r < rounds; ++r)  /* rounds interleave the sizes: noise spreads over all */
         for (int s = 0; s < sizes; ++s) {
             const int n = counts[s];
             double t0 = now_ns();
             tl_st_file *f;
-            BENCH_CHECK(tl_safetensors_open(ctx, paths[s], &f));
+            TL_CHECK(tl_safetensors_open(ctx, paths[s], &f));
             double t1 = now_ns();
             tl_scope *scope;
-            BENCH_CHECK(tl_scope_open(ctx, "get-all", 1 << 20, &scope));
+            TL_CHECK(tl_scope_open(ctx, "get-all", 1 << 20, &scope));
             char name[16];
             for (int i = n - 1; i >= 0; --i) {
                 snprintf(name, sizeof name, "t%d", i);
                 tl_tensor t;
-                BENCH_CHECK(tl_st_get(ctx, f, name, &t));
-                if ((i & 4095) == 0) BENCH_CHECK(tl_scope_reset(scope));
+                TL_CHECK(tl_st_get(ctx, f, name, &t));
+                if ((i & 4095) == 0) TL_CHECK(tl_scope_reset(scope));
             }
             double t2 = now_ns();
-            BENCH_CHECK(tl_scope_close(scope));
+            TL_CHECK(tl_scope_close(scope));
             tl_st_close(f);
             open_ns[s][r] = (t1 - t0) / n;
             get_ns[s][r] = (t2 - t1) / n;

@@ -4,17 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <tensorlife/tl.h>
-#include <time.h>
 
-/* A failed call ends a benchmark: it measures only what succeeded. */
-#define BENCH_CHECK(call)                                                         \
-    do {                                                                      \
-        tl_status st_ = (call);                                               \
-        if (st_ != TL_OK) {                                                   \
-            fprintf(stderr, "%s: %s\n", #call, tl_last_error());             \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#include "check.h" /* TL_CHECK: a failed call ends a benchmark */
+#include <time.h>
 
 static inline double now_ns(void) {
     struct timespec ts;

@@ -12,18 +12,11 @@
 #include <stdlib.h>
 #include <tensorlife/tl.h>
 
+#include "check.h"
+
 #define D 64
 #define VOCAB 256
 #define TOKENS 48
-
-#define CHECK(call)                                                                         \
-    do {                                                                                    \
-        tl_status st_ = (call);                                                             \
-        if (st_ != TL_OK) {                                                                 \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, tl_status_string(st_), tl_last_error()); \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static long allocations;
 static void *counting_alloc(void *user, size_t size, size_t alignment) {
@@ -46,7 +39,7 @@ static tl_tensor random_matrix(tl_context *ctx, int64_t rows, int64_t cols, unsi
     }
     int64_t shape[2] = {rows, cols};
     tl_tensor t;
-    CHECK(tl_tensor_from_data(ctx, TL_F32, 2, shape, data, sizeof(float) * (size_t)(rows * cols), &t));
+    TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 2, shape, data, sizeof(float) * (size_t)(rows * cols), &t));
     free(data);
     return t;
 }
@@ -54,7 +47,7 @@ static tl_tensor random_matrix(tl_context *ctx, int64_t rows, int64_t cols, unsi
 int main(void) {
     tl_allocator alloc = {NULL, counting_alloc, counting_free};
     tl_context *ctx;
-    CHECK(tl_context_create(&alloc, &ctx));
+    TL_CHECK(tl_context_create(&alloc, &ctx));
 
     unsigned seed = 42;
     tl_tensor embed = random_matrix(ctx, VOCAB, D, &seed), wq = random_matrix(ctx, D, D, &seed),
@@ -63,15 +56,15 @@ int main(void) {
               w_down = random_matrix(ctx, 4 * D, D, &seed), w_out = random_matrix(ctx, D, VOCAB, &seed);
     int64_t d_shape[1] = {D};
     tl_tensor norm_w;
-    CHECK(tl_tensor_ones(ctx, TL_F32, 1, d_shape, &norm_w));
+    TL_CHECK(tl_tensor_ones(ctx, TL_F32, 1, d_shape, &norm_w));
 
     tl_scope *cache_scope, *step;
-    CHECK(tl_scope_open(ctx, "kv-cache", 0, &cache_scope));
+    TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &cache_scope));
     int64_t cache_shape[2] = {TOKENS, D};
     tl_tensor k_cache, v_cache;
-    CHECK(tl_tensor_zeros(ctx, TL_F32, 2, cache_shape, &k_cache));
-    CHECK(tl_tensor_zeros(ctx, TL_F32, 2, cache_shape, &v_cache));
-    CHECK(tl_scope_open(ctx, "decode-step", 0, &step));
+    TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, cache_shape, &k_cache));
+    TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, cache_shape, &v_cache));
+    TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &step));
 
     int32_t token = 1;
     printf("step  token  allocations  slab_bytes  peak_bytes  grow_events\n");
@@ -79,36 +72,36 @@ int main(void) {
         long before = allocations;
         int64_t one = 1;
         tl_tensor ids, x, h, q, k, v, row, keys, values, kt, scores, attn, ctxv, o, up, down, logits, best;
-        CHECK(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &ids));
-        CHECK(tl_gather_rows(ctx, embed, ids, &x)); /* [1, D] */
-        CHECK(tl_rmsnorm(ctx, x, norm_w, 1e-5, &h));
-        CHECK(tl_matmul(ctx, h, wq, &q));
-        CHECK(tl_matmul(ctx, h, wk, &k));
-        CHECK(tl_matmul(ctx, h, wv, &v));
-        CHECK(tl_slice(ctx, k_cache, 0, pos, 1, &row));
-        CHECK(tl_copy_into(ctx, k, row));
-        CHECK(tl_slice(ctx, v_cache, 0, pos, 1, &row));
-        CHECK(tl_copy_into(ctx, v, row));
-        CHECK(tl_slice(ctx, k_cache, 0, 0, pos + 1, &keys)); /* [pos+1, D] views of the cache */
-        CHECK(tl_slice(ctx, v_cache, 0, 0, pos + 1, &values));
-        CHECK(tl_transpose(ctx, keys, 0, 1, &kt));
-        CHECK(tl_matmul(ctx, q, kt, &scores)); /* [1, pos+1], BLAS reads the transposed view */
-        CHECK(tl_scale(ctx, scores, 1.0 / sqrt((double)D), &scores));
-        CHECK(tl_softmax(ctx, scores, -1, &attn));
-        CHECK(tl_matmul(ctx, attn, values, &ctxv));
-        CHECK(tl_matmul(ctx, ctxv, wo, &o));
-        CHECK(tl_add(ctx, x, o, &x));
-        CHECK(tl_rmsnorm(ctx, x, norm_w, 1e-5, &h));
-        CHECK(tl_matmul(ctx, h, w_up, &up));
-        CHECK(tl_silu(ctx, up, &up));
-        CHECK(tl_matmul(ctx, up, w_down, &down));
-        CHECK(tl_add(ctx, x, down, &x));
-        CHECK(tl_matmul(ctx, x, w_out, &logits));
-        CHECK(tl_argmax(ctx, logits, -1, &best));
-        CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
-        CHECK(tl_scope_reset(step)); /* every tensor of this step dies here */
+        TL_CHECK(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &ids));
+        TL_CHECK(tl_gather_rows(ctx, embed, ids, &x)); /* [1, D] */
+        TL_CHECK(tl_rmsnorm(ctx, x, norm_w, 1e-5, &h));
+        TL_CHECK(tl_matmul(ctx, h, wq, &q));
+        TL_CHECK(tl_matmul(ctx, h, wk, &k));
+        TL_CHECK(tl_matmul(ctx, h, wv, &v));
+        TL_CHECK(tl_slice(ctx, k_cache, 0, pos, 1, &row));
+        TL_CHECK(tl_copy_into(ctx, k, row));
+        TL_CHECK(tl_slice(ctx, v_cache, 0, pos, 1, &row));
+        TL_CHECK(tl_copy_into(ctx, v, row));
+        TL_CHECK(tl_slice(ctx, k_cache, 0, 0, pos + 1, &keys)); /* [pos+1, D] views of the cache */
+        TL_CHECK(tl_slice(ctx, v_cache, 0, 0, pos + 1, &values));
+        TL_CHECK(tl_transpose(ctx, keys, 0, 1, &kt));
+        TL_CHECK(tl_matmul(ctx, q, kt, &scores)); /* [1, pos+1], BLAS reads the transposed view */
+        TL_CHECK(tl_scale(ctx, scores, 1.0 / sqrt((double)D), &scores));
+        TL_CHECK(tl_softmax(ctx, scores, -1, &attn));
+        TL_CHECK(tl_matmul(ctx, attn, values, &ctxv));
+        TL_CHECK(tl_matmul(ctx, ctxv, wo, &o));
+        TL_CHECK(tl_add(ctx, x, o, &x));
+        TL_CHECK(tl_rmsnorm(ctx, x, norm_w, 1e-5, &h));
+        TL_CHECK(tl_matmul(ctx, h, w_up, &up));
+        TL_CHECK(tl_silu(ctx, up, &up));
+        TL_CHECK(tl_matmul(ctx, up, w_down, &down));
+        TL_CHECK(tl_add(ctx, x, down, &x));
+        TL_CHECK(tl_matmul(ctx, x, w_out, &logits));
+        TL_CHECK(tl_argmax(ctx, logits, -1, &best));
+        TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
+        TL_CHECK(tl_scope_reset(step)); /* every tensor of this step dies here */
         tl_scope_stats st = {sizeof st};
-        CHECK(tl_scope_stats_get(step, &st));
+        TL_CHECK(tl_scope_stats_get(step, &st));
         if (pos < 3 || pos % 10 == 0 || pos == TOKENS - 1)
             printf("%4d  %5d  %11ld  %10zu  %10zu  %11llu\n", pos, token, allocations - before, st.slab_bytes,
                    st.peak_bytes, (unsigned long long)st.grow_events);
@@ -116,14 +109,14 @@ int main(void) {
     /* A handle kept past its reset is refused, with the storage named. */
     tl_tensor stale;
     int64_t one = 1;
-    CHECK(tl_tensor_zeros(ctx, TL_F32, 1, &one, &stale));
-    CHECK(tl_scope_reset(step));
+    TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, &one, &stale));
+    TL_CHECK(tl_scope_reset(step));
     float value;
     tl_status st = tl_tensor_read(ctx, stale, &value, sizeof value);
     printf("stale handle: %s: %s\n", tl_status_string(st), tl_last_error());
 
-    CHECK(tl_scope_close(step));
-    CHECK(tl_scope_close(cache_scope));
+    TL_CHECK(tl_scope_close(step));
+    TL_CHECK(tl_scope_close(cache_scope));
     tl_context_destroy(ctx);
     return st == TL_E_STORAGE_CLOSED ? 0 : 1;
 }

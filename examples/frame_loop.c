@@ -17,18 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tensorlife/tl.h>
+
+#include "check.h"
 #include <time.h>
 
 enum { AGENTS = 256, BURST = 4 * AGENTS, OBS = 32, HIDDEN = 64, ACTIONS = 8, BURST_EVERY = 100 };
-
-#define CHECK(call)                                                                   \
-    do {                                                                              \
-        tl_status st_ = (call);                                                       \
-        if (st_ != TL_OK) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, tl_last_error()); \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
 
 /* ---- the engine's memory: one block, first fit, freed blocks reused ------------------------ */
 typedef struct arena {
@@ -111,15 +104,15 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
     mem.base = block, mem.size = sizeof block;
     const tl_allocator alloc = {&mem, arena_alloc, arena_free};
     world *w = calloc(1, sizeof *w);
-    CHECK(tl_context_create(&alloc, &w->ctx));
+    TL_CHECK(tl_context_create(&alloc, &w->ctx));
     const int64_t s1[3] = {BURST, OBS, HIDDEN}, s2[3] = {BURST, HIDDEN, ACTIONS};
-    CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s1, w1d, sizeof(float) * BURST * OBS * HIDDEN, &w->w1));
-    CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s2, w2d, sizeof(float) * BURST * HIDDEN * ACTIONS, &w->w2));
+    TL_CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s1, w1d, sizeof(float) * BURST * OBS * HIDDEN, &w->w1));
+    TL_CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s2, w2d, sizeof(float) * BURST * HIDDEN * ACTIONS, &w->w2));
     tl_scope *frame = NULL;
     if (scoped) {
         /* The budget: a normal frame of AGENTS needs ~170 KB; a burst (~680 KB) does not fit. */
         tl_scope_options o = {sizeof o, TL_FIXED, 256 << 10, 0};
-        CHECK(tl_scope_open_ex(w->ctx, "frame", &o, &frame));
+        TL_CHECK(tl_scope_open_ex(w->ctx, "frame", &o, &frame));
     }
     for (int f = 0; f < frames; ++f) {
         const int agents = f % BURST_EVERY == BURST_EVERY - 1 ? BURST : AGENTS;  /* a burst now and then */
@@ -132,15 +125,15 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
             /* Over budget: the failed call changed nothing.  Reset, then run the agents in slices
              * the budget holds, reading each slice's actions before the next reset. */
             ++out->over_budget;
-            CHECK(tl_scope_reset(frame));
+            TL_CHECK(tl_scope_reset(frame));
             for (int first = 0; first < agents; first += AGENTS) {
-                CHECK(policy(w, first, AGENTS, 0));
-                CHECK(tl_scope_reset(frame));
+                TL_CHECK(policy(w, first, AGENTS, 0));
+                TL_CHECK(tl_scope_reset(frame));
             }
             ++out->recovered;
         } else {
-            CHECK(st);
-            if (scoped) CHECK(tl_scope_reset(frame));
+            TL_CHECK(st);
+            if (scoped) TL_CHECK(tl_scope_reset(frame));
         }
         out->us[f] = now_us() - t0;
         out->allocs[f] = mem.allocs - before;
@@ -148,7 +141,7 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
         for (int a = 0; a < agents; ++a) sum = sum * 31u + (uint32_t)w->actions[a];
         out->checksum[f] = sum;
     }
-    if (scoped) CHECK(tl_scope_close(frame));
+    if (scoped) TL_CHECK(tl_scope_close(frame));
     tl_context_destroy(w->ctx);
     if (mem.allocs != mem.frees) {
         fprintf(stderr, "the engine's block: %ld allocations, %ld frees\n", mem.allocs, mem.frees);

@@ -5,12 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void check_status(tl_status st, const char *what, const char *file, int line) {
-    if (st == TL_OK) return;
-    fprintf(stderr, "%s:%d: %s -> %s: %s\n", file, line, what, tl_status_string(st), tl_last_error());
-    exit(1);
-}
-
 static tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed) {
     int64_t n = 1;
     for (int i = 0; i < ndim; ++i) n *= shape[i];

@@ -44,8 +44,7 @@ typedef struct decoder {
 } decoder;
 
 /* Reports a failing call and exits: the demo and benchmark treat any failure as fatal. */
-void check_status(tl_status st, const char *what, const char *file, int line);
-#define TL_CHECK(call) check_status((call), #call, __FILE__, __LINE__)
+#include "check.h"  /* TL_CHECK */
 
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);

@@ -40,10 +40,10 @@ enum { R = 384, C = 256, DATA = 16 * 256 * 64 };  /* DATA: enough for the larges
 
 int main(void) {
     tl_context *ctx[2];
-    CHECK(tl_context_create(NULL, &ctx[0]));
-    CHECK(tl_context_create(NULL, &ctx[1]));
+    TL_CHECK(tl_context_create(NULL, &ctx[0]));
+    TL_CHECK(tl_context_create(NULL, &ctx[1]));
     const tl_executor ex = {NULL, reverse_on_three_threads};
-    CHECK(tl_context_set_executor(ctx[1], &ex));
+    TL_CHECK(tl_context_set_executor(ctx[1], &ex));
     float *data = malloc(sizeof(float) * DATA), *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
     for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
     const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64};
@@ -53,25 +53,25 @@ int main(void) {
         float *out[2] = {x, y};
         for (int k = 0; k < 2; ++k) {
             tl_tensor a, w, r, q, kv;
-            CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, s, data, sizeof(float) * R * C, &a));
-            CHECK(tl_tensor_from_data(ctx[k], TL_F32, 1, sw, data, sizeof(float) * C, &w));
+            TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, s, data, sizeof(float) * R * C, &a));
+            TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 1, sw, data, sizeof(float) * C, &w));
             switch (op) {
-                case 0: CHECK(tl_add(ctx[k], a, w, &r)); break;
-                case 1: CHECK(tl_softmax(ctx[k], a, -1, &r)); break;
-                case 2: CHECK(tl_rmsnorm(ctx[k], a, w, 1e-5, &r)); break;
-                case 3: CHECK(tl_sum(ctx[k], a, 1, 0, &r)); break;
-                case 4: CHECK(tl_transpose(ctx[k], a, 0, 1, &r)); CHECK(tl_contiguous(ctx[k], r, &r)); break;
+                case 0: TL_CHECK(tl_add(ctx[k], a, w, &r)); break;
+                case 1: TL_CHECK(tl_softmax(ctx[k], a, -1, &r)); break;
+                case 2: TL_CHECK(tl_rmsnorm(ctx[k], a, w, 1e-5, &r)); break;
+                case 3: TL_CHECK(tl_sum(ctx[k], a, 1, 0, &r)); break;
+                case 4: TL_CHECK(tl_transpose(ctx[k], a, 0, 1, &r)); TL_CHECK(tl_contiguous(ctx[k], r, &r)); break;
                 default:
-                    CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, sq, data, sizeof(float) * 16 * 64, &q));
-                    CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv));
-                    CHECK(tl_attention(ctx[k], q, kv, kv, 200, 0.125, &r));
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, sq, data, sizeof(float) * 16 * 64, &q));
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv));
+                    TL_CHECK(tl_attention(ctx[k], q, kv, kv, 200, 0.125, &r));
             }
             tl_tensor_info info = {sizeof info};
-            CHECK(tl_tensor_info_get(ctx[k], r, &info));
+            TL_CHECK(tl_tensor_info_get(ctx[k], r, &info));
             int64_t n = 1;
             for (int d = 0; d < info.ndim; ++d) n *= info.shape[d];
             memset(out[k], 0, sizeof(float) * R * C);
-            CHECK(tl_tensor_read(ctx[k], r, out[k], sizeof(float) * (size_t)n));
+            TL_CHECK(tl_tensor_read(ctx[k], r, out[k], sizeof(float) * (size_t)n));
         }
         if (memcmp(x, y, sizeof(float) * R * C) == 0) ++passed;
         else ++failed, fprintf(stderr, "%s differs when split\n", names[op]);

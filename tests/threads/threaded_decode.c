@@ -21,34 +21,34 @@ typedef struct run {
 static void *decode(void *arg) {
     run *r = arg;
     tl_context *ctx;
-    CHECK(tl_context_create(NULL, &ctx));
+    TL_CHECK(tl_context_create(NULL, &ctx));
     const int64_t se[2] = {VOCAB, D}, s1[2] = {D, 4 * D}, s2[2] = {4 * D, D}, sh[2] = {D, VOCAB};
     tl_tensor te, t1, t2, th; /* ambient handles over the shared buffers */
-    CHECK(tl_tensor_wrap(ctx, TL_F32, 2, se, embed, sizeof embed, &te));
-    CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s1, w1, sizeof w1, &t1));
-    CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s2, w2, sizeof w2, &t2));
-    CHECK(tl_tensor_wrap(ctx, TL_F32, 2, sh, head, sizeof head, &th));
+    TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, se, embed, sizeof embed, &te));
+    TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s1, w1, sizeof w1, &t1));
+    TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s2, w2, sizeof w2, &t2));
+    TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, sh, head, sizeof head, &th));
     tl_scope *step;
-    CHECK(tl_scope_open(ctx, "thread-step", 0, &step));
+    TL_CHECK(tl_scope_open(ctx, "thread-step", 0, &step));
     int32_t token = 3;
     const int64_t one = 1;
     for (int i = 0; i < STEPS; ++i) {
         tl_tensor ids, x, h, y, logits, p, best;
-        CHECK(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &ids));
-        CHECK(tl_gather_rows(ctx, te, ids, &x));
-        CHECK(tl_rmsnorm(ctx, x, (tl_tensor){0}, 1e-5, &h));
-        CHECK(tl_matmul(ctx, h, t1, &y));
-        CHECK(tl_gelu(ctx, y, &y));
-        CHECK(tl_matmul(ctx, y, t2, &y));
-        CHECK(tl_add(ctx, x, y, &x));
-        CHECK(tl_matmul(ctx, x, th, &logits));
-        CHECK(tl_softmax(ctx, logits, -1, &p));
-        CHECK(tl_argmax(ctx, p, -1, &best));
-        CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
+        TL_CHECK(tl_tensor_from_data(ctx, TL_I32, 1, &one, &token, sizeof token, &ids));
+        TL_CHECK(tl_gather_rows(ctx, te, ids, &x));
+        TL_CHECK(tl_rmsnorm(ctx, x, (tl_tensor){0}, 1e-5, &h));
+        TL_CHECK(tl_matmul(ctx, h, t1, &y));
+        TL_CHECK(tl_gelu(ctx, y, &y));
+        TL_CHECK(tl_matmul(ctx, y, t2, &y));
+        TL_CHECK(tl_add(ctx, x, y, &x));
+        TL_CHECK(tl_matmul(ctx, x, th, &logits));
+        TL_CHECK(tl_softmax(ctx, logits, -1, &p));
+        TL_CHECK(tl_argmax(ctx, p, -1, &best));
+        TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
         r->tokens[i] = token;
-        CHECK(tl_scope_reset(step));
+        TL_CHECK(tl_scope_reset(step));
     }
-    CHECK(tl_scope_close(step));
+    TL_CHECK(tl_scope_close(step));
     tl_context_destroy(ctx); /* frees the handles, never the shared buffers */
     return NULL;
 }

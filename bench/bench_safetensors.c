@@ -16,27 +16,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-
-static void write_file(const char *path, int n) {
-    size_t cap = (size_t)n * 72 + 16, len = 0;
-    char *header = malloc(cap);
-    len += (size_t)snprintf(header + len, cap - len, "{");
-    for (int i = 0; i < n; ++i)
-        len += (size_t)snprintf(header + len, cap - len, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%d,%d]}",
-                                i ? "," : "", i, 4 * i, 4 * i + 4);
-    len += (size_t)snprintf(header + len, cap - len, "}");
-    FILE *f = fopen(path, "wb");
-    unsigned char lb[8];
-    for (int i = 0; i < 8; ++i) lb[i] = (unsigned char)((uint64_t)len >> (8 * i));
-    fwrite(lb, 1, 8, f);
-    fwrite(header, 1, len, f);
-    for (int i = 0; i < n; ++i) {
-        const float x = (float)i;
-        fwrite(&x, 4, 1, f);
-    }
-    fclose(f);
-    free(header);
-}
+#include "raw_safetensors.h"
 
 static void spread(double *v, int k, double *lo, double *mid, double *hi) {
     qsort(v, (size_t)k, sizeof *v, compare_doubles);
@@ -130,7 +110,10 @@ int main(int argc, char **argv) {
     char paths[4][64];
     for (int s = 0; s < sizes; ++s) {
         snprintf(paths[s], sizeof paths[s], "/tmp/tl-bench-st-%ld-%d.safetensors", (long)getpid(), counts[s]);
-        write_file(paths[s], counts[s]);
+        if (write_tiny_tensors(paths[s], counts[s]) != 0) {
+            fprintf(stderr, "cannot write %s\n", paths[s]);
+            return 1;
+        }
     }
     tl_context *ctx;
     TL_CHECK(tl_context_create(NULL, &ctx));

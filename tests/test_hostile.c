@@ -13,6 +13,7 @@
 #include <valgrind/valgrind.h>
 
 #include "common.h"
+#include "raw_safetensors.h"
 
 /* The counts that make a cost visible, cut under valgrind (some 50 times slower) so the memory
  * check still runs every path in minutes. */
@@ -32,19 +33,6 @@ static void teardown(void) {
     cr_assert_eq(system(cmd), 0);
 }
 TestSuite(hostile, .init = setup, .fini = teardown);
-
-/* Writes a safetensors file with this exact header text (padded) and data bytes. */
-static void write_raw_safetensors(const char *path, const char *header, size_t header_len, const void *data,
-                                  size_t data_len) {
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
-    cr_assert_eq(fwrite(len, 1, 8, f), 8);
-    cr_assert_eq(fwrite(header, 1, header_len, f), header_len);
-    if (data_len) cr_assert_eq(fwrite(data, 1, data_len, f), data_len);
-    fclose(f);
-}
 
 static void path_in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
 
@@ -254,14 +242,14 @@ Test(hostile, nul_in_safetensors_names_and_dtypes) {
         "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}} GARBAGE",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-        write_raw_safetensors(path, bad[i], strlen(bad[i]), data, sizeof data);
+        cr_assert_eq(write_raw_safetensors(path, bad[i], strlen(bad[i]), data, sizeof data), 0);
         tl_st_file *f = NULL;
         FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
         cr_assert_null(f);
     }
     /* An escaped backslash before "u0000" is no NUL: that name loads. */
     const char *fine = "{\"a\\\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}  ";
-    write_raw_safetensors(path, fine, strlen(fine), data, sizeof data);
+    cr_assert_eq(write_raw_safetensors(path, fine, strlen(fine), data, sizeof data), 0);
     tl_st_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
     cr_assert_str_eq(tl_st_name(f, 0), "a\\u0000");
@@ -281,16 +269,7 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
     const int N = scaled(200000);
     char path[300];
     path_in_dir(path, sizeof path, "many.safetensors");
-    size_t cap = (size_t)N * 80 + 16, len = 0;
-    char *header = malloc(cap);
-    len += (size_t)snprintf(header + len, cap - len, "{");
-    for (int i = 0; i < N; ++i)
-        len += (size_t)snprintf(header + len, cap - len, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%d,%d]}",
-                                i ? "," : "", i, 4 * i, 4 * i + 4);
-    len += (size_t)snprintf(header + len, cap - len, "}");
-    float *data = malloc(N * sizeof(float));
-    for (int i = 0; i < N; ++i) data[i] = (float)i;
-    write_raw_safetensors(path, header, len, data, N * sizeof(float));
+    cr_assert_eq(write_tiny_tensors(path, N), 0);
     tl_st_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
     cr_assert_eq(tl_st_count(f), N);
@@ -310,11 +289,10 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
     tl_st_close(f);
     /* Two tensors of one name are still found. */
     const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
-    write_raw_safetensors(path, dup, strlen(dup), data, 8);
+    const float two[2] = {0, 1};
+    cr_assert_eq(write_raw_safetensors(path, dup, strlen(dup), two, sizeof two), 0);
     FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "appears twice"));
-    free(header);
-    free(data);
 }
 
 /* ---- 6. paths that are not files ------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "raw_safetensors.h"
 
 static tl_context *ctx;
 static char dir[256];
@@ -35,15 +36,8 @@ static const char *in_dir(const char *name) {
 /* A file of: the 8-byte length `declared` (or the real one when -1), the header text, `data` bytes of 0x11. */
 static const char *write_raw(const char *name, const char *header, long long declared, size_t data) {
     const char *path = in_dir(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    uint64_t n = declared < 0 ? (uint64_t)strlen(header) : (uint64_t)declared;
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = (unsigned char)(n >> (8 * i));
-    fwrite(len, 1, 8, f);
-    fwrite(header, 1, strlen(header), f);
-    for (size_t i = 0; i < data; ++i) fputc(0x11, f);
-    fclose(f);
+    const uint64_t n = declared < 0 ? (uint64_t)strlen(header) : (uint64_t)declared;
+    cr_assert_eq(write_safetensors_declaring(path, n, header, strlen(header), NULL, data), 0);
     return path;
 }
 

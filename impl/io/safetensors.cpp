@@ -27,7 +27,6 @@ tl_st_file::~tl_st_file() {
     if (region) region->release();  // tensors over it keep it until they die
 }
 
-
 const tl_st_file::Entry *tl_st_file::find(const char *name) const {
     auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
                                [this](uint32_t i, const char *n) { return std::strcmp(name_of(entries[i]), n) < 0; });

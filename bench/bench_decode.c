@@ -5,8 +5,8 @@
  *   2. one decode step of examples/decode's model at d_model 256 (cache-resident) and 1024
  *      (~420 MB of weights), with 1 and 2 BLAS threads, scoped and ambient in interleaved
  *      rounds: us/step (min / median / max), the weights streamed per step in GB/s, and that as a
- *      fraction of the bandwidth measured at the same thread count; scoped as a ratio of ambient;
- *   3. per-op overhead: tl_add of 16 floats in a scope vs a plain C loop over the same floats.
+ *      fraction of the bandwidth measured at the same thread count; scoped as a ratio of ambient.
+ * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
 #include <pthread.h>
 #include <stdint.h>
@@ -62,11 +62,6 @@ static double weight_bytes(const model_config *c) {
     return 4.0 * ((double)c->layers * 12.0 * d * d + d * (double)c->vocab);
 }
 
-static void spread3(double *v, int n, double *lo, double *mid, double *hi) {
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    *lo = v[0], *mid = v[n / 2], *hi = v[n - 1];
-}
-
 static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const double bandwidth[3]) {
     model m;
     model_init_random(ctx, &cfg, &m);
@@ -102,31 +97,6 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
     model_free(ctx, &m);
 }
 
-/* ---- 3. per-op overhead ----------------------------------------------------------------------- */
-static tl_context *op_ctx;
-static tl_tensor a16, b16;
-static float x16[16], y16[16], z16[16];
-static int op_iters = 200000;
-static tl_scope *op_scope;
-
-static void tl_add_tiny(void *arg) {
-    (void)arg;
-    tl_tensor out;
-    for (int i = 0; i < op_iters; ++i) {
-        TL_CHECK(tl_add(op_ctx, a16, b16, &out));
-        if ((i & 255) == 255) TL_CHECK(tl_scope_reset(op_scope));
-    }
-    TL_CHECK(tl_scope_reset(op_scope));
-}
-
-static void c_add_tiny(void *arg) {
-    (void)arg;
-    for (int i = 0; i < op_iters; ++i) {
-        for (int j = 0; j < 16; ++j) z16[j] = x16[j] + y16[j];
-        __asm__ volatile("" : : "r"(z16) : "memory"); /* keep every iteration's stores */
-    }
-}
-
 int main(int argc, char **argv) {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
     const int reps = quick ? 3 : 7;
@@ -141,32 +111,11 @@ int main(int argc, char **argv) {
            bandwidth[1], bandwidth[2]);
 
     printf("\n2. decode step");
-    TL_CHECK(tl_context_create(NULL, &op_ctx));
+    tl_context *ctx;
+    TL_CHECK(tl_context_create(NULL, &ctx));
     const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
-    bench_model(op_ctx, small, 128, reps, bandwidth);
-    bench_model(op_ctx, large, quick ? 8 : 32, quick ? 3 : 5, bandwidth);
-    openblas_set_num_threads(1);
-
-    printf("\n3. per-op overhead: add of 16 floats\n");
-    if (quick) op_iters = 20000;
-    for (int i = 0; i < 16; ++i) x16[i] = (float)i, y16[i] = 0.5f * (float)i;
-    int64_t shape[1] = {16};
-    TL_CHECK(tl_tensor_from_data(op_ctx, TL_F32, 1, shape, x16, sizeof x16, &a16));
-    TL_CHECK(tl_tensor_from_data(op_ctx, TL_F32, 1, shape, y16, sizeof y16, &b16));
-    TL_CHECK(tl_scope_open(op_ctx, "tiny-ops", 1 << 16, &op_scope));
-    tl_add_tiny(NULL);
-    double tc[16], ttl[16];
-    for (int r = 0; r < reps; ++r) {
-        tc[r] = median_ns(1, op_iters, c_add_tiny, NULL);
-        ttl[r] = median_ns(1, op_iters, tl_add_tiny, NULL);
-    }
-    double cl, cm, ch, tl_lo, tl_mid, tl_hi;
-    spread3(tc, reps, &cl, &cm, &ch);
-    spread3(ttl, reps, &tl_lo, &tl_mid, &tl_hi);
-    printf("   plain C loop     %7.1f ns (min %.1f, max %.1f)   baseline\n", cm, cl, ch);
-    printf("   tl_add (scoped)  %7.1f ns (min %.1f, max %.1f)   %.1fx the C loop (%.1f ns of call, check and placement)\n",
-           tl_mid, tl_lo, tl_hi, tl_mid / cm, tl_mid - cm);
-    TL_CHECK(tl_scope_close(op_scope));
-    tl_context_destroy(op_ctx);
+    bench_model(ctx, small, 128, reps, bandwidth);
+    bench_model(ctx, large, quick ? 8 : 32, quick ? 3 : 5, bandwidth);
+    tl_context_destroy(ctx);
     return 0;
 }

@@ -31,4 +31,10 @@ static inline double median_ns(int reps, double per_run, void (*fn)(void *), voi
     qsort(samples, (size_t)reps, sizeof samples[0], compare_doubles);
     return samples[reps / 2];
 }
+
+/* Sorts v and gives its min, median and max. */
+static inline void spread3(double *v, int n, double *lo, double *mid, double *hi) {
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    *lo = v[0], *mid = v[n / 2], *hi = v[n - 1];
+}
 #endif

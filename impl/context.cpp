@@ -93,8 +93,7 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     }
     TL_TRY(record->generations.reserve());
     if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
-    record->slab.configure(options.growth, options.max_bytes);
-    tl_status st = record->slab.reserve_initial(options.slab_bytes, name);
+    tl_status st = record->slab.open(options.growth, options.max_bytes, options.slab_bytes, name);
     if (st != TL_OK) {
         record->name.clear();
         return st;

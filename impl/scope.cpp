@@ -3,7 +3,7 @@
 #include <cstring>
 
 tl_scope::tl_scope(tl_context *ctx, tl::Memory *memory, uint32_t d)
-    : context(ctx), depth(d), name(memory), generations(memory), slab(memory, TL_GROW, 0),
+    : context(ctx), depth(d), name(memory), generations(memory), slab(memory),
       headers(tl::StlAllocator<tl::TensorHeader>(memory)) {}
 
 bool OwnedName::assign(const char *text) {

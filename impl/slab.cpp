@@ -1,7 +1,6 @@
 #include "slab.h"
 
 #include "error.h"
-#include "poison.h"
 
 namespace tl {
 namespace {
@@ -16,8 +15,7 @@ bool round_up(size_t bytes, size_t *out) {
 
 }  // namespace
 
-Slab::Slab(Memory *memory, tl_growth growth, size_t max_bytes)
-    : memory_(memory), growth_(growth), max_bytes_(max_bytes), chunks_(StlAllocator<Chunk>(memory)) {}
+Slab::Slab(Memory *memory) : memory_(memory), chunks_(StlAllocator<Chunk>(memory)) {}
 
 Slab::~Slab() { release_all(); }
 
@@ -25,6 +23,17 @@ size_t Slab::held_bytes() const {
     size_t total = 0;
     for (const Chunk &c : chunks_) total += c.size;
     return total;
+}
+
+void Slab::point_cursor_at_last_chunk() {
+    if (chunks_.empty()) {
+        cursor_ = end_ = last_base_ = nullptr;
+        return;
+    }
+    Chunk &last = chunks_.back();
+    last_base_ = last.base;
+    cursor_ = last.base + last.used;
+    end_ = last.base + last.size;
 }
 
 tl_status Slab::add_chunk(size_t size, const char *scope_name) {
@@ -37,21 +46,29 @@ tl_status Slab::add_chunk(size_t size, const char *scope_name) {
     }
     void *p = memory_->allocate(size, kTensorAlignment);
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': %zu bytes: the allocator %s", scope_name, size, refusal());
+    if (!chunks_.empty()) chunks_.back().used = size_t(cursor_ - chunks_.back().base);  // frozen from now on
     chunks_.push_back(Chunk{static_cast<std::byte *>(p), size, 0});
     mark_unowned(chunks_.back().base, size);
+    point_cursor_at_last_chunk();
     return TL_OK;
 }
 
-tl_status Slab::reserve_initial(size_t bytes, const char *scope_name) {
-    if (bytes == 0) return TL_OK;
+tl_status Slab::open(tl_growth growth, size_t max_bytes, size_t initial_bytes, const char *scope_name) {
+    growth_ = growth;
+    max_bytes_ = max_bytes;
+    peak_ = 0;
+    grow_events_ = 0;
+    if (initial_bytes == 0) return TL_OK;
     size_t rounded;
-    if (!round_up(bytes, &rounded)) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': slab of %zu bytes overflows", scope_name, bytes);
+    if (!round_up(initial_bytes, &rounded))
+        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': slab of %zu bytes overflows", scope_name, initial_bytes);
     if (max_bytes_ && rounded > max_bytes_)
-        return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu exceeds max_bytes %zu", scope_name, bytes, max_bytes_);
+        return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu exceeds max_bytes %zu", scope_name, initial_bytes,
+                    max_bytes_);
     return add_chunk(rounded, scope_name);
 }
 
-tl_status Slab::allocate(size_t bytes, const char *scope_name, std::byte **out, std::byte **chunk_base) {
+tl_status Slab::allocate_slow(size_t bytes, const char *scope_name, std::byte **out, std::byte **chunk_base) {
     if (bytes == 0) {
         *out = *chunk_base = empty_tensor_home();
         return TL_OK;
@@ -59,35 +76,26 @@ tl_status Slab::allocate(size_t bytes, const char *scope_name, std::byte **out, 
     size_t rounded;
     if (!round_up(bytes, &rounded))
         return fail(TL_E_OUT_OF_MEMORY, "scope '%s': a request of %zu bytes overflows", scope_name, bytes);
-    Chunk *last = chunks_.empty() ? nullptr : &chunks_.back();
-    if (!last || last->size - last->used < rounded) {
-        size_t held = held_bytes();
-        if (growth_ == TL_FIXED)
-            return fail(TL_E_SCOPE_FULL, "scope '%s' is TL_FIXED: %zu of %zu bytes used, %zu more do not fit", scope_name,
-                        used_, held, rounded);
-        if (max_bytes_ && (rounded > max_bytes_ || used_ > max_bytes_ - rounded))
-            return fail(TL_E_SCOPE_FULL, "scope '%s' uses %zu bytes; %zu more would pass its max_bytes %zu", scope_name,
-                        used_, rounded, max_bytes_);
-        // Double what is held, so a scope that keeps growing makes few chunks; under a cap, no
-        // chunk larger than what the cap still allows (the merge at reset then fits the cap).
-        size_t size = held > rounded ? held : rounded;
-        if (size < kMinChunk) size = kMinChunk;
-        if (max_bytes_ && size > max_bytes_ - used_) size = max_bytes_ - used_;
-        TL_TRY(add_chunk(size, scope_name));
-        ++grow_events_;
-        last = &chunks_.back();
-    }
-    *out = last->base + last->used;
-    *chunk_base = last->base;
-    mark_owned(*out, rounded);
-    last->used += rounded;
-    used_ += rounded;
-    if (chunks_.size() > 1) overflow_ += rounded;
-    if (used_ > peak_) peak_ = used_;
-    return TL_OK;
+    // Here the request does not fit the last chunk (or there is none).
+    const size_t held = held_bytes();
+    if (growth_ == TL_FIXED)
+        return fail(TL_E_SCOPE_FULL, "scope '%s' is TL_FIXED: %zu of %zu bytes used, %zu more do not fit", scope_name,
+                    used_, held, rounded);
+    if (max_bytes_ && (rounded > max_bytes_ || used_ > max_bytes_ - rounded))
+        return fail(TL_E_SCOPE_FULL, "scope '%s' uses %zu bytes; %zu more would pass its max_bytes %zu", scope_name,
+                    used_, rounded, max_bytes_);
+    // Double what is held, so a scope that keeps growing makes few chunks; under a cap, no
+    // chunk larger than what the cap still allows (the merge at reset then fits the cap).
+    size_t size = held > rounded ? held : rounded;
+    if (size < kMinChunk) size = kMinChunk;
+    if (max_bytes_ && size > max_bytes_ - used_) size = max_bytes_ - used_;
+    TL_TRY(add_chunk(size, scope_name));
+    ++grow_events_;
+    return allocate(bytes, scope_name, out, chunk_base);  // fits now: the inline path takes it
 }
 
 void Slab::reset() {
+    if (!chunks_.empty()) chunks_.back().used = size_t(cursor_ - chunks_.back().base);
     if (chunks_.size() > 1) {
         // One slab of the high-water size: the next identical step fits without a chunk.
         void *merged = memory_->allocate(peak_, kTensorAlignment);
@@ -108,7 +116,7 @@ void Slab::reset() {
         c.used = 0;
     }
     used_ = 0;
-    overflow_ = 0;
+    point_cursor_at_last_chunk();
 }
 
 void Slab::release_all() {
@@ -118,7 +126,7 @@ void Slab::release_all() {
     }
     chunks_.clear();
     used_ = 0;
-    overflow_ = 0;
+    point_cursor_at_last_chunk();
 }
 
 }  // namespace tl

@@ -11,6 +11,8 @@ bash "$root/scripts/build.sh" "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DT
   -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 "$root/build-bench/bench/bench_core" "$@"
 echo
+"$root/build-bench/bench/bench_calls" "$@"
+echo
 "$root/build-bench/bench/bench_gemv" "$@"
 echo
 "$root/build-bench/bench/bench_decode" "$@"

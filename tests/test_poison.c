@@ -1,6 +1,7 @@
-/* Under AddressSanitizer a scope's slab is poisoned at reset and each allocation unpoisons its
- * own bytes, so a raw tl_tensor_data pointer used after the reset is reported, not silently
- * read.  In builds without ASan these tests skip. */
+/* Under AddressSanitizer a scope's slab is poisoned at reset and each allocation unpoisons
+ * exactly its own bytes, so a raw tl_tensor_data pointer used after the reset, or past the end
+ * of its tensor into the padding that rounds it to 64 bytes, is reported, not silently read.
+ * In builds without ASan these tests skip. */
 #include <signal.h>
 
 #include "common.h"
@@ -36,6 +37,24 @@ Test(poison, write_through_a_pointer_after_reset_is_reported, .exit_code = 1) {
     float *p = stale_pointer(&ctx);
     p[10] = 7; /* use after reset */
     cr_log_error("the stale write was not reported");
+    exit(0);
+}
+
+/* 10 floats take 40 bytes of a 64-byte placement: element 12 is padding, no tensor's. */
+Test(poison, write_into_a_tensors_rounding_padding_is_reported, .exit_code = 1) {
+    tl_context *ctx;
+    OK(tl_context_create(NULL, &ctx));
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "padded", 1 << 16, &s));
+    const int64_t n = 10;
+    tl_tensor t, next;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, &n, &t));
+    OK(tl_tensor_ones(ctx, TL_F32, 1, &n, &next));
+    float *p;
+    OK(tl_tensor_data(ctx, t, (void **)&p));
+    p[9] = 2; /* its last element: fine */
+    p[12] = 7; /* past its end, before the next tensor */
+    cr_log_error("the write into the padding was not reported");
     exit(0);
 }
 

@@ -63,7 +63,7 @@ tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) 
             info.shape[d] = r.view.shape[d];
             info.strides[d] = r.view.strides[d];
         }
-        info.offset = (r.view.data - r.storage) / int64_t(tl::dtype_size(r.view.dtype));
+        info.offset = tl::elements_between(r.storage, r.view.data, r.view.dtype);
         info.storage = c.storage_name(t);
         info.generation = c.storage_generation(t);
         std::memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);

@@ -10,11 +10,24 @@ using tl::fail;
 
 namespace {
 
+// Makes h a header of ndim dims (the caller writes them) that owns nothing and points nowhere
+// yet.  Field by field, in place, not zeroed whole: the dims past ndim are never read, and
+// clearing and copying all 180 bytes was the largest cost of placing a tensor.
+void clear_header(tl::TensorHeader &h, tl_dtype dt, int ndim) {
+    h.dtype = dt;
+    h.ndim = ndim;
+    h.storage = nullptr;
+    h.offset = 0;
+    h.base = 0;
+    h.storage_bytes = 0;
+    h.region = nullptr;
+    h.read_only = false;
+}
+
 // A header with v's dtype, shape and strides; where its elements live is the caller's to set.
 tl::TensorHeader header_of(const tl::View &v) {
-    tl::TensorHeader h{};
-    h.dtype = v.dtype;
-    h.ndim = v.ndim;
+    tl::TensorHeader h;
+    clear_header(h, v.dtype, v.ndim);
     for (int i = 0; i < v.ndim; ++i) {
         h.shape[i] = v.shape[i];
         h.strides[i] = v.strides[i];
@@ -248,24 +261,37 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
     size_t bytes;
     TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
     TL_TRY(reserve_header(target));
-    tl::TensorHeader h{};
-    h.dtype = dt;
-    h.ndim = ndim;
+    std::byte *data, *storage;
+    size_t owned_bytes = 0;
+    if (target) {
+        TL_TRY(target->slab.allocate(bytes, target->name.c_str(), &data, &storage));
+    } else if (bytes == 0) {
+        data = storage = tl::empty_tensor_home();
+    } else {
+        data = storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
+        if (!data) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
+        owned_bytes = bytes;
+    }
+    // Nothing fails from here.  A scoped header is written in its slot, field by field, and the
+    // View from the same values: building a header on the stack and copying it (whole-struct
+    // moves of fields just stored one by one) was most of a tiny op's cost.
+    tl::TensorHeader ambient_header;
+    const uint32_t slot = target ? uint32_t(target->headers.size()) : 0;
+    tl::TensorHeader &h = target ? target->headers.emplace_back() : ambient_header;  // capacity reserved
+    clear_header(h, dt, ndim);
+    h.storage = storage;
+    h.offset = tl::elements_between(storage, data, dt);
+    h.storage_bytes = owned_bytes;
     for (int i = 0; i < ndim; ++i) h.shape[i] = shape[i];
     tl::set_contiguous_strides(ndim, shape, h.strides);
-    std::byte *data;
-    if (target) {
-        TL_TRY(target->slab.allocate(bytes, target->name.c_str(), &data, &h.storage));
-        h.offset = (data - h.storage) / int64_t(tl::dtype_size(dt));
-    } else if (bytes == 0) {
-        data = h.storage = tl::empty_tensor_home();
-    } else {
-        data = h.storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
-        if (!data) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
-        h.storage_bytes = bytes;
+    out->dtype = dt;
+    out->ndim = ndim;
+    for (int i = 0; i < ndim; ++i) {
+        out->shape[i] = shape[i];
+        out->strides[i] = h.strides[i];
     }
-    *handle = place_header(target, h);
-    *out = tl::view_of(h);
+    out->data = data;
+    *handle = target ? tl::pack_handle({target->depth, slot, target->current}) : place_header(nullptr, ambient_header);
     return TL_OK;
 }
 
@@ -295,7 +321,7 @@ tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tens
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);
     h.storage = base.storage;
-    h.offset = (v.data - base.storage) / int64_t(tl::dtype_size(v.dtype));
+    h.offset = tl::elements_between(base.storage, v.data, v.dtype);
     h.base = base.owner;
     h.read_only = base.read_only;
     *handle = place_header(target, h);

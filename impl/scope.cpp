@@ -4,7 +4,7 @@
 
 tl_scope::tl_scope(tl_context *ctx, tl::Memory *memory, uint32_t d)
     : context(ctx), depth(d), name(memory), generations(memory), slab(memory),
-      headers(tl::StlAllocator<tl::TensorHeader>(memory)) {}
+      headers(tl::UninitializedStlAllocator<tl::TensorHeader>(memory)) {}
 
 bool OwnedName::assign(const char *text) {
     size_t size = std::strlen(text) + 1;

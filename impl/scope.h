@@ -46,7 +46,7 @@ struct tl_scope {
     uint64_t resets_ = 0;
     uint32_t mapped_owners = 0;      // tensors over mapped files this generation (released at reset)
     tl::Slab slab;
-    std::vector<tl::TensorHeader, tl::StlAllocator<tl::TensorHeader>> headers;
+    std::vector<tl::TensorHeader, tl::UninitializedStlAllocator<tl::TensorHeader>> headers;
 
     // The scopes closed last at this depth, newest first in a ring, for messages about their
     // handles ("storage 'frame' #1 gen 1 is closed (scope was closed at gen 1)").  Names are kept

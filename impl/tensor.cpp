@@ -2,24 +2,12 @@
 
 namespace tl {
 
-size_t dtype_size(tl_dtype dt) {
-    switch (dt) {
-        case TL_F32: return 4;
-        case TL_F64: return 8;
-        case TL_I32: return 4;
-        default: break;  // no dtype: dtype_size() 0 makes callers refuse it
-    }
-    return 0;
-}
-
-bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
-
 const char *dtype_name(tl_dtype dt) {
     switch (dt) {
         case TL_F32: return "f32";
         case TL_F64: return "f64";
         case TL_I32: return "i32";
-        default: break;  // no dtype: dtype_size() 0 makes callers refuse it
+        default: break;  // no dtype: refused by every caller before it names one
     }
     return "?";
 }
@@ -31,18 +19,6 @@ bool View::is_contiguous() const {
         expected *= shape[i];
     }
     return true;
-}
-
-View view_of(const TensorHeader &h) {
-    View v;
-    v.dtype = h.dtype;
-    v.ndim = h.ndim;
-    for (int i = 0; i < h.ndim; ++i) {
-        v.shape[i] = h.shape[i];
-        v.strides[i] = h.strides[i];
-    }
-    v.data = h.storage + h.offset * int64_t(dtype_size(h.dtype));
-    return v;
 }
 
 bool count_of(int ndim, const int64_t *shape, int64_t elem, int64_t *out) {

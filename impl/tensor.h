@@ -42,11 +42,35 @@ struct View {
     bool is_contiguous() const;
 };
 
-size_t dtype_size(tl_dtype dt);  // 0 for a value that is no dtype
-bool is_float(tl_dtype dt);
+// 0 for a value that is no dtype (callers refuse it).  Inline: every op and factory asks.
+inline size_t dtype_size(tl_dtype dt) {
+    switch (dt) {
+        case TL_F32: return 4;
+        case TL_F64: return 8;
+        case TL_I32: return 4;
+        default: return 0;
+    }
+}
+inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
 const char *dtype_name(tl_dtype dt);
 
-View view_of(const TensorHeader &h);
+// Elements from `from` to `to` in a storage of dt (sizes are powers of two: a shift, not a
+// division, on the path of every new tensor).
+inline int64_t elements_between(const std::byte *from, const std::byte *to, tl_dtype dt) {
+    return (to - from) >> __builtin_ctzll(dtype_size(dt));
+}
+
+inline View view_of(const TensorHeader &h) {
+    View v;
+    v.dtype = h.dtype;
+    v.ndim = h.ndim;
+    for (int i = 0; i < h.ndim; ++i) {
+        v.shape[i] = h.shape[i];
+        v.strides[i] = h.strides[i];
+    }
+    v.data = h.storage + h.offset * int64_t(dtype_size(h.dtype));
+    return v;
+}
 // The element count of non-negative dims times elem, the one checked product of dims every
 // caller uses (factories, ops, loaders): false when it overflows int64.  A zero dim makes the
 // count 0 whatever the others are, so an empty tensor may have huge dims.

@@ -117,7 +117,25 @@ void unary_kernel(UnaryOp op, double param, const View &a, const View &out) {
     if (out.dtype == TL_F64) unary_dispatch<double>(op, param, a, out);
 }
 
+void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value) {
+    if (value == 0.0 && !std::signbit(value)) {  // +0 is all-zero bits in every dtype
+        std::memset(data, 0, size_t(count) * dtype_size(dt));
+        return;
+    }
+    auto fill = [&](auto typed_value) {
+        auto *o = reinterpret_cast<decltype(typed_value) *>(data);
+        for (int64_t i = 0; i < count; ++i) o[i] = typed_value;
+    };
+    switch (dt) {
+        case TL_F32: return fill(float(value));
+        case TL_F64: return fill(double(value));
+        case TL_I32: return fill(int32_t(value));
+        default: break;  // refused before any kernel runs
+    }
+}
+
 void fill_kernel(const View &out, double value) {
+    if (out.is_contiguous()) return fill_contiguous(out.data, out.dtype, out.numel(), value);
     auto fill = [&](auto typed_value) {
         using T = decltype(typed_value);
         strided_for_each<1>(out.ndim, out.shape, operands<1>({&out}),

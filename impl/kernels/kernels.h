@@ -12,6 +12,7 @@ enum class UnaryOp { scale, relu, gelu, silu, exp, tanh };
 void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out);
 void unary_kernel(UnaryOp op, double param, const View &a, const View &out);
 void fill_kernel(const View &out, double value);
+void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value);
 // src already broadcast to dst's shape; they must not overlap.
 void copy_kernel(const View &src, const View &dst);
 

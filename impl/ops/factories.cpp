@@ -13,7 +13,7 @@ tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, 
     View v;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(dt, ndim, shape, &v, &result));
-    fill_kernel(v, value);  // slab memory is reused dirty: every element is written
+    fill_contiguous(v.data, dt, v.numel(), value);  // slab memory is reused dirty: every element is written
     *out = result;
     return TL_OK;
 }

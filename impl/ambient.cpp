@@ -48,12 +48,6 @@ void AmbientStore::add(const TensorHeader &header, uint32_t base_slot, uint32_t 
     *generation = s.generation;
 }
 
-const TensorHeader *AmbientStore::find(uint32_t slot, uint64_t generation) const {
-    if (slot >= slots_.size()) return nullptr;
-    const Slot &s = slots_[slot];
-    return s.live && s.generation == generation ? &s.header : nullptr;
-}
-
 void AmbientStore::unlink_view(Slot &view) {
     if (view.prev_view != kNone) slots_[view.prev_view].next_view = view.next_view;
     else slots_[view.base].first_view = view.next_view;

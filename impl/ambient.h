@@ -22,7 +22,11 @@ public:
     // Requires reserve_one() first.  base_slot: the slot of the ambient base a view is of, or
     // kNone for a tensor that owns its storage.
     void add(const TensorHeader &header, uint32_t base_slot, uint32_t *slot, uint64_t *generation);
-    const TensorHeader *find(uint32_t slot, uint64_t generation) const;
+    const TensorHeader *find(uint32_t slot, uint64_t generation) const {
+        if (slot >= slots_.size()) return nullptr;
+        const Slot &s = slots_[slot];
+        return s.live && s.generation == generation ? &s.header : nullptr;
+    }
     // Whether this store ever issued generation g (else the handle is another context's).
     bool issued(uint64_t generation) const {
         return generations_.index_of(generation) >= 0 || generations_.before_history(generation);

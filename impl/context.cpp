@@ -51,19 +51,14 @@ tl_status not_ours(tl_tensor t) {
 
 }  // namespace
 
-tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes) {
-    size_t elem = tl::dtype_size(dt);
+tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
+    const size_t elem = tl::dtype_size(dt);
     if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
     if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return fail(TL_E_INVALID_ARGUMENT, "dim %d is negative (%lld)", i, (long long)shape[i]);
-    int64_t b;
-    if (!tl::count_of(ndim, shape, int64_t(elem), &b))
-        return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
-    *numel = b / int64_t(elem);
-    *bytes = size_t(b);
-    return TL_OK;
+    return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
 }
 
 tl_context::tl_context(const tl_allocator *allocator)
@@ -180,7 +175,7 @@ tl_status tl_context::stale_scope_handle(const tl_scope &s, tl_tensor t, uint64_
                 s.depth, (unsigned long long)s.closed_count);
 }
 
-tl_status tl_context::lookup(tl_tensor t, const tl::TensorHeader **out) {
+tl_status tl_context::lookup_slow(tl_tensor t, const tl::TensorHeader **out) {
     if (t.bits == 0) return fail(TL_E_INVALID_HANDLE, "no tensor (handle bits are 0)");
     tl::HandleParts p = tl::unpack_handle(t);
     if (p.depth == 0) {
@@ -205,7 +200,7 @@ tl_status tl_context::resolve(tl_tensor t, Resolved *out) {
         const tl::TensorHeader *base = nullptr;
         TL_TRY(lookup(tl_tensor{h->base}, &base));  // a view dies with its base
     }
-    out->view = tl::view_of(*h);
+    tl::view_into(*h, out->view);
     out->storage = h->storage;
     out->owner = h->base ? h->base : t.bits;
     out->read_only = h->read_only;
@@ -224,7 +219,7 @@ uint64_t tl_context::storage_generation(tl_tensor t) const {
 
 // ---- placing tensors -------------------------------------------------------------------------
 
-tl_status tl_context::reserve_header(tl_scope *target) {
+tl_status tl_context::grow_headers(tl_scope *target) {
     if (!target) return ambient_.reserve_one();
     auto &headers = target->headers;
     if (headers.size() >= tl::kMaxSlots)

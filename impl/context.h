@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ambient.h"
+#include "handle.h"
 #include "io/mapped.h"
 #include "memory.h"
 #include "scope.h"
@@ -33,8 +34,22 @@ struct tl_context {
 
     // Checks the handle (and a view's base) and gives its elements.
     tl_status resolve(tl_tensor t, Resolved *out);
-    // Checks the handle alone; the header pointer is valid until the next allocation.
-    tl_status lookup(tl_tensor t, const tl::TensorHeader **out);
+    // Checks the handle alone; the header pointer is valid until the next allocation.  Inline
+    // for a live tensor; every refusal, with its message, is lookup_slow's.
+    tl_status lookup(tl_tensor t, const tl::TensorHeader **out) {
+        const tl::HandleParts p = tl::unpack_handle(t);
+        if (p.depth != 0) {
+            const tl_scope *s = depths_[p.depth - 1];
+            if (s && s->open && p.generation == s->current && p.slot < s->headers.size()) {
+                *out = &s->headers[p.slot];
+                return TL_OK;
+            }
+        } else if (const tl::TensorHeader *h = ambient_.find(p.slot, p.generation)) {  // never for bits 0
+            *out = h;
+            return TL_OK;
+        }
+        return lookup_slow(t, out);
+    }
 
     tl_scope *current_scope() const { return open_depth_ ? depths_[open_depth_ - 1] : nullptr; }
     tl_status check_scope(const tl_scope *scope) const;
@@ -74,11 +89,18 @@ struct tl_context {
     uint64_t storage_generation(tl_tensor t) const;
 
 private:
+    tl_status lookup_slow(tl_tensor t, const tl::TensorHeader **out);
     tl_status stale_scope_handle(const tl_scope &scope, tl_tensor t, uint64_t generation) const;
     // An ambient owner's death: its block back to the allocator, its mapping reference dropped.
     void release_owned(const tl::TensorHeader &h);
     // Room for one more header in target first, so nothing fails after storage is taken.
-    tl_status reserve_header(tl_scope *target);
+    // Inline while the table has room; growing it, and the ambient store, out of line.
+    tl_status reserve_header(tl_scope *target) {
+        if (target && target->headers.size() < target->headers.capacity() && target->headers.size() < tl::kMaxSlots)
+            return TL_OK;
+        return grow_headers(target);
+    }
+    tl_status grow_headers(tl_scope *target);
     tl_tensor place_header(tl_scope *target, const tl::TensorHeader &h);
 
     uint32_t open_depth_ = 0;
@@ -89,5 +111,21 @@ private:
     size_t scratch_bytes_ = 0;
 };
 
-// Checks ndim and dims and computes element and byte counts without wrapping.
-tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes);
+// Why check_shape refuses (its one message for each reason), out of line.
+tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt);
+
+// Checks ndim and dims and computes element and byte counts without wrapping.  Inline: every
+// new tensor passes here.
+inline tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes) {
+    *numel = 0;  // set on every path, so no caller's compiler sees them unset
+    *bytes = 0;
+    const size_t elem = tl::dtype_size(dt);
+    if (elem == 0 || ndim < 0 || ndim > TL_MAX_DIMS || (ndim > 0 && !shape)) return refuse_shape(ndim, shape, dt);
+    for (int i = 0; i < ndim; ++i)
+        if (shape[i] < 0) return refuse_shape(ndim, shape, dt);
+    int64_t b;
+    if (!tl::count_of(ndim, shape, int64_t(elem), &b)) return refuse_shape(ndim, shape, dt);
+    *numel = b / int64_t(elem);
+    *bytes = size_t(b);
+    return TL_OK;
+}

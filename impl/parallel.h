@@ -32,9 +32,14 @@ inline int split_dim(const View &v, int skip) {
 
 // body(begin, end) over [0, count): through ctx's executor when one is set and the work (its
 // output elements) is large enough to be worth it, else inline in one piece.
+// Whether work of this many output elements runs inline whatever its shape.
+inline bool runs_inline(const tl_context &ctx, int64_t elements) {
+    return !ctx.executor.parallel_for || elements < kParallelMinElements;
+}
+
 template <class F>
 void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
-    if (!ctx.executor.parallel_for || count < 2 || elements < kParallelMinElements) {
+    if (count < 2 || runs_inline(ctx, elements)) {
         body(int64_t(0), count);
         return;
     }

@@ -41,6 +41,13 @@ bool broadcast_shape(const View &a, const View &b, int *ndim, int64_t *shape) {
     return true;
 }
 
+bool same_dims(const View &a, const View &b) {
+    if (a.ndim != b.ndim) return false;
+    for (int d = 0; d < a.ndim; ++d)
+        if (a.shape[d] != b.shape[d]) return false;
+    return true;
+}
+
 }  // namespace
 
 tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
@@ -58,10 +65,15 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
-    const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
-    split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
-        binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
-    });
+    if (same_dims(a, b) && runs_inline(ctx, c.numel())) {
+        // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy.
+        binary_kernel(op, a, b, c);
+    } else {
+        const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
+        split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
+            binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
+        });
+    }
     *out = result;
     return TL_OK;
 }
@@ -74,9 +86,13 @@ tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_t
     View c;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
-    split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
-        unary_kernel(op, param, cut(a, d, lo, hi), cut(c, d, lo, hi));
-    });
+    if (runs_inline(ctx, c.numel())) {
+        unary_kernel(op, param, a, c);
+    } else {
+        split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
+            unary_kernel(op, param, cut(a, d, lo, hi), cut(c, d, lo, hi));
+        });
+    }
     *out = result;
     return TL_OK;
 }

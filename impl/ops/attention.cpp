@@ -14,34 +14,59 @@
 namespace tl {
 namespace {
 
-// Heads [h0, h1); each head's scores at scores + h * cache_rows, so heads run on any thread.
+// The dot product of n elements at strides sx and sy, in double, in 8 lanes (element d into
+// lane d % 8) summed in a fixed order at the end: independent lanes let the loop pipeline and
+// vectorise where one running sum waited on every add, and the order never depends on the
+// strides, so strided and contiguous operands give the same bits.
+template <class T>
+double lane_dot(const T *x, int64_t sx, const T *y, int64_t sy, int64_t n) {
+    double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t d = 0;
+    if (sx == 1 && sy == 1) {
+        for (; d + 8 <= n; d += 8)
+            for (int l = 0; l < 8; ++l) lane[l] += double(x[d + l]) * double(y[d + l]);
+    } else {
+        for (; d + 8 <= n; d += 8)
+            for (int l = 0; l < 8; ++l) lane[l] += double(x[(d + l) * sx]) * double(y[(d + l) * sy]);
+    }
+    for (int l = 0; d < n; ++d, ++l) lane[l] += double(x[d * sx]) * double(y[d * sy]);
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// Heads [h0, h1); each head's scores at scores + h * cache_rows and its hd sums at
+// sums + h * hd, so heads run on any thread.
 template <class T>
 void attend(const View &q, const View &k, const View &v, int64_t valid, double scale, double *all_scores,
-            int64_t cache_rows, const View &out, int64_t h0, int64_t h1) {
+            int64_t cache_rows, double *all_sums, const View &out, int64_t h0, int64_t h1) {
     const int64_t queries = q.shape[1], hd = q.shape[2];
+    const T *qd = reinterpret_cast<const T *>(q.data), *kd = reinterpret_cast<const T *>(k.data),
+            *vd = reinterpret_cast<const T *>(v.data);
     T *o = reinterpret_cast<T *>(out.data);
     for (int64_t h = h0; h < h1; ++h)
         for (int64_t i = 0; i < queries; ++i) {
-            double *scores = all_scores + h * cache_rows;
-            const T *qi = reinterpret_cast<const T *>(q.data) + h * q.strides[0] + i * q.strides[1];
+            double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
+            const T *qi = qd + h * q.strides[0] + i * q.strides[1];
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
             double top = -INFINITY;
             for (int64_t j = 0; j < rows; ++j) {
-                const T *kj = reinterpret_cast<const T *>(k.data) + h * k.strides[0] + j * k.strides[1];
-                double dot = 0;
-                for (int64_t d = 0; d < hd; ++d) dot += double(qi[d * q.strides[2]]) * double(kj[d * k.strides[2]]);
-                scores[j] = dot * scale;
+                scores[j] = lane_dot(qi, q.strides[2], kd + h * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
                 if (scores[j] > top) top = scores[j];
             }
             double total = 0;
             for (int64_t j = 0; j < rows; ++j) total += scores[j] = std::exp(scores[j] - top);
-            T *oi = o + (h * queries + i) * hd;
-            for (int64_t d = 0; d < hd; ++d) {
-                double acc = 0;
-                for (int64_t j = 0; j < rows; ++j)
-                    acc += scores[j] * double(reinterpret_cast<const T *>(v.data)[h * v.strides[0] + j * v.strides[1] + d * v.strides[2]]);
-                oi[d] = T(acc / total);
+            // Row by row over the values (each sum still adds its rows in order j = 0, 1, ...):
+            // a value row is read along its own dimension, not down the cache.
+            for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
+            for (int64_t j = 0; j < rows; ++j) {
+                const T *vj = vd + h * v.strides[0] + j * v.strides[1];
+                const double w = scores[j];
+                if (v.strides[2] == 1)
+                    for (int64_t d = 0; d < hd; ++d) sums[d] += w * double(vj[d]);
+                else
+                    for (int64_t d = 0; d < hd; ++d) sums[d] += w * double(vj[d * v.strides[2]]);
             }
+            T *oi = o + (h * queries + i) * hd;
+            for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
         }
 }
 
@@ -69,27 +94,29 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
         return fail(TL_E_SHAPE, "attention: %lld valid rows for %lld queries over a cache of %lld rows", (long long)valid,
                     (long long)q.shape[1], (long long)k.shape[1]);
     if (!std::isfinite(scale)) return fail(TL_E_INVALID_ARGUMENT, "attention: scale %g is not finite", scale);
-    // Scores for the whole cache of every head, not just the valid rows: the same scratch at
-    // every position (a decode loop grows it once), and a head's own on any thread.
-    const int64_t cache_rows = k.shape[1], heads = q.shape[0];
-    double *scores = nullptr;
+    // Scores for the whole cache of every head, not just the valid rows, then each head's hd
+    // sums: the same scratch at every position (a decode loop grows it once), and a head's own
+    // on any thread.
+    const int64_t cache_rows = k.shape[1], heads = q.shape[0], hd = q.shape[2];
+    double *scores = nullptr, *sums = nullptr;
     if (cache_rows > 0 && q.numel() > 0) {
         std::byte *s;
-        int64_t slots;
-        const int64_t dims[2] = {heads, cache_rows};
-        if (!count_of(2, dims, int64_t(sizeof(double)), &slots) || uint64_t(slots) > SIZE_MAX)
-            return fail(TL_E_OUT_OF_MEMORY, "attention: scores for %lld heads x %lld rows", (long long)heads,
-                        (long long)cache_rows);
-        TL_TRY(ctx.scratch(size_t(slots), &s));
+        int64_t bytes;
+        const int64_t dims[2] = {heads, cache_rows + hd};  // no overflow: k holds cache_rows x hd elements
+        if (!count_of(2, dims, int64_t(sizeof(double)), &bytes) || uint64_t(bytes) > SIZE_MAX)
+            return fail(TL_E_OUT_OF_MEMORY, "attention: scratch for %lld heads x (%lld rows + %lld sums)",
+                        (long long)heads, (long long)cache_rows, (long long)hd);
+        TL_TRY(ctx.scratch(size_t(bytes), &s));
         scores = reinterpret_cast<double *>(s);
+        sums = scores + heads * cache_rows;
     }
     View o;
     tl_tensor result;
     TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &o, &result));
     if (o.numel() > 0)  // heads split over the executor when the work is big (valid rows x output)
         run_split(ctx, heads, o.numel() * (valid > 0 ? valid : 1), [&](int64_t h0, int64_t h1) {
-            if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, cache_rows, o, h0, h1);
-            else attend<double>(q, k, v, valid, scale, scores, cache_rows, o, h0, h1);
+            if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, cache_rows, sums, o, h0, h1);
+            else attend<double>(q, k, v, valid, scale, scores, cache_rows, sums, o, h0, h1);
         });
     *out = result;
     return TL_OK;

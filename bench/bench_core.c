@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
         TL_CHECK(tl_tensor_data(ctx, c.a, (void **)&c.pa));
         TL_CHECK(tl_tensor_data(ctx, c.b, (void **)&c.pb));
         TL_CHECK(tl_tensor_data(ctx, out, (void **)&c.pc));
-        tl_tensor_info info = {sizeof info};
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
         TL_CHECK(tl_tensor_info_get(ctx, c.a, &info));
         TL_CHECK(tl_scope_open(ctx, "bench-out", 0, &scope));
         matmul_api(&c);

@@ -514,9 +514,7 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
         tlb_refuse(x, TL_E_OUT_OF_MEMORY, "scope sizes do not fit size_t");
         return 0;
     }
-    tl_scope_options o;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.growth = (tl_growth)growth;
     o.slab_bytes = (size_t)slab_bytes;
     o.max_bytes = (size_t)max_bytes;
@@ -570,9 +568,7 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
     if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
-    tl_scope_stats st;
-    memset(&st, 0, sizeof st);
-    st.struct_size = sizeof st;
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
     int rc = tl_scope_stats_get(s, &st);
     if (rc == TL_OK) {
         stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
@@ -649,9 +645,7 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
     tl_tensor t = {bits};
-    tl_tensor_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &info);
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
@@ -671,9 +665,7 @@ int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
     if (!x) return tlb_status(c);
     if (ninfo < 21) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "tensor info needs 21 slots");
     tl_tensor t = {bits};
-    tl_tensor_info in;
-    memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &in);
     if (rc == TL_OK) {
         int64_t count = 1;
@@ -692,9 +684,7 @@ const char *tlb_storage(uint64_t c, uint64_t bits) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
     tl_tensor t = {bits};
-    tl_tensor_info in;
-    memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
     if (tlb_leave(x, tl_tensor_info_get(x->ctx, t, &in)) != TL_OK) return NULL;
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
     return tlb_message_copy;

@@ -1,6 +1,7 @@
 // The ABI boundary: argument checks common to every call, and the catch that keeps C++
 // exceptions from crossing into C.
 #pragma once
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -8,6 +9,29 @@
 #include "../impl/error.h"
 
 namespace tl {
+
+// Versioned structs (struct_size first, as libgit2's): a caller built against an older header
+// passes a smaller struct, so only its struct_size bytes are read or written.  One rule for
+// tl_scope_options, tl_scope_stats and tl_tensor_info.
+template <class T>
+tl_status check_struct_size(const T &s, const char *what) {
+    if (s.struct_size < sizeof(uint32_t))
+        return fail(TL_E_INVALID_ARGUMENT, "%s: struct_size %u is too small", what, s.struct_size);
+    return TL_OK;
+}
+
+// The caller's fields over the defaults in *into (struct_size checked first).
+template <class T>
+void read_versioned(const T &in, T *into) {
+    std::memcpy(into, &in, in.struct_size < sizeof *into ? in.struct_size : sizeof *into);
+}
+
+// value written over as much of *out as the caller's struct holds; *out's struct_size is kept.
+template <class T>
+void write_versioned(T value, T *out) {
+    value.struct_size = out->struct_size;
+    std::memcpy(out, &value, out->struct_size < sizeof value ? out->struct_size : sizeof value);
+}
 
 template <class F>
 tl_status guarded(F &&body) noexcept {

@@ -1,8 +1,6 @@
 // Contexts and scopes.
 #include <cblas.h>
 
-#include <cstring>
-
 #include "boundary.h"
 #include "tensorlife/tl.h"
 
@@ -35,11 +33,10 @@ void tl_context_destroy(tl_context *ctx) {
 tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts, tl_scope **out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {
         if (!name) return fail(TL_E_INVALID_ARGUMENT, "scope name is NULL");
-        tl_scope_options o{sizeof(tl_scope_options), TL_GROW, 0, 0};
+        tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
         if (opts) {
-            if (opts->struct_size < sizeof(uint32_t))
-                return fail(TL_E_INVALID_ARGUMENT, "scope options: struct_size %u is too small", opts->struct_size);
-            std::memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+            TL_TRY(tl::check_struct_size(*opts, "scope options"));
+            tl::read_versioned(*opts, &o);
         }
         if (o.growth != TL_GROW && o.growth != TL_FIXED)
             return fail(TL_E_INVALID_ARGUMENT, "scope '%s': growth %d is neither TL_GROW nor TL_FIXED", name, int(o.growth));
@@ -51,7 +48,8 @@ tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_opt
 }
 
 tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out) {
-    tl_scope_options o{sizeof(tl_scope_options), TL_GROW, slab_bytes, 0};
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
+    o.slab_bytes = slab_bytes;
     return tl_scope_open_ex(ctx, name, &o, out);
 }
 
@@ -67,8 +65,7 @@ tl_status tl_scope_close(tl_scope *scope) {
 
 tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
-    if (out->struct_size < sizeof(uint32_t))
-        return fail(TL_E_INVALID_ARGUMENT, "scope stats: struct_size %u is too small", out->struct_size);
+    TL_TRY(tl::check_struct_size(*out, "scope stats"));
     if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
     return tl::on_context(*scope->context, [&](tl_context &c) { return stats_of(c, scope, out); });
 }
@@ -77,8 +74,7 @@ tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
 
 static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out) {
     TL_TRY(c.check_scope(scope));
-    tl_scope_stats s{};
-    s.struct_size = out->struct_size;
+    tl_scope_stats s = TL_SCOPE_STATS_INIT;
     s.generation = scope->resets();
     s.slab_bytes = scope->slab.held_bytes();
     s.used_bytes = scope->slab.used_bytes();
@@ -86,7 +82,7 @@ static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *
     s.overflow_bytes = scope->slab.overflow_bytes();
     s.grow_events = scope->slab.grow_events();
     s.live_tensors = scope->headers.size();
-    std::memcpy(out, &s, out->struct_size < sizeof s ? out->struct_size : sizeof s);
+    tl::write_versioned(s, out);
     return TL_OK;
 }
 

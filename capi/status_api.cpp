@@ -13,7 +13,7 @@ const char *tl_status_string(tl_status status) {
     case TL_##name: return "TL_" #name;
         TL_STATUS_MAP(TL_STATUS_CASE_)
 #undef TL_STATUS_CASE_
-        case TL_STATUS_FORCE_INT32: break;
+        case TL_STATUS_FORCE_INT32_: break;
     }
     return "TL_E_UNKNOWN";
 }

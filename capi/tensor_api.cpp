@@ -1,6 +1,4 @@
 // Factories, access and lifetime of tensors.
-#include <cstring>
-
 #include "../impl/ops/ops.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
@@ -51,12 +49,10 @@ tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr) {
 
 tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) {
     return with_context(ctx, out, [&](tl_context &c) {
-        if (out->struct_size < sizeof(uint32_t))
-            return fail(TL_E_INVALID_ARGUMENT, "tensor info: struct_size %u is too small", out->struct_size);
+        TL_TRY(tl::check_struct_size(*out, "tensor info"));
         Resolved r;
         TL_TRY(c.resolve(t, &r));
-        tl_tensor_info info{};
-        info.struct_size = out->struct_size;
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
         info.dtype = r.view.dtype;
         info.ndim = r.view.ndim;
         for (int d = 0; d < r.view.ndim; ++d) {
@@ -66,7 +62,7 @@ tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) 
         info.offset = tl::elements_between(r.storage, r.view.data, r.view.dtype);
         info.storage = c.storage_name(t);
         info.generation = c.storage_generation(t);
-        std::memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
+        tl::write_versioned(info, out);
         return TL_OK;
     });
 }

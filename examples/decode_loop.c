@@ -100,7 +100,7 @@ int main(void) {
         TL_CHECK(tl_argmax(ctx, logits, -1, &best));
         TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
         TL_CHECK(tl_scope_reset(step)); /* every tensor of this step dies here */
-        tl_scope_stats st = {sizeof st};
+        tl_scope_stats st = TL_SCOPE_STATS_INIT;
         TL_CHECK(tl_scope_stats_get(step, &st));
         if (pos < 3 || pos % 10 == 0 || pos == TOKENS - 1)
             printf("%4d  %5d  %11ld  %10zu  %10zu  %11llu\n", pos, token, allocations - before, st.slab_bytes,

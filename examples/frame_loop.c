@@ -111,7 +111,9 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
     tl_scope *frame = NULL;
     if (scoped) {
         /* The budget: a normal frame of AGENTS needs ~170 KB; a burst (~680 KB) does not fit. */
-        tl_scope_options o = {sizeof o, TL_FIXED, 256 << 10, 0};
+        tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
+        o.growth = TL_FIXED;
+        o.slab_bytes = 256 << 10;
         TL_CHECK(tl_scope_open_ex(w->ctx, "frame", &o, &frame));
     }
     for (int f = 0; f < frames; ++f) {

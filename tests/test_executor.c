@@ -74,7 +74,7 @@ static void make_pair(tl_dtype dt, int ndim, const int64_t *shape, unsigned seed
 
 /* Bitwise comparison of an inline result and a split one. */
 static void same_bits(tl_tensor x, tl_tensor y, const char *what) {
-    tl_tensor_info ix = {sizeof ix}, iy = {sizeof iy};
+    tl_tensor_info ix = TL_TENSOR_INFO_INIT, iy = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(inline_ctx, x, &ix));
     OK(tl_tensor_info_get(split_ctx, y, &iy));
     cr_assert_eq(ix.ndim, iy.ndim, "%s", what);

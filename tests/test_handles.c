@@ -22,7 +22,7 @@ Test(handles, use_after_reset_is_caught_everywhere_and_names_the_storage) {
     float buf[4];
     void *ptr = (void *)0x1;
     tl_tensor out = {777};
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     FAILS_WITH(tl_tensor_read(ctx, t, buf, sizeof buf), TL_E_STORAGE_CLOSED);
     char want[128];
     tl_scope_stats st = stats_of(s);
@@ -69,7 +69,7 @@ Test(handles, use_after_close_names_the_closed_scope) {
     /* A closed scope pointer is refused, not used. */
     FAILS_WITH(tl_scope_close(b), TL_E_INVALID_HANDLE);
     FAILS_WITH(tl_scope_reset(b), TL_E_INVALID_HANDLE);
-    tl_scope_stats st = {sizeof st};
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
     FAILS_WITH(tl_scope_stats_get(b, &st), TL_E_INVALID_HANDLE);
     cr_assert_null(tl_scope_name(b));
     tl_context_destroy(ctx);

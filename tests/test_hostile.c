@@ -354,7 +354,7 @@ Test(hostile, max_bytes_fits_what_it_allows) {
         OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t));
         OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t));
         FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t), TL_E_SCOPE_FULL); /* 120,000 > 100,000 */
-        tl_scope_stats st = {sizeof st};
+        tl_scope_stats st = TL_SCOPE_STATS_INIT;
         OK(tl_scope_stats_get(s, &st));
         if (gen > 0) cr_assert_leq(st.slab_bytes, 100000, "gen %d holds %zu bytes", gen, st.slab_bytes);
         OK(tl_scope_reset(s));

@@ -60,7 +60,7 @@ Test(io, independent_writer_files_load_to_the_written_values) {
     cr_assert_str_eq(tl_st_name(f, 0), "empty"); /* file (header) order */
     cr_assert_null(tl_st_name(f, 6));
     tl_tensor t;
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     float f32[12];
     OK(tl_st_get(ctx, f, "w_f32", &t));
     OK(tl_tensor_info_get(ctx, t, &info));
@@ -136,7 +136,7 @@ Test(io, save_then_load_round_trips_bit_exactly) {
     for (int i = 0; i < 6; ++i) {
         tl_tensor back;
         OK(tl_st_get(ctx, f, names[i], &back));
-        tl_tensor_info a = {sizeof a}, b = {sizeof b};
+        tl_tensor_info a = TL_TENSOR_INFO_INIT, b = TL_TENSOR_INFO_INIT;
         OK(tl_tensor_info_get(ctx, t[i], &a));
         OK(tl_tensor_info_get(ctx, back, &b));
         cr_assert_eq(a.dtype, b.dtype);

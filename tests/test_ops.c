@@ -54,7 +54,7 @@ Test(ops, matmul_random_2d_and_batched) {
     for (int i = 0; i < B; ++i) naive_matmul(a + i * M * K, b, want + i * M * N, M, K, N);
     read_f32(ctx, c, got, B * M * N);
     assert_close(got, want, B * M * N, 1e-5f);
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, c, &info));
     cr_assert_eq(info.ndim, 3);
     cr_assert_eq(info.shape[0], B);
@@ -101,7 +101,7 @@ Test(ops, matmul_on_views_transposed_sliced_and_uncooperative) {
     OK(tl_slice(ctx, td, 2, 0, 1, &first));
     OK(tl_reshape(ctx, first, 2, skm, &flat));
     OK(tl_transpose(ctx, flat, 0, 1, &odd));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, odd, &info));
     cr_assert_eq(info.strides[0], 2);
     cr_assert_eq(info.strides[1], 2 * M);
@@ -271,7 +271,7 @@ Test(ops, sum_mean_argmax) {
     read_f32(ctx, y, got, 3);
     cr_assert(got[0] == 5 && got[1] == 7 && got[2] == 9);
     OK(tl_mean(ctx, t, -1, 1, &y));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, y, &info));
     cr_assert(info.ndim == 2 && info.shape[0] == 2 && info.shape[1] == 1);
     read_f32(ctx, y, got, 2);
@@ -297,7 +297,7 @@ Test(ops, views_share_storage_and_report_layout) {
     int64_t s[2] = {3, 4};
     tl_tensor t = make_f32(ctx, 2, s, x), v, tt, flat, c;
     OK(tl_slice(ctx, t, 0, 1, 2, &v)); /* rows 1..2 */
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, v, &info));
     cr_assert_eq(info.offset, 4);
     cr_assert_eq(info.shape[0], 2);
@@ -350,7 +350,7 @@ Test(ops, concat_and_gather_rows) {
     tl_tensor tids;
     OK(tl_tensor_from_data(ctx, TL_I32, 2, si, ids, sizeof ids, &tids));
     OK(tl_gather_rows(ctx, make_f32(ctx, 2, st, table), tids, &c));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, c, &info));
     cr_assert(info.ndim == 3 && info.shape[0] == 2 && info.shape[1] == 2 && info.shape[2] == 2);
     read_f32(ctx, c, rows, 8);
@@ -528,7 +528,7 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
 static void unfused_attention(tl_context *c, tl_tensor q, tl_tensor k, tl_tensor v, int valid, double scale,
                               tl_dtype dt, int T, tl_tensor *out) {
     tl_tensor kt, s, masked, p, maskt;
-    tl_tensor_info qi = {sizeof qi};
+    tl_tensor_info qi = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(c, q, &qi));
     const int tq = (int)qi.shape[1];
     double *mask = malloc((size_t)tq * T * sizeof(double));

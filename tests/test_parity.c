@@ -28,7 +28,7 @@ static void run_ops(tl_context *ctx, results *r, int64_t *a_offset) {
     tl_tensor a3 = make_f32(ctx, 3, s3a, a_data), b3 = make_f32(ctx, 3, s3b, b_data);
     tl_tensor a2 = make_f32(ctx, 2, s2a, a_data), b2 = make_f32(ctx, 2, s2b, b_data);
     tl_tensor tbias = make_f32(ctx, 1, s1, bias), tw = make_f32(ctx, 1, s1, w), out, at;
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, a3, &info));
     *a_offset = info.offset;
     OK(tl_matmul(ctx, a2, b2, &out));

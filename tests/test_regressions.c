@@ -17,7 +17,7 @@ Test(regressions, full_of_an_empty_tensor_with_huge_dims) {
     const int64_t shape[3] = {H, H, 0};
     tl_tensor t;
     OK(tl_tensor_full(ctx, TL_F32, 3, shape, 1.0, &t));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_eq(info.shape[0], H);
     OK(tl_tensor_read(ctx, t, NULL, 0));
@@ -58,7 +58,7 @@ Test(regressions, gather_rows_of_empty_rows_with_huge_dims) {
     OK(tl_tensor_zeros(ctx, TL_F32, 3, table_shape, &table));
     OK(tl_tensor_from_data(ctx, TL_I32, 1, ids_shape, ids, sizeof ids, &idx));
     OK(tl_gather_rows(ctx, table, idx, &y));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, y, &info));
     cr_assert_eq(info.ndim, 3);
     cr_assert_eq(info.shape[1], H);

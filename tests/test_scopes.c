@@ -18,7 +18,7 @@ Test(scopes, nest_and_current_target) {
     cr_assert_eq(cur, inner);
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "inner");
     FAILS_WITH(tl_scope_reset(outer), TL_E_SCOPE_ORDER);
@@ -48,7 +48,7 @@ Test(scopes, tensors_are_64_byte_aligned) {
         OK(tl_tensor_zeros(ctx, TL_F32, 1, &n, &t));
         OK(tl_tensor_data(ctx, t, &p));
         cr_assert_eq((uintptr_t)p % 64, 0, "size %lld at %p", (long long)n, p);
-        tl_tensor_info info = {sizeof info};
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
         OK(tl_tensor_info_get(ctx, t, &info));
         cr_assert_eq(info.offset % 16, 0);
     }
@@ -184,7 +184,7 @@ Test(scopes, retain_moves_a_tensor_out) {
     FAILS_WITH(tl_tensor_read(ctx, kept_outer, v, sizeof v), TL_E_STORAGE_CLOSED);
     read_f32(ctx, kept_ambient, v, 4);
     assert_close(v, data, 4, 0);
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, kept_ambient, &info));
     cr_assert_str_eq(info.storage, "ambient");
     OK(tl_tensor_free(ctx, kept_ambient));

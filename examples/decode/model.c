@@ -92,7 +92,7 @@ static int load_tensor(tl_context *ctx, tl_st_file *f, const char *name, int ndi
         fprintf(stderr, "decode: weights: %s\n", tl_last_error());
         return -1;
     }
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     TL_CHECK(tl_tensor_info_get(ctx, *out, &info));
     int ok = info.dtype == TL_F32 && info.ndim == ndim;
     for (int i = 0; ok && i < ndim; ++i) ok = info.shape[i] == shape[i];
@@ -112,7 +112,7 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
         tl_st_close(f);
         return -1;
     }
-    tl_tensor_info info = {sizeof info};
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     TL_CHECK(tl_tensor_info_get(ctx, embed, &info));
     TL_CHECK(tl_tensor_free(ctx, embed));
     int layers = 0;

@@ -60,7 +60,7 @@ extern "C" {
 #define TL_STATUS_ENUM_ITEM_(name, value, description) TL_##name = value,
 typedef enum tl_status {
     TL_STATUS_MAP(TL_STATUS_ENUM_ITEM_)
-    TL_STATUS_FORCE_INT32 = 0x7fffffff
+    TL_STATUS_FORCE_INT32_ = 0x7fffffff /* no status: the enum spans int32 (see tl_dtype) */
 } tl_status;
 #undef TL_STATUS_ENUM_ITEM_
 

@@ -61,7 +61,12 @@ TL_API void tl_context_destroy(tl_context *ctx);
 typedef struct tl_scope tl_scope;
 
 /* The sentinels are no growth modes: they make the enum span int32 (see tl_dtype). */
-typedef enum tl_growth { TL_GROW = 0, TL_FIXED = 1, TL_GROWTH_SIGNED_ = -1, TL_GROWTH_FORCE_INT32_ = 0x7fffffff } tl_growth;
+typedef enum tl_growth {
+    TL_GROW = 0,
+    TL_FIXED = 1,
+    TL_GROWTH_FORCE_SIGNED_ = -1,
+    TL_GROWTH_FORCE_INT32_ = 0x7fffffff
+} tl_growth;
 
 typedef struct tl_scope_options {
     uint32_t struct_size; /* sizeof(tl_scope_options); fields past it take their defaults */
@@ -73,6 +78,8 @@ typedef struct tl_scope_options {
                            * unused tail of a chunk until the next reset, which merges the
                            * chunks into one slab of the high-water use. */
 } tl_scope_options;
+/* tl_scope_options o = TL_SCOPE_OPTIONS_INIT; then set what differs from the defaults. */
+#define TL_SCOPE_OPTIONS_INIT {sizeof(tl_scope_options), TL_GROW, 0, 0}
 
 /* name is copied; NULL is TL_E_INVALID_ARGUMENT.  tl_scope_open is open_ex with TL_GROW. */
 TL_API tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out);
@@ -85,7 +92,7 @@ TL_API tl_status tl_scope_reset(tl_scope *scope);
 TL_API tl_status tl_scope_close(tl_scope *scope);
 
 typedef struct tl_scope_stats {
-    uint32_t struct_size;    /* set by the caller to sizeof(tl_scope_stats) */
+    uint32_t struct_size;    /* set by the caller to sizeof(tl_scope_stats): TL_SCOPE_STATS_INIT */
     uint64_t generation;     /* resets so far */
     size_t slab_bytes;       /* bytes of the slab and chunks held now */
     size_t used_bytes;       /* in use this generation (64-byte rounded) */
@@ -94,6 +101,7 @@ typedef struct tl_scope_stats {
     uint64_t grow_events;    /* chunks added or slab enlargements, ever */
     uint64_t live_tensors;   /* tensors (and views) of this generation */
 } tl_scope_stats;
+#define TL_SCOPE_STATS_INIT {sizeof(tl_scope_stats), 0, 0, 0, 0, 0, 0, 0}
 TL_API tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out);
 
 /* The scope's name (valid while it is open), or NULL for a closed scope. */

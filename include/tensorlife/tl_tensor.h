@@ -22,13 +22,14 @@ typedef struct tl_tensor {
     uint64_t bits;
 } tl_tensor;
 
-/* The two sentinels are no dtypes: they make the enum span int32, so that any value a caller
- * passes is a value of the type (and is refused with TL_E_INVALID_ARGUMENT), never undefined. */
+/* The two sentinels (spelled TL_<TYPE>_FORCE_..._ in every enum) are no dtypes: they make the
+ * enum span int32, so that any value a caller passes is a value of the type (and is refused
+ * with TL_E_INVALID_ARGUMENT), never undefined. */
 typedef enum tl_dtype {
     TL_F32 = 1,
     TL_F64 = 2,
     TL_I32 = 3,
-    TL_DTYPE_SIGNED_ = -1,
+    TL_DTYPE_FORCE_SIGNED_ = -1,
     TL_DTYPE_FORCE_INT32_ = 0x7fffffff
 } tl_dtype;
 
@@ -63,15 +64,17 @@ TL_API tl_status tl_tensor_free(tl_context *ctx, tl_tensor t);
 TL_API tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr);
 
 typedef struct tl_tensor_info {
-    uint32_t struct_size; /* set by the caller to sizeof(tl_tensor_info) */
+    uint32_t struct_size; /* set by the caller to sizeof(tl_tensor_info): TL_TENSOR_INFO_INIT */
     tl_dtype dtype;
     int32_t ndim;
-    int64_t shape[8];
-    int64_t strides[8]; /* in elements */
+    int64_t shape[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS]; /* in elements */
     int64_t offset;     /* elements from the start of its storage (slab chunk, or ambient block) */
     const char *storage; /* scope name, or "ambient"; valid while the storage is */
     uint64_t generation; /* the scope generation it belongs to; 0 for ambient */
 } tl_tensor_info;
+/* tl_tensor_info info = TL_TENSOR_INFO_INIT; (as libgit2's GIT_*_OPTIONS_INIT) */
+#define TL_TENSOR_INFO_INIT {sizeof(tl_tensor_info), (tl_dtype)0, 0, {0}, {0}, 0, NULL, 0}
 TL_API tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out);
 
 /* The one way out of a scope: copies t (contiguous) into target, an open scope of ctx, or into

@@ -54,7 +54,7 @@ Test(generations, exhausted_space_fails_with_a_status) {
     cr_assert_eq(st, TL_E_OUT_OF_MEMORY);
     cr_assert(std::strstr(tl_last_error(), "never wrap"), "%s", tl_last_error());
     cr_assert_lt(resets, 40);
-    tl_scope_stats stats = {sizeof stats};
+    tl_scope_stats stats = TL_SCOPE_STATS_INIT;
     OK(tl_scope_stats_get(s, &stats));
     cr_assert_eq(stats.generation, uint64_t(resets), "the failed reset changed nothing");
     float x;

@@ -66,7 +66,7 @@ int main(void) {
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv));
                     TL_CHECK(tl_attention(ctx[k], q, kv, kv, 200, 0.125, &r));
             }
-            tl_tensor_info info = {sizeof info};
+            tl_tensor_info info = TL_TENSOR_INFO_INIT;
             TL_CHECK(tl_tensor_info_get(ctx[k], r, &info));
             int64_t n = 1;
             for (int d = 0; d < info.ndim; ++d) n *= info.shape[d];

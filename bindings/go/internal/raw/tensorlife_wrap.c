@@ -380,9 +380,7 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
         tlb_refuse(x, TL_E_OUT_OF_MEMORY, "scope sizes do not fit size_t");
         return 0;
     }
-    tl_scope_options o;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.growth = (tl_growth)growth;
     o.slab_bytes = (size_t)slab_bytes;
     o.max_bytes = (size_t)max_bytes;
@@ -436,9 +434,7 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
     if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
-    tl_scope_stats st;
-    memset(&st, 0, sizeof st);
-    st.struct_size = sizeof st;
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
     int rc = tl_scope_stats_get(s, &st);
     if (rc == TL_OK) {
         stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
@@ -515,9 +511,7 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
     tl_tensor t = {bits};
-    tl_tensor_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &info);
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
@@ -537,9 +531,7 @@ int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
     if (!x) return tlb_status(c);
     if (ninfo < 21) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "tensor info needs 21 slots");
     tl_tensor t = {bits};
-    tl_tensor_info in;
-    memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &in);
     if (rc == TL_OK) {
         int64_t count = 1;
@@ -558,9 +550,7 @@ const char *tlb_storage(uint64_t c, uint64_t bits) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
     tl_tensor t = {bits};
-    tl_tensor_info in;
-    memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
     if (tlb_leave(x, tl_tensor_info_get(x->ctx, t, &in)) != TL_OK) return NULL;
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
     return tlb_message_copy;
@@ -749,7 +739,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_06216c44d36eed0d(void *_swig_go_0) {
+void _wrap_Swig_free_raw_7946b9afbae58434(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -759,7 +749,7 @@ void _wrap_Swig_free_raw_06216c44d36eed0d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_06216c44d36eed0d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_7946b9afbae58434(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -772,7 +762,7 @@ void *_wrap_Swig_malloc_raw_06216c44d36eed0d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_06216c44d36eed0d(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_7946b9afbae58434(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -785,7 +775,7 @@ _gostring_ _wrap_tlb_status_string_raw_06216c44d36eed0d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_06216c44d36eed0d() {
+_gostring_ _wrap_tlb_version_raw_7946b9afbae58434() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -796,7 +786,7 @@ _gostring_ _wrap_tlb_version_raw_06216c44d36eed0d() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_06216c44d36eed0d() {
+intgo _wrap_tlb_abi_version_raw_7946b9afbae58434() {
   int result;
   intgo _swig_go_result;
   
@@ -807,7 +797,7 @@ intgo _wrap_tlb_abi_version_raw_06216c44d36eed0d() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_06216c44d36eed0d(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_7946b9afbae58434(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -820,7 +810,7 @@ intgo _wrap_tlb_set_blas_threads_raw_06216c44d36eed0d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_06216c44d36eed0d() {
+intgo _wrap_tlb_blas_threads_raw_7946b9afbae58434() {
   int result;
   intgo _swig_go_result;
   
@@ -831,7 +821,7 @@ intgo _wrap_tlb_blas_threads_raw_06216c44d36eed0d() {
 }
 
 
-intgo _wrap_tlb_status_raw_06216c44d36eed0d(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -844,7 +834,7 @@ intgo _wrap_tlb_status_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_06216c44d36eed0d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -857,7 +847,7 @@ _gostring_ _wrap_tlb_message_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_06216c44d36eed0d() {
+long long _wrap_tlb_context_new_raw_7946b9afbae58434() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -868,7 +858,7 @@ long long _wrap_tlb_context_new_raw_06216c44d36eed0d() {
 }
 
 
-void _wrap_tlb_context_close_raw_06216c44d36eed0d(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -878,7 +868,7 @@ void _wrap_tlb_context_close_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_06216c44d36eed0d(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -888,7 +878,7 @@ void _wrap_tlb_context_release_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -914,7 +904,7 @@ long long _wrap_tlb_scope_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -929,7 +919,7 @@ intgo _wrap_tlb_scope_reset_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -944,7 +934,7 @@ intgo _wrap_tlb_scope_close_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_06216c44d36eed0d(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -954,7 +944,7 @@ void _wrap_tlb_scope_hold_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -966,7 +956,7 @@ void _wrap_tlb_scope_release_raw_06216c44d36eed0d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -987,7 +977,7 @@ intgo _wrap_tlb_scope_stats_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1003,7 +993,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_06216c44d36eed0d(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1018,7 +1008,7 @@ _gostring_ _wrap_tlb_scope_name_raw_06216c44d36eed0d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_06216c44d36eed0d(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1031,7 +1021,7 @@ long long _wrap_tlb_scope_current_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1056,7 +1046,7 @@ long long _wrap_tlb_from_f32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1081,7 +1071,7 @@ long long _wrap_tlb_from_f64_raw_06216c44d36eed0d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1106,7 +1096,7 @@ long long _wrap_tlb_from_i32_raw_06216c44d36eed0d(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1131,7 +1121,7 @@ long long _wrap_tlb_fill_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1156,7 +1146,7 @@ long long _wrap_tlb_wrap_raw_06216c44d36eed0d(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1177,7 +1167,7 @@ intgo _wrap_tlb_read_f32_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1198,7 +1188,7 @@ intgo _wrap_tlb_read_f64_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1219,7 +1209,7 @@ intgo _wrap_tlb_read_i32_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1240,7 +1230,7 @@ intgo _wrap_tlb_info_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1255,7 +1245,7 @@ _gostring_ _wrap_tlb_storage_raw_06216c44d36eed0d(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1270,7 +1260,7 @@ intgo _wrap_tlb_free_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1287,7 +1277,7 @@ long long _wrap_tlb_retain_raw_06216c44d36eed0d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1304,7 +1294,7 @@ long long _wrap_tlb_matmul_raw_06216c44d36eed0d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1321,7 +1311,7 @@ long long _wrap_tlb_add_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1338,7 +1328,7 @@ long long _wrap_tlb_sub_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1355,7 +1345,7 @@ long long _wrap_tlb_mul_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1372,7 +1362,7 @@ long long _wrap_tlb_div_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1389,7 +1379,7 @@ long long _wrap_tlb_gather_rows_raw_06216c44d36eed0d(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1404,7 +1394,7 @@ long long _wrap_tlb_relu_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1419,7 +1409,7 @@ long long _wrap_tlb_gelu_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1434,7 +1424,7 @@ long long _wrap_tlb_silu_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1449,7 +1439,7 @@ long long _wrap_tlb_exp_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1464,7 +1454,7 @@ long long _wrap_tlb_tanh_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1479,7 +1469,7 @@ long long _wrap_tlb_contiguous_raw_06216c44d36eed0d(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1498,7 +1488,7 @@ long long _wrap_tlb_rmsnorm_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1519,7 +1509,7 @@ long long _wrap_tlb_layernorm_raw_06216c44d36eed0d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1538,7 +1528,7 @@ long long _wrap_tlb_sum_raw_06216c44d36eed0d(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1557,7 +1547,7 @@ long long _wrap_tlb_mean_raw_06216c44d36eed0d(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1574,7 +1564,7 @@ long long _wrap_tlb_argmax_raw_06216c44d36eed0d(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1591,7 +1581,7 @@ long long _wrap_tlb_softmax_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1608,7 +1598,7 @@ long long _wrap_tlb_scale_raw_06216c44d36eed0d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1631,7 +1621,7 @@ long long _wrap_tlb_attention_raw_06216c44d36eed0d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1652,7 +1642,7 @@ long long _wrap_tlb_slice_raw_06216c44d36eed0d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1671,7 +1661,7 @@ long long _wrap_tlb_transpose_raw_06216c44d36eed0d(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1692,7 +1682,7 @@ long long _wrap_tlb_reshape_raw_06216c44d36eed0d(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1713,7 +1703,7 @@ long long _wrap_tlb_concat_raw_06216c44d36eed0d(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1730,7 +1720,7 @@ intgo _wrap_tlb_copy_into_raw_06216c44d36eed0d(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1750,7 +1740,7 @@ long long _wrap_tlb_st_open_raw_06216c44d36eed0d(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1770,7 +1760,7 @@ long long _wrap_tlb_st_map_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1790,7 +1780,7 @@ intgo _wrap_tlb_st_maps_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_06216c44d36eed0d(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1803,7 +1793,7 @@ long long _wrap_tlb_st_count_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1818,7 +1808,7 @@ _gostring_ _wrap_tlb_st_name_raw_06216c44d36eed0d(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1840,7 +1830,7 @@ long long _wrap_tlb_st_get_raw_06216c44d36eed0d(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_06216c44d36eed0d(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1850,7 +1840,7 @@ void _wrap_tlb_st_close_raw_06216c44d36eed0d(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1883,7 +1873,7 @@ intgo _wrap_tlb_safetensors_save_raw_06216c44d36eed0d(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_06216c44d36eed0d(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_7946b9afbae58434(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1897,7 +1887,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_06216c44d36eed0d(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1913,7 +1903,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_06216c44d36eed0d(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_06216c44d36eed0d(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1933,7 +1923,7 @@ long long _wrap_tlb_tensor_from_json_raw_06216c44d36eed0d(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_06216c44d36eed0d(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -562,17 +562,23 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
     pthread_mutex_unlock(&x->lock);
     tlb_unref(x);
 }
-/* stats[0..7): generation, slab, used, peak, overflow bytes, grow events, live tensors. */
+/* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
+ * grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
     tl_scope *s;
     tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
+#define TLB_ONE(field) +1
+    enum { fields = 0 TL_SCOPE_STATS_FIELDS(TLB_ONE) };
+#undef TLB_ONE
+    if (nstats < (size_t)fields) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "scope stats need %d slots", (int)fields);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
     int rc = tl_scope_stats_get(s, &st);
     if (rc == TL_OK) {
-        stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
-        stats[4] = st.overflow_bytes, stats[5] = st.grow_events, stats[6] = st.live_tensors;
+        int i = 0;
+#define TLB_STAT(field) stats[i++] = (uint64_t)st.field;
+        TL_SCOPE_STATS_FIELDS(TLB_STAT)
+#undef TLB_STAT
     }
     return tlb_leave(x, rc);
 }

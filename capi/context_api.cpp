@@ -74,15 +74,7 @@ tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
 
 static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out) {
     TL_TRY(c.check_scope(scope));
-    tl_scope_stats s = TL_SCOPE_STATS_INIT;
-    s.generation = scope->resets();
-    s.slab_bytes = scope->slab.held_bytes();
-    s.used_bytes = scope->slab.used_bytes();
-    s.peak_bytes = scope->slab.peak_bytes();
-    s.overflow_bytes = scope->slab.overflow_bytes();
-    s.grow_events = scope->slab.grow_events();
-    s.live_tensors = scope->headers.size();
-    tl::write_versioned(s, out);
+    tl::write_versioned(scope->stats(), out);
     return TL_OK;
 }
 

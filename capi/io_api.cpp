@@ -1,6 +1,6 @@
 // safetensors and JSON.
 #include "../impl/io/json.h"
-#include "../impl/io/owned_string.h"
+#include "../impl/owned_string.h"
 #include "../impl/io/safetensors.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"

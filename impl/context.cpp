@@ -225,13 +225,8 @@ tl_status tl_context::grow_headers(tl_scope *target) {
     if (headers.size() >= tl::kMaxSlots)
         return fail(TL_E_SCOPE_FULL, "scope '%s' holds the most tensors a generation can (%u)", target->name.c_str(),
                     tl::kMaxSlots);
-    if (headers.size() == headers.capacity()) {
-        try {
-            headers.reserve(headers.empty() ? 64 : headers.size() * 2);
-        } catch (const std::bad_alloc &) {
-            return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table", target->name.c_str());
-        }
-    }
+    if (!tl::room_for_one_more(headers, 64))
+        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table", target->name.c_str());
     return TL_OK;
 }
 

@@ -52,6 +52,20 @@ struct StlAllocator {
     bool operator!=(const StlAllocator<U> &o) const { return memory != o.memory; }
 };
 
+// Room for one more element of a table in allocator memory, by doubling (`first` when it is
+// empty), so a table that keeps growing reallocates rarely and a steady state never; false
+// when the allocator refuses (the table is as it was).
+template <class Vector>
+bool room_for_one_more(Vector &v, size_t first) {
+    if (v.size() < v.capacity()) return true;
+    try {
+        v.reserve(v.empty() ? first : v.size() * 2);
+    } catch (const std::bad_alloc &) {
+        return false;
+    }
+    return true;
+}
+
 // For a table whose elements are written field by field right after they are placed (a
 // scope's tensor headers): emplace_back() leaves the new element uninitialized instead of
 // zeroing it, which cost more than the rest of placing a tensor.

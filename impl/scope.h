@@ -6,28 +6,11 @@
 #include <vector>
 
 #include "generations.h"
+#include "owned_string.h"
 #include "slab.h"
 #include "tensor.h"
 
 struct tl_context;
-
-// A name copied into allocator memory.
-class OwnedName {
-public:
-    explicit OwnedName(tl::Memory *memory) : memory_(memory) {}
-    ~OwnedName() { clear(); }
-    OwnedName(const OwnedName &) = delete;
-    OwnedName &operator=(const OwnedName &) = delete;
-    bool assign(const char *text);  // false: no memory, the old text kept
-    void take(OwnedName &other);    // moves other's text here
-    void clear();
-    const char *c_str() const { return text_ ? text_ : ""; }
-
-private:
-    tl::Memory *memory_;
-    char *text_ = nullptr;
-    size_t size_ = 0;
-};
 
 struct tl_scope {
     tl_scope(tl_context *context, tl::Memory *memory, uint32_t depth);
@@ -37,7 +20,7 @@ struct tl_scope {
 
     bool open = false;
     uint64_t id = 0;                 // "#N": the context's Nth scope
-    OwnedName name;
+    tl::OwnedString name;
     // Runs on across every scope opened at this depth, so a handle of an earlier scope here can
     // never look current; process-unique, so neither can another context's.
     tl::GenerationSource generations;
@@ -61,4 +44,6 @@ struct tl_scope {
     const Closed *last_closed() const { return closed_count ? &closed[(closed_count - 1) % kClosedKept] : nullptr; }
 
     uint64_t resets() const { return resets_; }
+    // What tl_scope_stats_get reports (struct_size left to the caller).
+    tl_scope_stats stats() const;
 };

@@ -1,6 +1,7 @@
 // What a tensor is inside the library: a header (dtype, shape, strides, where its elements
 // live) kept in its storage's table, and the by-value View that ops work on.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -61,7 +62,10 @@ inline size_t dtype_size(tl_dtype dt) {
     }
 }
 inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
-const char *dtype_name(tl_dtype dt);
+const char *dtype_name(tl_dtype dt);  // "f32", "f64", "i32"
+bool dtype_from_name(const char *name, tl_dtype *out);  // the inverse of dtype_name
+// Whether v is an integer in int32's range (i32 tensors take exactly these values).
+inline bool is_int32_value(double v) { return v == std::floor(v) && v >= -2147483648.0 && v <= 2147483647.0; }
 
 // Elements from `from` to `to` in a storage of dt (sizes are powers of two: a shift, not a
 // division, on the path of every new tensor).

@@ -10,7 +10,7 @@
 #include "../error.h"
 #include "../kernels/strided_loop.h"
 #include "cjson_util.h"
-#include "owned_string.h"
+#include "../owned_string.h"
 #include "tensorlife/tl_io.h"
 
 namespace tl {
@@ -32,13 +32,10 @@ void add_scope(cJSON *o, const tl_scope &s) {
     cJSON_AddNumberToObject(o, "depth", s.depth);
     cJSON_AddStringToObject(o, "growth", s.slab.growth() == TL_FIXED ? "fixed" : "grow");
     cJSON_AddNumberToObject(o, "max_bytes", double(s.slab.max_bytes()));
-    cJSON_AddNumberToObject(o, "generation", double(s.resets()));
-    cJSON_AddNumberToObject(o, "slab_bytes", double(s.slab.held_bytes()));
-    cJSON_AddNumberToObject(o, "used_bytes", double(s.slab.used_bytes()));
-    cJSON_AddNumberToObject(o, "peak_bytes", double(s.slab.peak_bytes()));
-    cJSON_AddNumberToObject(o, "overflow_bytes", double(s.slab.overflow_bytes()));
-    cJSON_AddNumberToObject(o, "grow_events", double(s.slab.grow_events()));
-    cJSON_AddNumberToObject(o, "live_tensors", double(s.headers.size()));
+    const tl_scope_stats stats = s.stats();
+#define TL_ADD_STAT_(field) cJSON_AddNumberToObject(o, #field, double(stats.field));
+    TL_SCOPE_STATS_FIELDS(TL_ADD_STAT_)
+#undef TL_ADD_STAT_
 }
 
 // Text that a tensor prints to, in allocator memory, refusing to grow past TL_JSON_MAX_BYTES.
@@ -183,10 +180,8 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(root.get(), "data");
     if (!cJSON_IsString(dtype)) return fail(TL_E_PARSE, "tensor JSON: no \"dtype\" string");
     tl_dtype dt;
-    if (!std::strcmp(dtype->valuestring, "f32")) dt = TL_F32;
-    else if (!std::strcmp(dtype->valuestring, "f64")) dt = TL_F64;
-    else if (!std::strcmp(dtype->valuestring, "i32")) dt = TL_I32;
-    else return fail(TL_E_PARSE, "tensor JSON: dtype '%s' is not f32, f64 or i32", dtype->valuestring);
+    if (!dtype_from_name(dtype->valuestring, &dt))
+        return fail(TL_E_PARSE, "tensor JSON: dtype '%s' is not f32, f64 or i32", dtype->valuestring);
     if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TL_MAX_DIMS)
         return fail(TL_E_PARSE, "tensor JSON: \"shape\" must be an array of at most %d dims", TL_MAX_DIMS);
     int64_t dims[TL_MAX_DIMS];
@@ -205,7 +200,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     for (const cJSON *j = data->child; j; j = j->next) {  // check every value before placing anything
         double x;
         if (!value_of(j, &x)) return fail(TL_E_PARSE, "tensor JSON: a data value is no number");
-        if (dt == TL_I32 && !(std::floor(x) == x && x >= -2147483648.0 && x <= 2147483647.0))
+        if (dt == TL_I32 && !is_int32_value(x))
             return fail(TL_E_PARSE, "tensor JSON: %g is no i32 value", x);
     }
     View v;

@@ -92,6 +92,11 @@ tl_dtype loaded_dtype(tl_st_file::Stored s) {
     return s == tl_st_file::Stored::f64 ? TL_F64 : s == tl_st_file::Stored::i32 ? TL_I32 : TL_F32;
 }
 
+// How a tensor of dt is saved: as itself (the inverse of loaded_dtype for the three dtypes).
+tl_st_file::Stored saved_as(tl_dtype dt) {
+    return dt == TL_F64 ? tl_st_file::Stored::f64 : dt == TL_I32 ? tl_st_file::Stored::i32 : tl_st_file::Stored::f32;
+}
+
 // Checks one header entry and appends it; the message names the tensor and the problem.
 tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, const char *path) {
     const char *name = item->string;
@@ -410,7 +415,7 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
         cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
         cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
         cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
-        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", r.view.dtype == TL_F32 ? "F32" : r.view.dtype == TL_F64 ? "F64" : "I32"))
+        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", stored_name(saved_as(r.view.dtype))))
             return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
         // Raw integer tokens: cJSON would print numbers past INT_MAX in exponent form.
         char num[24];

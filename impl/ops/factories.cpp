@@ -1,5 +1,4 @@
 // Making tensors from values and data, reading them back, and retaining them out of a scope.
-#include <cmath>
 #include <cstring>
 
 #include "../error.h"
@@ -8,7 +7,7 @@
 namespace tl {
 
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out) {
-    if (dt == TL_I32 && !(value == std::floor(value) && value >= -2147483648.0 && value <= 2147483647.0))
+    if (dt == TL_I32 && !is_int32_value(value))
         return fail(TL_E_INVALID_ARGUMENT, "full: %g is no int32 value", value);
     View v;
     tl_tensor result;

@@ -102,6 +102,10 @@ typedef struct tl_scope_stats {
     uint64_t live_tensors;   /* tensors (and views) of this generation */
 } tl_scope_stats;
 #define TL_SCOPE_STATS_INIT {sizeof(tl_scope_stats), 0, 0, 0, 0, 0, 0, 0}
+/* The fields past struct_size, in order, once: X(field) each (the JSON report and the
+ * bindings list them from here). */
+#define TL_SCOPE_STATS_FIELDS(X) \
+    X(generation) X(slab_bytes) X(used_bytes) X(peak_bytes) X(overflow_bytes) X(grow_events) X(live_tensors)
 TL_API tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out);
 
 /* The scope's name (valid while it is open), or NULL for a closed scope. */

@@ -428,17 +428,23 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
     pthread_mutex_unlock(&x->lock);
     tlb_unref(x);
 }
-/* stats[0..7): generation, slab, used, peak, overflow bytes, grow events, live tensors. */
+/* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
+ * grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
     tl_scope *s;
     tlb_ctx *x = tlb_enter_scope(c, token, &s);
     if (!x) return tlb_status(c);
-    if (nstats < 7) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope stats need 7 slots");
+#define TLB_ONE(field) +1
+    enum { fields = 0 TL_SCOPE_STATS_FIELDS(TLB_ONE) };
+#undef TLB_ONE
+    if (nstats < (size_t)fields) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "scope stats need %d slots", (int)fields);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
     int rc = tl_scope_stats_get(s, &st);
     if (rc == TL_OK) {
-        stats[0] = st.generation, stats[1] = st.slab_bytes, stats[2] = st.used_bytes, stats[3] = st.peak_bytes;
-        stats[4] = st.overflow_bytes, stats[5] = st.grow_events, stats[6] = st.live_tensors;
+        int i = 0;
+#define TLB_STAT(field) stats[i++] = (uint64_t)st.field;
+        TL_SCOPE_STATS_FIELDS(TLB_STAT)
+#undef TLB_STAT
     }
     return tlb_leave(x, rc);
 }
@@ -739,7 +745,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_7946b9afbae58434(void *_swig_go_0) {
+void _wrap_Swig_free_raw_b7eea53dc6928a37(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -749,7 +755,7 @@ void _wrap_Swig_free_raw_7946b9afbae58434(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_7946b9afbae58434(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_b7eea53dc6928a37(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -762,7 +768,7 @@ void *_wrap_Swig_malloc_raw_7946b9afbae58434(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_7946b9afbae58434(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_b7eea53dc6928a37(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -775,7 +781,7 @@ _gostring_ _wrap_tlb_status_string_raw_7946b9afbae58434(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_7946b9afbae58434() {
+_gostring_ _wrap_tlb_version_raw_b7eea53dc6928a37() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -786,7 +792,7 @@ _gostring_ _wrap_tlb_version_raw_7946b9afbae58434() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_7946b9afbae58434() {
+intgo _wrap_tlb_abi_version_raw_b7eea53dc6928a37() {
   int result;
   intgo _swig_go_result;
   
@@ -797,7 +803,7 @@ intgo _wrap_tlb_abi_version_raw_7946b9afbae58434() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_7946b9afbae58434(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_b7eea53dc6928a37(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -810,7 +816,7 @@ intgo _wrap_tlb_set_blas_threads_raw_7946b9afbae58434(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_7946b9afbae58434() {
+intgo _wrap_tlb_blas_threads_raw_b7eea53dc6928a37() {
   int result;
   intgo _swig_go_result;
   
@@ -821,7 +827,7 @@ intgo _wrap_tlb_blas_threads_raw_7946b9afbae58434() {
 }
 
 
-intgo _wrap_tlb_status_raw_7946b9afbae58434(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -834,7 +840,7 @@ intgo _wrap_tlb_status_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_7946b9afbae58434(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -847,7 +853,7 @@ _gostring_ _wrap_tlb_message_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_7946b9afbae58434() {
+long long _wrap_tlb_context_new_raw_b7eea53dc6928a37() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -858,7 +864,7 @@ long long _wrap_tlb_context_new_raw_7946b9afbae58434() {
 }
 
 
-void _wrap_tlb_context_close_raw_7946b9afbae58434(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -868,7 +874,7 @@ void _wrap_tlb_context_close_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_7946b9afbae58434(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -878,7 +884,7 @@ void _wrap_tlb_context_release_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -904,7 +910,7 @@ long long _wrap_tlb_scope_open_raw_7946b9afbae58434(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -919,7 +925,7 @@ intgo _wrap_tlb_scope_reset_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -934,7 +940,7 @@ intgo _wrap_tlb_scope_close_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_7946b9afbae58434(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -944,7 +950,7 @@ void _wrap_tlb_scope_hold_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -956,7 +962,7 @@ void _wrap_tlb_scope_release_raw_7946b9afbae58434(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -977,7 +983,7 @@ intgo _wrap_tlb_scope_stats_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -993,7 +999,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_7946b9afbae58434(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1008,7 +1014,7 @@ _gostring_ _wrap_tlb_scope_name_raw_7946b9afbae58434(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_7946b9afbae58434(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1021,7 +1027,7 @@ long long _wrap_tlb_scope_current_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1046,7 +1052,7 @@ long long _wrap_tlb_from_f32_raw_7946b9afbae58434(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1071,7 +1077,7 @@ long long _wrap_tlb_from_f64_raw_7946b9afbae58434(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1096,7 +1102,7 @@ long long _wrap_tlb_from_i32_raw_7946b9afbae58434(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1121,7 +1127,7 @@ long long _wrap_tlb_fill_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1146,7 +1152,7 @@ long long _wrap_tlb_wrap_raw_7946b9afbae58434(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1167,7 +1173,7 @@ intgo _wrap_tlb_read_f32_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1188,7 +1194,7 @@ intgo _wrap_tlb_read_f64_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1209,7 +1215,7 @@ intgo _wrap_tlb_read_i32_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1230,7 +1236,7 @@ intgo _wrap_tlb_info_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1245,7 +1251,7 @@ _gostring_ _wrap_tlb_storage_raw_7946b9afbae58434(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1260,7 +1266,7 @@ intgo _wrap_tlb_free_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1277,7 +1283,7 @@ long long _wrap_tlb_retain_raw_7946b9afbae58434(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1294,7 +1300,7 @@ long long _wrap_tlb_matmul_raw_7946b9afbae58434(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1311,7 +1317,7 @@ long long _wrap_tlb_add_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1328,7 +1334,7 @@ long long _wrap_tlb_sub_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1345,7 +1351,7 @@ long long _wrap_tlb_mul_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1362,7 +1368,7 @@ long long _wrap_tlb_div_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1379,7 +1385,7 @@ long long _wrap_tlb_gather_rows_raw_7946b9afbae58434(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1394,7 +1400,7 @@ long long _wrap_tlb_relu_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1409,7 +1415,7 @@ long long _wrap_tlb_gelu_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1424,7 +1430,7 @@ long long _wrap_tlb_silu_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1439,7 +1445,7 @@ long long _wrap_tlb_exp_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1454,7 +1460,7 @@ long long _wrap_tlb_tanh_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1469,7 +1475,7 @@ long long _wrap_tlb_contiguous_raw_7946b9afbae58434(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1488,7 +1494,7 @@ long long _wrap_tlb_rmsnorm_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1509,7 +1515,7 @@ long long _wrap_tlb_layernorm_raw_7946b9afbae58434(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1528,7 +1534,7 @@ long long _wrap_tlb_sum_raw_7946b9afbae58434(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1547,7 +1553,7 @@ long long _wrap_tlb_mean_raw_7946b9afbae58434(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1564,7 +1570,7 @@ long long _wrap_tlb_argmax_raw_7946b9afbae58434(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1581,7 +1587,7 @@ long long _wrap_tlb_softmax_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1598,7 +1604,7 @@ long long _wrap_tlb_scale_raw_7946b9afbae58434(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1621,7 +1627,7 @@ long long _wrap_tlb_attention_raw_7946b9afbae58434(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1642,7 +1648,7 @@ long long _wrap_tlb_slice_raw_7946b9afbae58434(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1661,7 +1667,7 @@ long long _wrap_tlb_transpose_raw_7946b9afbae58434(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1682,7 +1688,7 @@ long long _wrap_tlb_reshape_raw_7946b9afbae58434(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1703,7 +1709,7 @@ long long _wrap_tlb_concat_raw_7946b9afbae58434(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1720,7 +1726,7 @@ intgo _wrap_tlb_copy_into_raw_7946b9afbae58434(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1740,7 +1746,7 @@ long long _wrap_tlb_st_open_raw_7946b9afbae58434(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1760,7 +1766,7 @@ long long _wrap_tlb_st_map_raw_7946b9afbae58434(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1780,7 +1786,7 @@ intgo _wrap_tlb_st_maps_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_7946b9afbae58434(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1793,7 +1799,7 @@ long long _wrap_tlb_st_count_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1808,7 +1814,7 @@ _gostring_ _wrap_tlb_st_name_raw_7946b9afbae58434(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1830,7 +1836,7 @@ long long _wrap_tlb_st_get_raw_7946b9afbae58434(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_7946b9afbae58434(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1840,7 +1846,7 @@ void _wrap_tlb_st_close_raw_7946b9afbae58434(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1873,7 +1879,7 @@ intgo _wrap_tlb_safetensors_save_raw_7946b9afbae58434(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_7946b9afbae58434(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_b7eea53dc6928a37(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1887,7 +1893,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_7946b9afbae58434(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1903,7 +1909,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_7946b9afbae58434(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_7946b9afbae58434(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1923,7 +1929,7 @@ long long _wrap_tlb_tensor_from_json_raw_7946b9afbae58434(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_7946b9afbae58434(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

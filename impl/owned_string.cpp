@@ -34,4 +34,17 @@ void free_owned_string(char *s) {
     h.allocator.free(h.allocator.user, p, h.block_size);
 }
 
+bool OwnedString::assign(const char *text) {
+    char *copy = make_owned_string(*memory_, text, std::strlen(text));
+    if (!copy) return false;
+    clear();
+    text_ = copy;
+    return true;
+}
+
+void OwnedString::clear() {
+    free_owned_string(text_);
+    text_ = nullptr;
+}
+
 }  // namespace tl

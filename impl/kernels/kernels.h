@@ -1,7 +1,7 @@
 // Numeric kernels on Views.  They do no checking: the ops in impl/ops check shapes and dtypes
 // and make the outputs first, so a kernel never fails.
 #pragma once
-#include "../tensor.h"
+#include "../view.h"
 
 namespace tl {
 
@@ -22,11 +22,5 @@ void softmax_kernel(const View &a, int axis, const View &out);
 // w, b: nullptr for none.
 void rmsnorm_kernel(const View &x, const View *w, double eps, const View &out);
 void layernorm_kernel(const View &x, const View *w, const View *b, double eps, const View &out);
-
-// Helpers for views.
-View broadcast_to(const View &v, int ndim, const int64_t *shape);
-// like's dtype and shape, contiguous, over the elements at data.
-View contiguous_over(const View &like, std::byte *data);
-View drop_axis(const View &v, int axis);  // the view without one dimension (its stride kept aside)
 
 }  // namespace tl

@@ -6,8 +6,6 @@
 
 namespace tl {
 
-tl_status normalize_axis(int axis, int ndim, int *out);
-
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out);
 tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,
                        tl_tensor *out);

@@ -5,13 +5,6 @@
 
 namespace tl {
 
-tl_status normalize_axis(int axis, int ndim, int *out) {
-    const int a = axis < 0 ? axis + ndim : axis;
-    if (a < 0 || a >= ndim) return fail(TL_E_INVALID_ARGUMENT, "axis %d is out of range for %d dims", axis, ndim);
-    *out = a;
-    return TL_OK;
-}
-
 tl_status op_softmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));

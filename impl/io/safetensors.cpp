@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <vector>
 
 #include "../error.h"
 #include "../kernels/kernels.h"
@@ -388,13 +389,76 @@ tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_t
     return TL_OK;
 }
 
+namespace {
+
+// The JSON header of a save: each tensor's dtype, shape and data offsets, in order.
+tl_status save_header(int n, const char *const *names, const View *views, JsonPtr *out) {
+    JsonPtr header(cJSON_CreateObject());
+    if (!header) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
+    uint64_t offset = 0;
+    for (int i = 0; i < n; ++i) {
+        const View &v = views[i];
+        // A dim JSON readers cannot hold exactly (past 2^53, as doubles) would make a file that
+        // does not read back (an empty tensor can have such dims): refused, not written.
+        for (int d = 0; d < v.ndim; ++d)
+            if (uint64_t(v.shape[d]) > (uint64_t(1) << 53))
+                return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: tensor '%s' dim %d (%lld) is past 2^53, not exact in JSON",
+                            names[i], d, (long long)v.shape[d]);
+        cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
+        cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
+        cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
+        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", stored_name(saved_as(v.dtype))))
+            return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
+        // Raw integer tokens: cJSON would print numbers past INT_MAX in exponent form.
+        char num[24];
+        for (int d = 0; d < v.ndim; ++d) {
+            std::snprintf(num, sizeof num, "%lld", (long long)v.shape[d]);
+            cJSON_AddItemToArray(shape, cJSON_CreateRaw(num));
+        }
+        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
+        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
+        offset += uint64_t(v.numel()) * dtype_size(v.dtype);
+        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
+        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
+    }
+    *out = std::move(header);
+    return TL_OK;
+}
+
+// The file, whole or not at all: length, header padded to 8 bytes, then each tensor's
+// elements (a non-contiguous one through staging, which holds the largest).
+tl_status write_atomically(const char *path, const char *text, int n, const View *views, std::byte *staging) {
+    const size_t text_len = std::strlen(text);
+    const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad
+    AtomicFile out;
+    TL_TRY(out.create(path));
+    unsigned char len_bytes[8];
+    for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
+    bool ok = std::fwrite(len_bytes, 1, 8, out.file) == 8 && std::fwrite(text, 1, text_len, out.file) == text_len;
+    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', out.file) != EOF;
+    for (int i = 0; ok && i < n; ++i) {
+        const View &v = views[i];
+        const size_t bytes = size_t(v.numel()) * dtype_size(v.dtype);
+        const std::byte *src = v.data;
+        if (!v.is_contiguous()) {
+            copy_kernel(v, contiguous_over(v, staging));
+            src = staging;
+        }
+        ok = bytes == 0 || std::fwrite(src, 1, bytes, out.file) == bytes;
+    }
+    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(errno));
+    return out.commit();
+}
+
+}  // namespace
+
 tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors) {
     if (n < 0) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: n is %d", n);
     if (n > 0 && (!names || !tensors)) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: names or tensors is NULL");
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
-    JsonPtr header(cJSON_CreateObject());
-    if (!header) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
-    uint64_t offset = 0;
+    // Each tensor resolved once: its View is what the header describes and what is written.
+    std::vector<View, StlAllocator<View>> views{StlAllocator<View>(&ctx.memory)};
+    views.reserve(size_t(n));  // bad_alloc: TL_E_OUT_OF_MEMORY at the boundary, nothing written
     size_t largest = 0;
     for (int i = 0; i < n; ++i) {
         if (!names[i] || !names[i][0] || std::strcmp(names[i], "__metadata__") == 0)
@@ -404,57 +468,16 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
                 return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: name '%s' is given twice", names[i]);
         Resolved r;
         TL_TRY(ctx.resolve(tensors[i], &r));
-        // A dim JSON readers cannot hold exactly (past 2^53, as doubles) would make a file that
-        // does not read back (an empty tensor can have such dims): refused, not written.
-        for (int d = 0; d < r.view.ndim; ++d)
-            if (uint64_t(r.view.shape[d]) > (uint64_t(1) << 53))
-                return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: tensor '%s' dim %d (%lld) is past 2^53, not exact in JSON",
-                            names[i], d, (long long)r.view.shape[d]);
-        const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
-        largest = std::max(largest, bytes);
-        cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
-        cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
-        cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
-        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", stored_name(saved_as(r.view.dtype))))
-            return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
-        // Raw integer tokens: cJSON would print numbers past INT_MAX in exponent form.
-        char num[24];
-        for (int d = 0; d < r.view.ndim; ++d) {
-            std::snprintf(num, sizeof num, "%lld", (long long)r.view.shape[d]);
-            cJSON_AddItemToArray(shape, cJSON_CreateRaw(num));
-        }
-        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
-        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
-        offset += bytes;
-        std::snprintf(num, sizeof num, "%llu", (unsigned long long)offset);
-        cJSON_AddItemToArray(offsets, cJSON_CreateRaw(num));
+        views.push_back(r.view);
+        largest = std::max(largest, size_t(r.view.numel()) * dtype_size(r.view.dtype));
     }
+    JsonPtr header;
+    TL_TRY(save_header(n, names, views.data(), &header));
     JsonText text(cJSON_PrintUnformatted(header.get()));
     if (!text) return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory to print the header");
-    const size_t text_len = std::strlen(text.get());
-    const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad
     std::byte *staging = nullptr;
     if (largest) TL_TRY(ctx.scratch(largest, &staging));
-
-    AtomicFile out;
-    TL_TRY(out.create(path));
-    unsigned char len_bytes[8];
-    for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
-    bool ok = std::fwrite(len_bytes, 1, 8, out.file) == 8 && std::fwrite(text.get(), 1, text_len, out.file) == text_len;
-    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', out.file) != EOF;
-    for (int i = 0; ok && i < n; ++i) {
-        Resolved r;
-        ctx.resolve(tensors[i], &r);  // checked above
-        const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
-        const std::byte *src = r.view.data;
-        if (!r.view.is_contiguous()) {
-            copy_kernel(r.view, contiguous_over(r.view, staging));
-            src = staging;
-        }
-        ok = bytes == 0 || std::fwrite(src, 1, bytes, out.file) == bytes;
-    }
-    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(errno));
-    return out.commit();
+    return write_atomically(path, text.get(), n, views.data(), staging);
 }
 
 }  // namespace tl

@@ -1,5 +1,7 @@
 // Ops that move or reinterpret elements: views (slice, transpose, reshape), copies (contiguous,
 // concat, gather_rows) and the in-place copy_into.
+#include <new>
+
 #include "../error.h"
 #include "../kernels/strided_loop.h"
 #include "../parallel.h"
@@ -142,37 +144,41 @@ tl_status op_contiguous(tl_context &ctx, tl_tensor ta, tl_tensor *out) {
 tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out) {
     if (n < 1) return fail(TL_E_INVALID_ARGUMENT, "concat: n is %d, needs at least 1", n);
     if (!ts) return fail(TL_E_INVALID_ARGUMENT, "concat: tensors is NULL");
-    Resolved first;
-    TL_TRY(ctx.resolve(ts[0], &first));
-    int ax = 0;
-    TL_TRY(normalize_axis(axis, first.view.ndim, &ax));
-    int64_t shape[TL_MAX_DIMS];
-    for (int d = 0; d < first.view.ndim; ++d) shape[d] = first.view.shape[d];
-    for (int i = 1; i < n; ++i) {
+    // Each operand is resolved once and its View kept in the context's scratch (grown to the
+    // high-water mark and kept, so a repeated step allocates nothing).
+    std::byte *room;
+    TL_TRY(ctx.scratch(size_t(n) * sizeof(View), &room));
+    View *parts = reinterpret_cast<View *>(room);
+    for (int i = 0; i < n; ++i) {
         Resolved r;
         TL_TRY(ctx.resolve(ts[i], &r));
-        if (r.view.dtype != first.view.dtype)
-            return fail(TL_E_DTYPE, "concat: tensor %d is %s, tensor 0 %s", i, dtype_name(r.view.dtype),
-                        dtype_name(first.view.dtype));
-        if (r.view.ndim != first.view.ndim) return fail(TL_E_SHAPE, "concat: tensor %d has %d dims", i, r.view.ndim);
-        for (int d = 0; d < r.view.ndim; ++d)
-            if (d != ax && r.view.shape[d] != first.view.shape[d])
-                return fail(TL_E_SHAPE, "concat: tensor %d differs in dim %d", i, d);
-        if (__builtin_add_overflow(shape[ax], r.view.shape[ax], &shape[ax]))
+        new (&parts[i]) View(r.view);
+    }
+    const View &first = parts[0];
+    int ax = 0;
+    TL_TRY(normalize_axis(axis, first.ndim, &ax));
+    int64_t shape[TL_MAX_DIMS];
+    for (int d = 0; d < first.ndim; ++d) shape[d] = first.shape[d];
+    for (int i = 1; i < n; ++i) {
+        const View &p = parts[i];
+        if (p.dtype != first.dtype)
+            return fail(TL_E_DTYPE, "concat: tensor %d is %s, tensor 0 %s", i, dtype_name(p.dtype), dtype_name(first.dtype));
+        if (p.ndim != first.ndim) return fail(TL_E_SHAPE, "concat: tensor %d has %d dims", i, p.ndim);
+        for (int d = 0; d < p.ndim; ++d)
+            if (d != ax && p.shape[d] != first.shape[d]) return fail(TL_E_SHAPE, "concat: tensor %d differs in dim %d", i, d);
+        if (__builtin_add_overflow(shape[ax], p.shape[ax], &shape[ax]))
             return fail(TL_E_SHAPE, "concat: the axis length overflows");
     }
     View c;
     tl_tensor result;
-    TL_TRY(ctx.make_tensor(first.view.dtype, first.view.ndim, shape, &c, &result));
+    TL_TRY(ctx.make_tensor(first.dtype, first.ndim, shape, &c, &result));
     int64_t at = 0;
     for (int i = 0; i < n && c.numel() > 0; ++i) {  // an empty result's strides may be huge
-        Resolved r;
-        ctx.resolve(ts[i], &r);  // checked above; nothing has closed since
         View part = c;
-        part.shape[ax] = r.view.shape[ax];
+        part.shape[ax] = parts[i].shape[ax];
         part.data += at * c.strides[ax] * int64_t(dtype_size(c.dtype));
-        copy_kernel(r.view, part);
-        at += r.view.shape[ax];
+        copy_kernel(parts[i], part);
+        at += parts[i].shape[ax];
     }
     *out = result;
     return TL_OK;

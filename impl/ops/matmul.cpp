@@ -34,7 +34,7 @@ bool blas_form(Matrix m, BlasOperand *out) {
     return false;
 }
 
-// The last two dimensions of v as a matrix, and the stride between batches (0 for a 2-D view).
+// The last two dimensions of v as a matrix (a batch's stride, strides[0], is the caller's).
 Matrix matrix_of(const View &v) {
     return Matrix{v.shape[v.ndim - 2], v.shape[v.ndim - 1], v.strides[v.ndim - 2], v.strides[v.ndim - 1]};
 }
@@ -99,6 +99,54 @@ View contiguous_at(const View &v, std::byte *at) {
     return c;
 }
 
+// A checked product: its dims, and each operand's BLAS form once staged.
+struct Plan {
+    bool batched;  // a is [B,m,k]; b is [B,k,n] or a shared [k,n]
+    int64_t batches, m, n, k;
+    BlasOperand fa, fb;
+    bool copy_a, copy_b;  // BLAS cannot take it as it is: a contiguous copy in scratch
+};
+
+// Every check of a matmul, before anything is placed.
+tl_status plan(const View &a, const View &b, Plan *p) {
+    if (a.dtype != b.dtype) return fail(TL_E_DTYPE, "matmul: %s x %s", dtype_name(a.dtype), dtype_name(b.dtype));
+    if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "matmul takes f32 or f64, not %s", dtype_name(a.dtype));
+    p->batched = a.ndim == 3;
+    if ((a.ndim != 2 && a.ndim != 3) || (b.ndim != 2 && b.ndim != 3) || (b.ndim == 3 && !p->batched))
+        return fail(TL_E_SHAPE, "matmul takes [m,k]x[k,n], [B,m,k]x[B,k,n] or [B,m,k]x[k,n], not %d-D x %d-D", a.ndim,
+                    b.ndim);
+    p->batches = p->batched ? a.shape[0] : 1;
+    if (b.ndim == 3 && b.shape[0] != p->batches)
+        return fail(TL_E_SHAPE, "matmul: batch %lld x batch %lld", (long long)p->batches, (long long)b.shape[0]);
+    const Matrix ma = matrix_of(a), mb = matrix_of(b);
+    if (ma.cols != mb.rows)
+        return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)ma.rows,
+                    (long long)ma.cols, (long long)mb.rows, (long long)mb.cols);
+    p->m = ma.rows, p->k = ma.cols, p->n = mb.cols;
+    const int64_t batch_rows[2] = {p->batches, p->m};
+    int64_t all_rows;  // the batches as one product (one BLAS call): checked, as every product of dims is
+    if (p->m > INT_MAX || p->n > INT_MAX || p->k > INT_MAX || !count_of(2, batch_rows, 1, &all_rows) || all_rows > INT_MAX)
+        return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range ([%lld,%lld,%lld] x [%lld,%lld])",
+                    (long long)p->batches, (long long)p->m, (long long)p->k, (long long)mb.rows, (long long)p->n);
+    p->copy_a = !blas_form(ma, &p->fa);
+    p->copy_b = !blas_form(mb, &p->fb);
+    return TL_OK;
+}
+
+// c = a b, every dim positive, both operands in BLAS form.
+void run(const Plan &p, const View &a, const View &b, const View &c) {
+    const int64_t elem = int64_t(dtype_size(a.dtype));
+    const int64_t a_batch = p.batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
+    // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
+    if (p.batched && b.ndim == 2 && p.fa.trans == CblasNoTrans && (p.batches == 1 || a_batch == p.m * p.fa.ld)) {
+        product(a.dtype, p.fa, p.fb, p.batches * p.m, p.n, p.k, a.data, b.data, c.data);
+        return;
+    }
+    for (int64_t i = 0; i < p.batches; ++i)
+        product(a.dtype, p.fa, p.fb, p.m, p.n, p.k, a.data + i * a_batch * elem, b.data + i * b_batch * elem,
+                c.data + i * p.m * p.n * elem);
+}
+
 }  // namespace
 
 tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
@@ -106,68 +154,29 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     TL_TRY(ctx.resolve(ta, &ra));
     TL_TRY(ctx.resolve(tb, &rb));
     View a = ra.view, b = rb.view;
-    if (a.dtype != b.dtype) return fail(TL_E_DTYPE, "matmul: %s x %s", dtype_name(a.dtype), dtype_name(b.dtype));
-    if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "matmul takes f32 or f64, not %s", dtype_name(a.dtype));
-    const bool batched = a.ndim == 3;
-    if ((a.ndim != 2 && a.ndim != 3) || (b.ndim != 2 && b.ndim != 3) || (b.ndim == 3 && !batched))
-        return fail(TL_E_SHAPE, "matmul takes [m,k]x[k,n], [B,m,k]x[B,k,n] or [B,m,k]x[k,n], not %d-D x %d-D", a.ndim,
-                    b.ndim);
-    const int64_t batches = batched ? a.shape[0] : 1;
-    if (b.ndim == 3 && b.shape[0] != batches)
-        return fail(TL_E_SHAPE, "matmul: batch %lld x batch %lld", (long long)batches, (long long)b.shape[0]);
-    Matrix ma = matrix_of(a), mb = matrix_of(b);
-    if (ma.cols != mb.rows)
-        return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)ma.rows,
-                    (long long)ma.cols, (long long)mb.rows, (long long)mb.cols);
-    const int64_t m = ma.rows, k = ma.cols, n = mb.cols;
-    const int64_t batch_rows[2] = {batches, m};
-    int64_t all_rows;  // the batches as one product (one BLAS call): checked, as every product of dims is
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || !count_of(2, batch_rows, 1, &all_rows) || all_rows > INT_MAX)
-        return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range ([%lld,%lld,%lld] x [%lld,%lld])", (long long)batches,
-                    (long long)m, (long long)k, (long long)mb.rows, (long long)n);
-
+    Plan p;
+    TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.
-    BlasOperand fa, fb;
-    const bool copy_a = !blas_form(ma, &fa), copy_b = !blas_form(mb, &fb);
     const size_t elem = dtype_size(a.dtype);
-    const size_t bytes_a = copy_a ? size_t(a.numel()) * elem : 0, bytes_b = copy_b ? size_t(b.numel()) * elem : 0;
+    const size_t bytes_a = p.copy_a ? size_t(a.numel()) * elem : 0, bytes_b = p.copy_b ? size_t(b.numel()) * elem : 0;
     const size_t pad_a = (bytes_a + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
     std::byte *scratch = nullptr;
-    if (copy_a || copy_b) TL_TRY(ctx.scratch(pad_a + bytes_b, &scratch));
-
-    int64_t shape[3] = {batches, m, n};
+    if (p.copy_a || p.copy_b) TL_TRY(ctx.scratch(pad_a + bytes_b, &scratch));
+    int64_t shape[3] = {p.batches, p.m, p.n};
     View c;
     tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, batched ? 3 : 2, batched ? shape : shape + 1, &c, &result));
-
-    if (copy_a) {
+    TL_TRY(ctx.make_tensor(a.dtype, p.batched ? 3 : 2, p.batched ? shape : shape + 1, &c, &result));
+    // Nothing fails from here.
+    if (p.copy_a) {
         a = contiguous_at(a, scratch);
-        ma = matrix_of(a);
-        blas_form(ma, &fa);
+        blas_form(matrix_of(a), &p.fa);
     }
-    if (copy_b) {
+    if (p.copy_b) {
         b = contiguous_at(b, scratch + pad_a);
-        mb = matrix_of(b);
-        blas_form(mb, &fb);
+        blas_form(matrix_of(b), &p.fb);
     }
-    if (m == 0 || n == 0 || batches == 0) {
-        *out = result;
-        return TL_OK;
-    }
-    if (k == 0) {  // an empty sum; BLAS may not accept k = 0 with these leading dimensions
-        fill_kernel(c, 0.0);
-        *out = result;
-        return TL_OK;
-    }
-    const int64_t a_batch = batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
-    // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
-    if (batched && b.ndim == 2 && fa.trans == CblasNoTrans && (batches == 1 || a_batch == m * fa.ld)) {
-        product(a.dtype, fa, fb, batches * m, n, k, a.data, b.data, c.data);
-    } else {
-        for (int64_t i = 0; i < batches; ++i)
-            product(a.dtype, fa, fb, m, n, k, a.data + i * a_batch * int64_t(elem), b.data + i * b_batch * int64_t(elem),
-                    c.data + i * m * n * int64_t(elem));
-    }
+    if (p.k == 0 && c.numel() > 0) fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
+    else if (c.numel() > 0) run(p, a, b, c);
     *out = result;
     return TL_OK;
 }

@@ -4,6 +4,8 @@
 #include "tensorlife/tl.h"
 
 using tl::BinaryOp;
+using tl::Norm;
+using tl::Reduction;
 using tl::UnaryOp;
 using tl::with_context;
 
@@ -48,19 +50,19 @@ tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, i
 }
 
 tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, x, w, tl_tensor{0}, eps, false, out); });
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, Norm::rms, x, w, tl_tensor{0}, eps, out); });
 }
 
 tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, x, w, b, eps, true, out); });
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, Norm::layer, x, w, b, eps, out); });
 }
 
 tl_status tl_sum(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, a, axis, keepdim != 0, false, out); });
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, Reduction::sum, a, axis, keepdim != 0, out); });
 }
 
 tl_status tl_mean(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, a, axis, keepdim != 0, true, out); });
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, Reduction::mean, a, axis, keepdim != 0, out); });
 }
 
 tl_status tl_argmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {

@@ -40,7 +40,7 @@ tl_status tl_tensor_free(tl_context *ctx, tl_tensor t) {
 
 tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr) {
     return with_context(ctx, ptr, [&](tl_context &c) {
-        Resolved r;
+        tl::Resolved r;
         TL_TRY(c.resolve(t, &r));
         *ptr = r.view.data;
         return TL_OK;
@@ -50,7 +50,7 @@ tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr) {
 tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) {
     return with_context(ctx, out, [&](tl_context &c) {
         TL_TRY(tl::check_struct_size(*out, "tensor info"));
-        Resolved r;
+        tl::Resolved r;
         TL_TRY(c.resolve(t, &r));
         tl_tensor_info info = TL_TENSOR_INFO_INIT;
         info.dtype = r.view.dtype;

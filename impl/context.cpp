@@ -51,7 +51,7 @@ tl_status not_ours(tl_tensor t) {
 
 }  // namespace
 
-tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
+tl_status tl::refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
     const size_t elem = tl::dtype_size(dt);
     if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
     if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
@@ -193,7 +193,7 @@ tl_status tl_context::lookup_slow(tl_tensor t, const tl::TensorHeader **out) {
     return TL_OK;
 }
 
-tl_status tl_context::resolve(tl_tensor t, Resolved *out) {
+tl_status tl_context::resolve(tl_tensor t, tl::Resolved *out) {
     const tl::TensorHeader *h = nullptr;
     TL_TRY(lookup(t, &h));
     if (h->base != 0) {
@@ -245,11 +245,10 @@ tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) 
     return tl::pack_handle({target->depth, slot, target->current});
 }
 
-tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::View *out,
-                                  tl_tensor *handle) {
+tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
     int64_t numel;
     size_t bytes;
-    TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
+    TL_TRY(tl::check_shape(ndim, shape, dt, &numel, &bytes));
     TL_TRY(reserve_header(target));
     std::byte *data, *storage;
     size_t owned_bytes = 0;
@@ -274,14 +273,15 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
     h.storage_bytes = owned_bytes;
     for (int i = 0; i < ndim; ++i) h.shape[i] = shape[i];
     tl::set_contiguous_strides(ndim, shape, h.strides);
-    out->dtype = dt;
-    out->ndim = ndim;
+    tl::View &v = out->view;
+    v.dtype = dt;
+    v.ndim = ndim;
     for (int i = 0; i < ndim; ++i) {
-        out->shape[i] = shape[i];
-        out->strides[i] = h.strides[i];
+        v.shape[i] = shape[i];
+        v.strides[i] = h.strides[i];
     }
-    out->data = data;
-    *handle = target ? tl::pack_handle({target->depth, slot, target->current}) : place_header(nullptr, ambient_header);
+    v.data = data;
+    out->handle = target ? tl::pack_handle({target->depth, slot, target->current}) : place_header(nullptr, ambient_header);
     return TL_OK;
 }
 
@@ -306,7 +306,7 @@ tl_status tl_context::map_tensor(const tl::View &v, tl::MappedRegion *region, tl
     return TL_OK;
 }
 
-tl_status tl_context::make_view(const Resolved &base, const tl::View &v, tl_tensor *handle) {
+tl_status tl_context::make_view(const tl::Resolved &base, const tl::View &v, tl_tensor *handle) {
     tl_scope *target = current_scope();
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);

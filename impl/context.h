@@ -11,13 +11,23 @@
 #include "scope.h"
 #include "tensor.h"
 
+namespace tl {
+
 // What a checked handle gives an op: its elements, by value, and what owns them.
 struct Resolved {
-    tl::View view;
+    View view;
     std::byte *storage;  // start of the storage the elements live in
     uint64_t owner;      // handle bits of the tensor owning that storage
     bool read_only;      // over a mapped file: no op may write it
 };
+
+// A tensor just made: its handle, and a View of its elements (not written yet).
+struct NewTensor {
+    tl_tensor handle;
+    View view;
+};
+
+}  // namespace tl
 
 struct tl_context {
     explicit tl_context(const tl_allocator *allocator);
@@ -33,7 +43,7 @@ struct tl_context {
     tl_executor executor{};
 
     // Checks the handle (and a view's base) and gives its elements.
-    tl_status resolve(tl_tensor t, Resolved *out);
+    tl_status resolve(tl_tensor t, tl::Resolved *out);
     // Checks the handle alone; the header pointer is valid until the next allocation.  Inline
     // for a live tensor; every refusal, with its message, is lookup_slow's.
     tl_status lookup(tl_tensor t, const tl::TensorHeader **out) {
@@ -59,10 +69,9 @@ struct tl_context {
     tl_status close_scope(tl_scope *scope);
 
     // A new contiguous tensor in target (nullptr: ambient).  Its elements are not written.
-    tl_status make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::View *out,
-                          tl_tensor *handle);
-    tl_status make_tensor(tl_dtype dt, int ndim, const int64_t *shape, tl::View *out, tl_tensor *handle) {
-        return make_tensor(current_scope(), dt, ndim, shape, out, handle);
+    tl_status make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out);
+    tl_status make_tensor(tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
+        return make_tensor(current_scope(), dt, ndim, shape, out);
     }
     // A tensor over memory the caller owns (never freed here), in the current target.
     tl_status wrap_tensor(const tl::View &v, tl_tensor *handle);
@@ -70,7 +79,7 @@ struct tl_context {
     // region until it dies.
     tl_status map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle);
     // A view (shape and strides of v, elements of base) in the current target.
-    tl_status make_view(const Resolved &base, const tl::View &v, tl_tensor *handle);
+    tl_status make_view(const tl::Resolved &base, const tl::View &v, tl_tensor *handle);
 
     tl_status free_tensor(tl_tensor t);
     // Context-owned temporary memory, grown to the high-water mark and kept.
@@ -111,6 +120,8 @@ private:
     size_t scratch_bytes_ = 0;
 };
 
+namespace tl {
+
 // Why check_shape refuses (its one message for each reason), out of line.
 tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt);
 
@@ -119,13 +130,15 @@ tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt);
 inline tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes) {
     *numel = 0;  // set on every path, so no caller's compiler sees them unset
     *bytes = 0;
-    const size_t elem = tl::dtype_size(dt);
+    const size_t elem = dtype_size(dt);
     if (elem == 0 || ndim < 0 || ndim > TL_MAX_DIMS || (ndim > 0 && !shape)) return refuse_shape(ndim, shape, dt);
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return refuse_shape(ndim, shape, dt);
     int64_t b;
-    if (!tl::count_of(ndim, shape, int64_t(elem), &b)) return refuse_shape(ndim, shape, dt);
+    if (!count_of(ndim, shape, int64_t(elem), &b)) return refuse_shape(ndim, shape, dt);
     *numel = b / int64_t(elem);
     *bytes = size_t(b);
     return TL_OK;
 }
+
+}  // namespace tl

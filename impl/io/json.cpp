@@ -203,9 +203,9 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
         if (dt == TL_I32 && !is_int32_value(x))
             return fail(TL_E_PARSE, "tensor JSON: %g is no i32 value", x);
     }
-    View v;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(dt, ndim, dims, &v, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(dt, ndim, dims, &made));
+    const View &v = made.view;
     int64_t i = 0;
     for (const cJSON *j = data->child; j; j = j->next, ++i) {
         double x = 0;
@@ -214,7 +214,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
         else if (dt == TL_F64) reinterpret_cast<double *>(v.data)[i] = x;
         else reinterpret_cast<int32_t *>(v.data)[i] = int32_t(x);
     }
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

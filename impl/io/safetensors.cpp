@@ -372,9 +372,9 @@ tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_t
     if (bytes) TL_TRY(ctx.scratch(bytes, &staging));
     if (!read_at(f.file, f.data_start + e->begin, staging, bytes))
         return fail(TL_E_IO, "safetensors: cannot read the %zu bytes of '%s'", bytes, name);
-    View v;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(loaded_dtype(e->stored), e->ndim, e->shape, &v, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(loaded_dtype(e->stored), e->ndim, e->shape, &made));
+    const View &v = made.view;
     if (e->stored == tl_st_file::Stored::f16 || e->stored == tl_st_file::Stored::bf16) {
         float *to = reinterpret_cast<float *>(v.data);
         for (size_t i = 0; i < bytes / 2; ++i) {
@@ -385,7 +385,7 @@ tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_t
     } else if (bytes) {
         std::memcpy(v.data, staging, bytes);
     }
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

@@ -7,6 +7,8 @@ namespace tl {
 
 enum class BinaryOp { add, sub, mul, div };
 enum class UnaryOp { scale, relu, gelu, silu, exp, tanh };
+enum class Reduction { sum, mean };
+enum class Norm { rms, layer };
 
 // a and b already broadcast to out's shape (stride 0 where they repeat).
 void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out);
@@ -16,7 +18,7 @@ void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value);
 // src already broadcast to dst's shape; they must not overlap.
 void copy_kernel(const View &src, const View &dst);
 
-void sum_kernel(const View &a, int axis, bool mean, const View &out);  // out: a's shape without axis
+void sum_kernel(const View &a, int axis, Reduction r, const View &out);  // out: a's shape without axis
 void argmax_kernel(const View &a, int axis, const View &out);
 void softmax_kernel(const View &a, int axis, const View &out);
 // w, b: nullptr for none.

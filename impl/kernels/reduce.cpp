@@ -22,7 +22,7 @@ void for_each_position(const View &out_outer, const View &in_outer, F f) {
 }
 
 template <class T>
-void sum_typed(const View &a, int axis, bool mean, const View &out) {
+void sum_typed(const View &a, int axis, Reduction r, const View &out) {
     const int64_t len = a.shape[axis], step = a.strides[axis];
     for_each_position(out, drop_axis(a, axis), [&](std::byte *o, std::byte *in) {
         const T *x = reinterpret_cast<const T *>(in);
@@ -33,7 +33,7 @@ void sum_typed(const View &a, int axis, bool mean, const View &out) {
         } else {
             double acc = 0;
             for (int64_t i = 0; i < len; ++i) acc += double(x[i * step]);
-            *reinterpret_cast<T *>(o) = T(mean ? acc / double(len) : acc);
+            *reinterpret_cast<T *>(o) = T(r == Reduction::mean ? acc / double(len) : acc);
         }
     });
 }
@@ -105,11 +105,11 @@ void norm_typed(const View &x, const View *w, const View *b, double eps, bool ce
 
 }  // namespace
 
-void sum_kernel(const View &a, int axis, bool mean, const View &out) {
+void sum_kernel(const View &a, int axis, Reduction r, const View &out) {
     switch (a.dtype) {
-        case TL_F32: return sum_typed<float>(a, axis, mean, out);
-        case TL_F64: return sum_typed<double>(a, axis, mean, out);
-        case TL_I32: return sum_typed<int32_t>(a, axis, mean, out);
+        case TL_F32: return sum_typed<float>(a, axis, r, out);
+        case TL_F64: return sum_typed<double>(a, axis, r, out);
+        case TL_I32: return sum_typed<int32_t>(a, axis, r, out);
         default: break;  // refused before any kernel runs
     }
 }

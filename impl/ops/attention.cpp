@@ -110,15 +110,15 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
         scores = reinterpret_cast<double *>(s);
         sums = scores + heads * cache_rows;
     }
-    View o;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &o, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &made));
+    const View &o = made.view;
     if (o.numel() > 0)  // heads split over the executor when the work is big (valid rows x output)
         run_split(ctx, heads, o.numel() * (valid > 0 ? valid : 1), [&](int64_t h0, int64_t h1) {
             if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, cache_rows, sums, o, h0, h1);
             else attend<double>(q, k, v, valid, scale, scores, cache_rows, sums, o, h0, h1);
         });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

@@ -62,9 +62,9 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     int64_t shape[TL_MAX_DIMS];
     if (!broadcast_shape(a, b, &nd, shape))
         return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim, b.ndim);
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
+    const View &c = made.view;
     if (same_dims(a, b) && runs_inline(ctx, c.numel())) {
         // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy.
         binary_kernel(op, a, b, c);
@@ -74,7 +74,7 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
             binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
         });
     }
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -83,9 +83,9 @@ tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_t
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
     if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "%s takes f32 or f64, not %s", unary_name(op), dtype_name(a.dtype));
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &made));
+    const View &c = made.view;
     if (runs_inline(ctx, c.numel())) {
         unary_kernel(op, param, a, c);
     } else {
@@ -93,7 +93,7 @@ tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor ta, tl_t
             unary_kernel(op, param, cut(a, d, lo, hi), cut(c, d, lo, hi));
         });
     }
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

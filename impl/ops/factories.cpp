@@ -9,11 +9,11 @@ namespace tl {
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out) {
     if (dt == TL_I32 && !is_int32_value(value))
         return fail(TL_E_INVALID_ARGUMENT, "full: %g is no int32 value", value);
-    View v;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(dt, ndim, shape, &v, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(dt, ndim, shape, &made));
+    const View &v = made.view;
     fill_contiguous(v.data, dt, v.numel(), value);  // slab memory is reused dirty: every element is written
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -25,11 +25,11 @@ tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *sh
     if (nbytes != bytes)
         return fail(TL_E_INVALID_ARGUMENT, "from_data: %zu bytes given, the shape needs %zu", nbytes, bytes);
     if (!data && bytes) return fail(TL_E_INVALID_ARGUMENT, "from_data: data is NULL");
-    View v;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(dt, ndim, shape, &v, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(dt, ndim, shape, &made));
+    const View &v = made.view;
     if (bytes) std::memcpy(v.data, data, bytes);
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -63,11 +63,11 @@ tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *o
     Resolved r;
     TL_TRY(ctx.resolve(t, &r));
     if (target) TL_TRY(ctx.check_scope(target));
-    View v;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(target, r.view.dtype, r.view.ndim, r.view.shape, &v, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(target, r.view.dtype, r.view.ndim, r.view.shape, &made));
+    const View &v = made.view;
     copy_kernel(r.view, v);
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

@@ -115,11 +115,11 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
     }
     if (reshape_strides(a, ndim, new_shape, v.strides)) return ctx.make_view(ra, v, out);
     // The strides cannot express it: a contiguous copy in logical order.
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, ndim, new_shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, ndim, new_shape, &made));
+    const View &c = made.view;
     copy_kernel(a, contiguous_over(a, c.data));
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -133,11 +133,11 @@ static void copy_split(const tl_context &ctx, const View &src, const View &dst) 
 tl_status op_contiguous(tl_context &ctx, tl_tensor ta, tl_tensor *out) {
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(ra.view.dtype, ra.view.ndim, ra.view.shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(ra.view.dtype, ra.view.ndim, ra.view.shape, &made));
+    const View &c = made.view;
     copy_split(ctx, ra.view, c);
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -169,9 +169,9 @@ tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_te
         if (__builtin_add_overflow(shape[ax], p.shape[ax], &shape[ax]))
             return fail(TL_E_SHAPE, "concat: the axis length overflows");
     }
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(first.dtype, first.ndim, shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(first.dtype, first.ndim, shape, &made));
+    const View &c = made.view;
     int64_t at = 0;
     for (int i = 0; i < n && c.numel() > 0; ++i) {  // an empty result's strides may be huge
         View part = c;
@@ -180,7 +180,7 @@ tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_te
         copy_kernel(parts[i], part);
         at += parts[i].shape[ax];
     }
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -210,13 +210,13 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
     int64_t shape[TL_MAX_DIMS];
     for (int d = 0; d < ids.ndim; ++d) shape[d] = ids.shape[d];
     for (int d = 1; d < table.ndim; ++d) shape[ids.ndim + d - 1] = table.shape[d];
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(table.dtype, nd, shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(table.dtype, nd, shape, &made));
+    const View &c = made.view;
     // An empty result copies nothing; its rows' sizes and strides (an empty table's rows may be
     // huge) need not even fit an address, so none is computed.
     if (c.numel() == 0) {
-        *out = result;
+        *out = made.handle;
         return TL_OK;
     }
     const View row = drop_axis(table, 0);
@@ -231,7 +231,7 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
                 copy_kernel(src, contiguous_over(row, c.data + i * row_bytes));
             }
         });
-        *out = result;
+        *out = made.handle;
         return TL_OK;
     }
     std::byte *dst = c.data;
@@ -244,7 +244,7 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
             dst += row_bytes;
         }
     });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

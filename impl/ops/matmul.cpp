@@ -163,9 +163,9 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     std::byte *scratch = nullptr;
     if (p.copy_a || p.copy_b) TL_TRY(ctx.scratch(pad_a + bytes_b, &scratch));
     int64_t shape[3] = {p.batches, p.m, p.n};
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, p.batched ? 3 : 2, p.batched ? shape : shape + 1, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, p.batched ? 3 : 2, p.batched ? shape : shape + 1, &made));
+    const View &c = made.view;
     // Nothing fails from here.
     if (p.copy_a) {
         a = contiguous_at(a, scratch);
@@ -177,7 +177,7 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     }
     if (p.k == 0 && c.numel() > 0) fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
     else if (c.numel() > 0) run(p, a, b, c);
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

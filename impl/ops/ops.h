@@ -17,8 +17,8 @@ tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *o
 tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor a, tl_tensor b, tl_tensor *out);
 tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor a, tl_tensor *out);
 tl_status op_softmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
-tl_status op_norm(tl_context &ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, bool layer, tl_tensor *out);
-tl_status op_sum(tl_context &ctx, tl_tensor a, int axis, bool keepdim, bool mean, tl_tensor *out);
+tl_status op_norm(tl_context &ctx, Norm norm, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out);
+tl_status op_sum(tl_context &ctx, Reduction r, tl_tensor a, int axis, bool keepdim, tl_tensor *out);
 tl_status op_argmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
 tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 tl_status op_attention(tl_context &ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid, double scale,

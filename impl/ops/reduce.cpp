@@ -12,18 +12,18 @@ tl_status op_softmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     if (!is_float(a.dtype)) return fail(TL_E_DTYPE, "softmax takes f32 or f64, not %s", dtype_name(a.dtype));
     int ax = 0;
     TL_TRY(normalize_axis(axis, a.ndim, &ax));
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, a.ndim, a.shape, &made));
+    const View &c = made.view;
     split_along(ctx, c, ax, c.numel(), [&](int d, int64_t lo, int64_t hi) {  // rows, each normalised whole
         softmax_kernel(cut(a, d, lo, hi), ax, cut(c, d, lo, hi));
     });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
-tl_status op_norm(tl_context &ctx, tl_tensor tx, tl_tensor tw, tl_tensor tb, double eps, bool layer, tl_tensor *out) {
-    const char *name = layer ? "layernorm" : "rmsnorm";
+tl_status op_norm(tl_context &ctx, Norm norm, tl_tensor tx, tl_tensor tw, tl_tensor tb, double eps, tl_tensor *out) {
+    const char *name = norm == Norm::layer ? "layernorm" : "rmsnorm";
     Resolved rx, rw, rb;
     TL_TRY(ctx.resolve(tx, &rx));
     const View &x = rx.view;
@@ -43,16 +43,16 @@ tl_status op_norm(tl_context &ctx, tl_tensor tx, tl_tensor tw, tl_tensor tb, dou
             return fail(TL_E_SHAPE, "%s: weight and bias must be 1-D of length %lld", name, (long long)len);
         (i == 0 ? w : b) = &r.view;
     }
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(x.dtype, x.ndim, x.shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(x.dtype, x.ndim, x.shape, &made));
+    const View &c = made.view;
     split_along(ctx, c, c.ndim - 1, c.numel(), [&](int d, int64_t lo, int64_t hi) {  // rows of the last axis
-        if (layer)
+        if (norm == Norm::layer)
             layernorm_kernel(cut(x, d, lo, hi), w, b, eps, cut(c, d, lo, hi));
         else
             rmsnorm_kernel(cut(x, d, lo, hi), w, eps, cut(c, d, lo, hi));
     });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -68,23 +68,23 @@ static int reduced_shape(const View &a, int ax, bool keepdim, int64_t *shape) {
     return nd;
 }
 
-tl_status op_sum(tl_context &ctx, tl_tensor ta, int axis, bool keepdim, bool mean, tl_tensor *out) {
+tl_status op_sum(tl_context &ctx, Reduction r, tl_tensor ta, int axis, bool keepdim, tl_tensor *out) {
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
-    if (mean && !is_float(a.dtype)) return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
+    if (r == Reduction::mean && !is_float(a.dtype)) return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
     int ax = 0;
     TL_TRY(normalize_axis(axis, a.ndim, &ax));
     int64_t shape[TL_MAX_DIMS];
     const int nd = reduced_shape(a, ax, keepdim, shape);
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
+    const View &c = made.view;
     const View oc = keepdim ? drop_axis(c, ax) : c;
     split_along(ctx, a, ax, a.numel(), [&](int d, int64_t lo, int64_t hi) {  // output elements, each whole
-        sum_kernel(cut(a, d, lo, hi), ax, mean, cut(oc, d < ax ? d : d - 1, lo, hi));
+        sum_kernel(cut(a, d, lo, hi), ax, r, cut(oc, d < ax ? d : d - 1, lo, hi));
     });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 
@@ -98,13 +98,13 @@ tl_status op_argmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     if (a.shape[ax] > INT32_MAX) return fail(TL_E_SHAPE, "argmax: axis too long for i32 indices");
     int64_t shape[TL_MAX_DIMS];
     const int nd = reduced_shape(a, ax, false, shape);
-    View c;
-    tl_tensor result;
-    TL_TRY(ctx.make_tensor(TL_I32, nd, shape, &c, &result));
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(TL_I32, nd, shape, &made));
+    const View &c = made.view;
     split_along(ctx, a, ax, a.numel(), [&](int d, int64_t lo, int64_t hi) {
         argmax_kernel(cut(a, d, lo, hi), ax, cut(c, d < ax ? d : d - 1, lo, hi));
     });
-    *out = result;
+    *out = made.handle;
     return TL_OK;
 }
 

@@ -81,7 +81,7 @@ tl_status tl_context::check_scope(const tl_scope *scope) const {
     if (scope->context != this) return fail(TL_E_INVALID_HANDLE, "scope belongs to another context");
     if (!scope->open) {
         const tl_scope::Closed *c = scope->last_closed();
-        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", c ? c->name : "", (unsigned long long)(c ? c->id : 0));
+        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", c ? c->name : "", (unsigned long long)(c ? c->epoch.id : 0));
     }
     return TL_OK;
 }
@@ -107,10 +107,8 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
         return st;
     }
     record->open = true;
-    record->id = ++scopes_opened_;
     record->current = record->generations.next();
-    record->first_index = record->generations.issued() - 1;
-    record->resets_ = 0;
+    record->epoch = {++scopes_opened_, record->generations.issued() - 1, 0};
     open_depth_ = depth;
     *out = record;
     return TL_OK;
@@ -126,7 +124,7 @@ tl_status tl_context::reset_scope(tl_scope *scope) {
     scope->slab.reset();
     scope->headers.clear();  // capacity kept: the next step places its headers without allocating
     scope->current = scope->generations.next();
-    ++scope->resets_;
+    ++scope->epoch.resets;
     return TL_OK;
 }
 
@@ -136,10 +134,8 @@ tl_status tl_context::close_scope(tl_scope *scope) {
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
     tl_scope::Closed &c = scope->closed[scope->closed_count++ % tl_scope::kClosedKept];
-    c.id = scope->id;
-    c.first_index = scope->first_index;
+    c.epoch = scope->epoch;
     c.last_index = scope->generations.issued() - 1;
-    c.resets = scope->resets_;
     std::snprintf(c.name, sizeof c.name, "%s", scope->name.c_str());
     scope->name.clear();
     release_mappings(*scope);
@@ -159,17 +155,17 @@ tl_status tl_context::stale_scope_handle(const tl_scope &s, tl_tensor t, uint64_
                     (unsigned long long)t.bits, s.depth);
     if (found < 0) return not_ours(t);
     const uint64_t index = uint64_t(found);
-    if (s.open && index >= s.first_index)
+    if (s.open && index >= s.epoch.first_index)
         return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope is at gen %llu)", s.name.c_str(),
-                    (unsigned long long)s.id, (unsigned long long)(index - s.first_index),
+                    (unsigned long long)s.epoch.id, (unsigned long long)(index - s.epoch.first_index),
                     (unsigned long long)s.resets());
     const uint64_t kept = s.closed_count < tl_scope::kClosedKept ? s.closed_count : tl_scope::kClosedKept;
     for (uint64_t back = 1; back <= kept; ++back) {
         const tl_scope::Closed &c = s.closed[(s.closed_count - back) % tl_scope::kClosedKept];
-        if (index >= c.first_index && index <= c.last_index)
+        if (index >= c.epoch.first_index && index <= c.last_index)
             return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)", c.name,
-                        (unsigned long long)c.id, (unsigned long long)(index - c.first_index),
-                        (unsigned long long)c.resets);
+                        (unsigned long long)c.epoch.id, (unsigned long long)(index - c.epoch.first_index),
+                        (unsigned long long)c.epoch.resets);
     }
     return fail(TL_E_STORAGE_CLOSED, "storage of an earlier scope at depth %u is closed (%llu scopes were closed there)",
                 s.depth, (unsigned long long)s.closed_count);

@@ -18,15 +18,21 @@ struct tl_scope {
     tl_context *const context;
     const uint32_t depth;  // 1 = outermost
 
+    // Which scope held this depth and which generations it used: kept for the open scope, and
+    // for each closed one so that its stale handles can be told what closed them.
+    struct Epoch {
+        uint64_t id = 0;           // "#N": the context's Nth scope
+        uint64_t first_index = 0;  // generations' index of its first generation
+        uint64_t resets = 0;       // its generation ("gen N"): resets so far
+    };
+
     bool open = false;
-    uint64_t id = 0;                 // "#N": the context's Nth scope
+    Epoch epoch;                     // the open scope's
     tl::OwnedString name;
     // Runs on across every scope opened at this depth, so a handle of an earlier scope here can
     // never look current; process-unique, so neither can another context's.
     tl::GenerationSource generations;
     uint64_t current = 0;            // the generation of the open scope's live tensors
-    uint64_t first_index = 0;        // generations' index of the open scope's first one
-    uint64_t resets_ = 0;
     uint32_t mapped_owners = 0;      // tensors over mapped files this generation (released at reset)
     tl::Slab slab;
     std::vector<tl::TensorHeader, tl::UninitializedStlAllocator<tl::TensorHeader>> headers;
@@ -35,7 +41,8 @@ struct tl_scope {
     // handles ("storage 'frame' #1 gen 1 is closed (scope was closed at gen 1)").  Names are kept
     // up to 95 bytes; older scopes are reported without a name.
     struct Closed {
-        uint64_t id, first_index, last_index, resets;
+        Epoch epoch;
+        uint64_t last_index;  // generations' index of its last generation
         char name[96];
     };
     static constexpr uint32_t kClosedKept = 8;
@@ -43,7 +50,7 @@ struct tl_scope {
     uint64_t closed_count = 0;
     const Closed *last_closed() const { return closed_count ? &closed[(closed_count - 1) % kClosedKept] : nullptr; }
 
-    uint64_t resets() const { return resets_; }
+    uint64_t resets() const { return epoch.resets; }
     // What tl_scope_stats_get reports (struct_size left to the caller).
     tl_scope_stats stats() const;
 };

@@ -28,7 +28,7 @@ tl_status finish(Memory &memory, cJSON *j, char **out) {
 
 void add_scope(cJSON *o, const tl_scope &s) {
     cJSON_AddStringToObject(o, "name", s.name.c_str());
-    cJSON_AddNumberToObject(o, "id", double(s.id));
+    cJSON_AddNumberToObject(o, "id", double(s.epoch.id));
     cJSON_AddNumberToObject(o, "depth", s.depth);
     cJSON_AddStringToObject(o, "growth", s.slab.growth() == TL_FIXED ? "fixed" : "grow");
     cJSON_AddNumberToObject(o, "max_bytes", double(s.slab.max_bytes()));

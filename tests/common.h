@@ -22,6 +22,13 @@
                      tl_last_error(), tl_status_string(code));                         \
     } while (0)
 
+/* The usual fixture: a fresh context, ctx, for each test of the suite. */
+#define CONTEXT_SUITE(suite)                                                \
+    static tl_context *ctx;                                                 \
+    static void suite##_setup(void) { OK(tl_context_create(NULL, &ctx)); }  \
+    static void suite##_teardown(void) { tl_context_destroy(ctx); }         \
+    TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+
 /* An allocator that counts calls and bytes and can refuse the Nth allocation. */
 typedef struct counting_allocator {
     long allocs, frees;

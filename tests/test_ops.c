@@ -3,9 +3,7 @@
 
 #include "common.h"
 
-static tl_context *ctx;
-static void setup(void) { OK(tl_context_create(NULL, &ctx)); }
-static void teardown(void) { tl_context_destroy(ctx); }
+CONTEXT_SUITE(ops);
 
 static void naive_matmul(const float *a, const float *b, float *c, int m, int k, int n) {
     for (int i = 0; i < m; ++i)
@@ -19,8 +17,6 @@ static void naive_matmul(const float *a, const float *b, float *c, int m, int k,
 static void fill_random(float *x, size_t n, unsigned seed) {
     for (size_t i = 0; i < n; ++i) x[i] = rand_unit(&seed);
 }
-
-TestSuite(ops, .init = setup, .fini = teardown);
 
 Test(ops, matmul_hand_worked) {
     const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, want[4] = {19, 22, 43, 50};

@@ -5,10 +5,7 @@
 
 #include "common.h"
 
-static tl_context *ctx;
-static void setup(void) { OK(tl_context_create(NULL, &ctx)); }
-static void teardown(void) { tl_context_destroy(ctx); }
-TestSuite(regressions, .init = setup, .fini = teardown);
+CONTEXT_SUITE(regressions);
 
 static const int64_t H = INT64_MAX / 3;
 

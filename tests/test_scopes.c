@@ -5,9 +5,9 @@
 
 static const int64_t shape_1k[1] = {1024};
 
+CONTEXT_SUITE(scopes); /* each test's ctx; the allocator tests make their own context */
+
 Test(scopes, nest_and_current_target) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *cur = (tl_scope *)1;
     OK(tl_scope_current(ctx, &cur));
     cr_assert_null(cur);
@@ -34,12 +34,9 @@ Test(scopes, nest_and_current_target) {
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "ambient");
     OK(tl_tensor_free(ctx, t));
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, tensors_are_64_byte_aligned) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *s;
     OK(tl_scope_open(ctx, "align", 1 << 16, &s));
     for (int64_t n = 1; n < 40; n += 3) {
@@ -59,12 +56,9 @@ Test(scopes, tensors_are_64_byte_aligned) {
     OK(tl_tensor_zeros(ctx, TL_F64, 1, &n, &t));
     OK(tl_tensor_data(ctx, t, &p));
     cr_assert_eq((uintptr_t)p % 64, 0);
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, grow_adds_chunks_then_merges_at_reset) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *s;
     OK(tl_scope_open(ctx, "grow", 4096, &s)); /* one 4 KiB tensor fits; the rest overflow */
     const int64_t shape[1] = {1024};      /* 4096 bytes each */
@@ -91,12 +85,9 @@ Test(scopes, grow_adds_chunks_then_merges_at_reset) {
     cr_assert_eq(st.used_bytes, 0);
     cr_assert_eq(st.live_tensors, 0);
     OK(tl_scope_close(s));
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, fixed_scope_exhaustion_changes_nothing_and_reset_recovers) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope_options o = {sizeof o, TL_FIXED, 3 * 4096, 0};
     tl_scope *s;
     OK(tl_scope_open_ex(ctx, "fixed", &o, &s));
@@ -118,12 +109,9 @@ Test(scopes, fixed_scope_exhaustion_changes_nothing_and_reset_recovers) {
     OK(tl_scope_reset(s));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &extra));
     OK(tl_scope_close(s));
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, max_bytes_limits_growth) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope_options o = {sizeof o, TL_GROW, 4096, 8192};
     tl_scope *s;
     OK(tl_scope_open_ex(ctx, "capped", &o, &s));
@@ -137,12 +125,9 @@ Test(scopes, max_bytes_limits_growth) {
     FAILS_WITH(tl_scope_open_ex(ctx, "bad", &bad, &s), TL_E_INVALID_ARGUMENT);
     tl_scope_options inverted = {sizeof inverted, TL_GROW, 8192, 4096};
     FAILS_WITH(tl_scope_open_ex(ctx, "bad", &inverted, &s), TL_E_INVALID_ARGUMENT);
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, reset_slab_is_dirty_but_factories_write_everything) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *s;
     OK(tl_scope_open(ctx, "dirty", 1 << 16, &s));
     tl_tensor t;
@@ -159,12 +144,9 @@ Test(scopes, reset_slab_is_dirty_but_factories_write_everything) {
     for (int i = 0; i < 1024; ++i) cr_assert_eq(iv[i], -3);
     FAILS_WITH(tl_tensor_full(ctx, TL_I32, 1, shape_1k, 0.5, &t), TL_E_INVALID_ARGUMENT);
     OK(tl_scope_close(s));
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, retain_moves_a_tensor_out) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *outer, *inner;
     OK(tl_scope_open(ctx, "outer", 0, &outer));
     OK(tl_scope_open(ctx, "inner", 0, &inner));
@@ -188,20 +170,17 @@ Test(scopes, retain_moves_a_tensor_out) {
     OK(tl_tensor_info_get(ctx, kept_ambient, &info));
     cr_assert_str_eq(info.storage, "ambient");
     OK(tl_tensor_free(ctx, kept_ambient));
-    tl_context_destroy(ctx);
 }
 
 Test(scopes, nesting_is_bounded) {
-    tl_context *ctx;
-    OK(tl_context_create(NULL, &ctx));
     tl_scope *s[TL_MAX_SCOPE_DEPTH + 1];
     for (int i = 0; i < TL_MAX_SCOPE_DEPTH; ++i) OK(tl_scope_open(ctx, "deep", 0, &s[i]));
     FAILS_WITH(tl_scope_open(ctx, "too-deep", 0, &s[TL_MAX_SCOPE_DEPTH]), TL_E_SCOPE_ORDER);
     for (int i = TL_MAX_SCOPE_DEPTH - 1; i >= 0; --i) OK(tl_scope_close(s[i]));
-    tl_context_destroy(ctx); /* destroy also frees scopes left open: */
-    OK(tl_context_create(NULL, &ctx));
-    OK(tl_scope_open(ctx, "left-open", 1 << 20, &s[0]));
-    tl_context_destroy(ctx);
+    tl_context *left; /* destroy also frees scopes left open: */
+    OK(tl_context_create(NULL, &left));
+    OK(tl_scope_open(left, "left-open", 1 << 20, &s[0]));
+    tl_context_destroy(left);
 }
 
 /* A decode-like step: embedding lookup, projections, attention-ish softmax, residual add. */
@@ -223,8 +202,8 @@ static void decode_step(tl_context *ctx, tl_tensor emb, tl_tensor w1, tl_tensor 
 Test(scopes, steady_state_allocates_nothing_after_step_one) {
     counting_allocator counter = {0};
     tl_allocator alloc = counting_allocator_of(&counter);
-    tl_context *ctx;
-    OK(tl_context_create(&alloc, &ctx));
+    tl_context *counted;
+    OK(tl_context_create(&alloc, &counted));
     unsigned seed = 1;
     float emb_data[64 * 32], w1_data[32 * 96], w2_data[96 * 32], nw[32];
     for (int i = 0; i < 64 * 32; ++i) emb_data[i] = rand_unit(&seed);
@@ -232,17 +211,17 @@ Test(scopes, steady_state_allocates_nothing_after_step_one) {
     for (int i = 0; i < 96 * 32; ++i) w2_data[i] = rand_unit(&seed) * 0.2f;
     for (int i = 0; i < 32; ++i) nw[i] = 1.0f + 0.01f * (float)i;
     const int64_t se[2] = {64, 32}, s1[2] = {32, 96}, s2[2] = {96, 32}, sn[1] = {32};
-    tl_tensor emb = make_f32(ctx, 2, se, emb_data), w1 = make_f32(ctx, 2, s1, w1_data), w2 = make_f32(ctx, 2, s2, w2_data),
-              norm_w = make_f32(ctx, 1, sn, nw);
+    tl_tensor emb = make_f32(counted, 2, se, emb_data), w1 = make_f32(counted, 2, s1, w1_data), w2 = make_f32(counted, 2, s2, w2_data),
+              norm_w = make_f32(counted, 1, sn, nw);
     tl_scope *step;
-    OK(tl_scope_open(ctx, "decode-step", 0, &step)); /* no slab yet: step 1 grows it */
-    decode_step(ctx, emb, w1, w2, norm_w, 0);
+    OK(tl_scope_open(counted, "decode-step", 0, &step)); /* no slab yet: step 1 grows it */
+    decode_step(counted, emb, w1, w2, norm_w, 0);
     OK(tl_scope_reset(step));
     tl_scope_stats first = stats_of(step);
     cr_assert_gt(first.grow_events, 0);
     for (int token = 1; token < 100; ++token) {
         long before = counter.allocs;
-        decode_step(ctx, emb, w1, w2, norm_w, token);
+        decode_step(counted, emb, w1, w2, norm_w, token);
         OK(tl_scope_reset(step));
         cr_assert_eq(counter.allocs - before, 0, "step %d made %ld allocations", token, counter.allocs - before);
         tl_scope_stats st = stats_of(step);
@@ -252,7 +231,7 @@ Test(scopes, steady_state_allocates_nothing_after_step_one) {
         cr_assert_eq(st.generation, (uint64_t)token + 1);
     }
     OK(tl_scope_close(step));
-    tl_context_destroy(ctx);
+    tl_context_destroy(counted);
     cr_assert_eq(counter.allocs, counter.frees, "every allocation freed");
     cr_assert_eq(counter.live_bytes, 0);
 }
@@ -260,15 +239,15 @@ Test(scopes, steady_state_allocates_nothing_after_step_one) {
 Test(scopes, every_byte_comes_from_the_allocator) {
     counting_allocator counter = {0};
     tl_allocator alloc = counting_allocator_of(&counter);
-    tl_context *ctx;
-    OK(tl_context_create(&alloc, &ctx));
+    tl_context *counted;
+    OK(tl_context_create(&alloc, &counted));
     cr_assert_gt(counter.allocs, 0, "the context itself is allocated through it");
     tl_tensor t;
-    OK(tl_tensor_ones(ctx, TL_F64, 1, shape_1k, &t));
+    OK(tl_tensor_ones(counted, TL_F64, 1, shape_1k, &t));
     tl_scope *s;
-    OK(tl_scope_open(ctx, "named", 1000, &s));
-    OK(tl_tensor_ones(ctx, TL_F64, 1, shape_1k, &t));
-    tl_context_destroy(ctx); /* scope and ambient tensor left for destroy */
+    OK(tl_scope_open(counted, "named", 1000, &s));
+    OK(tl_tensor_ones(counted, TL_F64, 1, shape_1k, &t));
+    tl_context_destroy(counted); /* scope and ambient tensor left for destroy */
     cr_assert_eq(counter.allocs, counter.frees);
     cr_assert_eq(counter.live_bytes, 0);
 }

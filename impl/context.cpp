@@ -114,11 +114,16 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     return TL_OK;
 }
 
-tl_status tl_context::reset_scope(tl_scope *scope) {
+tl_status tl_context::check_innermost(const tl_scope *scope) const {
     TL_TRY(check_scope(scope));
     if (scope->depth != open_depth_)
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
+    return TL_OK;
+}
+
+tl_status tl_context::reset_scope(tl_scope *scope) {
+    TL_TRY(check_innermost(scope));
     TL_TRY(scope->generations.reserve());  // the one step that can fail: before any change
     release_mappings(*scope);
     scope->slab.reset();
@@ -129,10 +134,7 @@ tl_status tl_context::reset_scope(tl_scope *scope) {
 }
 
 tl_status tl_context::close_scope(tl_scope *scope) {
-    TL_TRY(check_scope(scope));
-    if (scope->depth != open_depth_)
-        return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
-                    current_scope()->name.c_str());
+    TL_TRY(check_innermost(scope));
     tl_scope::Closed &c = scope->closed[scope->closed_count++ % tl_scope::kClosedKept];
     c.epoch = scope->epoch;
     c.last_index = scope->generations.issued() - 1;

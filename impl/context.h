@@ -63,6 +63,8 @@ struct tl_context {
 
     tl_scope *current_scope() const { return open_depth_ ? depths_[open_depth_ - 1] : nullptr; }
     tl_status check_scope(const tl_scope *scope) const;
+    // check_scope, and the scope is the innermost open one (the only one reset or close take).
+    tl_status check_innermost(const tl_scope *scope) const;
 
     tl_status open_scope(const char *name, const tl_scope_options &options, tl_scope **out);
     tl_status reset_scope(tl_scope *scope);

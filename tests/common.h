@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tensorlife/tl.h>
@@ -28,6 +29,17 @@
     static void suite##_setup(void) { OK(tl_context_create(NULL, &ctx)); }  \
     static void suite##_teardown(void) { tl_context_destroy(ctx); }         \
     TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+
+/* A fresh private directory for a test's files (mkdtemp), and its removal with everything in it. */
+static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
+    snprintf(dir, n, "/tmp/tl-%s-XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+}
+static inline void temp_dir_remove(const char *dir) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
 
 /* An allocator that counts calls and bytes and can refuse the Nth allocation. */
 typedef struct counting_allocator {

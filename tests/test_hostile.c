@@ -23,14 +23,11 @@ static tl_context *ctx;
 static char dir[256];
 static void setup(void) {
     OK(tl_context_create(NULL, &ctx));
-    snprintf(dir, sizeof dir, "/tmp/tl-hostile-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    temp_dir_create(dir, sizeof dir, "hostile");
 }
 static void teardown(void) {
     tl_context_destroy(ctx);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    temp_dir_remove(dir);
 }
 TestSuite(hostile, .init = setup, .fini = teardown);
 

@@ -15,14 +15,11 @@ static char dir[256];
 
 static void setup(void) {
     OK(tl_context_create(NULL, &ctx));
-    snprintf(dir, sizeof dir, "/tmp/tl-io-%d", (int)getpid());
-    mkdir(dir, 0700);
+    temp_dir_create(dir, sizeof dir, "io");
 }
 static void teardown(void) {
     tl_context_destroy(ctx);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    temp_dir_remove(dir);
 }
 
 TestSuite(io, .init = setup, .fini = teardown);

@@ -67,6 +67,7 @@ int main(void) {
     TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &step));
 
     int32_t token = 1;
+    long steady_allocations = 0; /* allocator calls in every step after the first: must stay 0 */
     printf("step  token  allocations  slab_bytes  peak_bytes  grow_events\n");
     for (int pos = 0; pos < TOKENS; ++pos) {
         long before = allocations;
@@ -100,6 +101,7 @@ int main(void) {
         TL_CHECK(tl_argmax(ctx, logits, -1, &best));
         TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
         TL_CHECK(tl_scope_reset(step)); /* every tensor of this step dies here */
+        if (pos > 0) steady_allocations += allocations - before;
         tl_scope_stats st = TL_SCOPE_STATS_INIT;
         TL_CHECK(tl_scope_stats_get(step, &st));
         if (pos < 3 || pos % 10 == 0 || pos == TOKENS - 1)
@@ -118,5 +120,16 @@ int main(void) {
     TL_CHECK(tl_scope_close(step));
     TL_CHECK(tl_scope_close(cache_scope));
     tl_context_destroy(ctx);
-    return st == TL_E_STORAGE_CLOSED ? 0 : 1;
+    /* The exit code is the two promises this loop shows: a steady state that allocates nothing,
+     * and a stale handle refused as closed storage. */
+    printf("allocator calls after step one: %ld\n", steady_allocations);
+    if (steady_allocations != 0) {
+        fprintf(stderr, "decode_loop: %ld allocator calls after the first step, want 0\n", steady_allocations);
+        return 1;
+    }
+    if (st != TL_E_STORAGE_CLOSED) {
+        fprintf(stderr, "decode_loop: the stale handle gave %s, want TL_E_STORAGE_CLOSED\n", tl_status_string(st));
+        return 1;
+    }
+    return 0;
 }

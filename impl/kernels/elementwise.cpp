@@ -95,7 +95,8 @@ void unary_dispatch(UnaryOp op, double param, const View &a, const View &out) {
     const T s = T(param);
     switch (op) {
         case UnaryOp::scale: return unary_typed<T>(a, out, [s](T x) { return T(x * s); });
-        case UnaryOp::relu: return unary_typed<T>(a, out, [](T x) { return x > T(0) ? x : T(0); });
+        // A NaN stays NaN (as in NumPy and torch): clamping it to 0 would hide where it came from.
+        case UnaryOp::relu: return unary_typed<T>(a, out, [](T x) { return x > T(0) || x != x ? x : T(0); });
         case UnaryOp::gelu:
             return unary_typed<T>(a, out, [](T x) {
                 const T k = T(0.7978845608028654);  // sqrt(2/pi)

@@ -24,7 +24,7 @@ TL_API tl_status tl_sub(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *ou
 TL_API tl_status tl_mul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 TL_API tl_status tl_div(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 
-/* Unary float ops.  gelu is the tanh form. */
+/* Unary float ops.  gelu is the tanh form; relu keeps NaN (a NaN in is a NaN out, not 0). */
 TL_API tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out);
 TL_API tl_status tl_relu(tl_context *ctx, tl_tensor a, tl_tensor *out);
 TL_API tl_status tl_gelu(tl_context *ctx, tl_tensor a, tl_tensor *out);

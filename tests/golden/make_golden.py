@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The conformance suite's independent reference: NumPy computes every case of tests/test_golden.c.
+
+Writes DIR/golden.safetensors (each case's inputs and expected output, named "<case>.in0",
+"<case>.in1", ..., "<case>.out") and DIR/golden.json (the cases: op, dtype, parameters, inputs
+and the stated tolerance).  Values come from a fixed seed and fixed edge values (NaN, +-inf, -0,
+subnormals, magnitudes near the dtype's limit), so the files are the same on every run:
+tests/golden/ holds the committed copy, and the test command regenerates it and compares.
+
+Tolerances say what may differ from NumPy's value and why:
+  ulp 0, atol 0  bitwise: IEEE-exact arithmetic (add, sub, mul, div, scale, relu, layout ops,
+                 integer ops), where the library and NumPy must agree to the bit;
+  ulp N          transcendental functions (libm against NumPy's float64 reference rounded
+                 once), and ops the library computes in double and rounds once;
+  atol A         where the summation order legitimately differs (BLAS products, f64 sums):
+                 A bounds |error| from the magnitudes, as k * eps * (|a| @ |b|) does.
+  usage: make_golden.py DIR
+"""
+import json
+import struct
+import sys
+
+import numpy as np
+
+out_dir = sys.argv[1]
+rng = np.random.default_rng(20261202)
+DT = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+EPS = {"f32": float(np.finfo(np.float32).eps), "f64": float(np.finfo(np.float64).eps)}
+
+
+def specials(dt):
+    """Edge values of a float dtype, 16 of them."""
+    if dt == "f32":
+        tiny, sub, big = 1e-45, 1e-40, 3e38
+    else:
+        tiny, sub, big = 5e-324, 1e-310, 1.7e308
+    v = [0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, tiny, sub, big, -big, 0.5, -2.5, 1e-30, 7.0, -0.375]
+    return np.array(v, dtype=DT[dt])
+
+
+def rand(dt, shape, lo=-2.0, hi=2.0):
+    if dt == "i32":
+        return rng.integers(-2**31, 2**31, size=shape, dtype=np.int64).astype(np.int32)
+    return rng.uniform(lo, hi, size=shape).astype(DT[dt])
+
+
+cases = []      # json entries
+tensors = []    # (name, array)
+
+
+def case(name, op, dt, inputs, output, ulp=0, atol=0.0, **params):
+    names = []
+    for i, a in enumerate(inputs):
+        names.append(f"{name}.in{i}")
+        tensors.append((names[-1], np.ascontiguousarray(a)))
+    tensors.append((f"{name}.out", np.ascontiguousarray(output)))
+    cases.append({"name": name, "op": op, "dtype": dt, "inputs": names, "output": f"{name}.out", "ulp": ulp,
+                  "atol": float(atol), "params": params})
+
+
+def f64(a):
+    return a.astype(np.float64)
+
+
+with np.errstate(all="ignore"):
+    # ---- elementwise binary: edge values against edge values (every pair), broadcasting, empties
+    for dt in ("f32", "f64"):
+        s = specials(dt)
+        a, b = np.repeat(s, 16).reshape(16, 16), np.tile(s, 16).reshape(16, 16)
+        for op, f in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide)):
+            case(f"{op}_{dt}_edges", op, dt, [a, b], f(a, b))
+            x, y = rand(dt, (3, 1, 5)), rand(dt, (4, 1))  # -> [3, 4, 5]
+            case(f"{op}_{dt}_broadcast", op, dt, [x, y], f(x, y))
+        x, y = rand(dt, (0, 3)), rand(dt, (1, 3))
+        case(f"add_{dt}_empty", "add", dt, [x, y], x + y)
+    for op, f in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply)):
+        x, y = rand("i32", (4, 6)), rand("i32", (4, 6))  # wraps modulo 2^32, as int32 arrays do
+        case(f"{op}_i32_wrap", op, "i32", [x, y], f(x, y))
+        z = np.array([[2**31 - 1], [-2**31]], dtype=np.int32)
+        case(f"{op}_i32_limits", op, "i32", [z, np.full((1, 3), 1, np.int32)], f(z, np.full((1, 3), 1, np.int32)))
+
+    # ---- elementwise unary: edge values and random values
+    for dt in ("f32", "f64"):
+        s = specials(dt).reshape(4, 4)
+        r = rand(dt, (6, 7), -8.0, 8.0)
+        T = DT[dt]
+        for tag, x in (("edges", s), ("random", r)):
+            case(f"scale_{dt}_{tag}", "scale", dt, [x], x * T(-1.75), scale=-1.75)
+            case(f"relu_{dt}_{tag}", "relu", dt, [x], np.where((x > 0) | np.isnan(x), x, T(0)))
+            d = f64(x)
+            case(f"exp_{dt}_{tag}", "exp", dt, [x], np.exp(d).astype(T), ulp=2)
+            case(f"tanh_{dt}_{tag}", "tanh", dt, [x], np.tanh(d).astype(T), ulp=2)
+            k = 0.7978845608028654
+            gelu = 0.5 * d * (1 + np.tanh(k * (d + 0.044715 * d ** 3)))
+            silu = d / (1 + np.exp(-d))
+            # Computed in the dtype by the library: 1 + tanh(...) cancels for negative x, so the
+            # error is bounded absolutely by the input's magnitude, not by the result's ulp.
+            mag = float(np.nanmax(np.abs(np.where(np.isfinite(d), d, 0))))
+            case(f"gelu_{dt}_{tag}", "gelu", dt, [x], gelu.astype(T), ulp=4, atol=8 * EPS[dt] * mag)
+            case(f"silu_{dt}_{tag}", "silu", dt, [x], silu.astype(T), ulp=4, atol=8 * EPS[dt] * mag)
+
+    # ---- softmax, norms, reductions (the library sums in double and rounds once)
+    for dt in ("f32", "f64"):
+        T = DT[dt]
+        x = rand(dt, (5, 9), -6.0, 6.0)
+        d = f64(x)
+        for axis in (-1, 0):
+            e = np.exp(d - d.max(axis=axis, keepdims=True))
+            case(f"softmax_{dt}_axis{axis}", "softmax", dt, [x], (e / e.sum(axis=axis, keepdims=True)).astype(T),
+                 ulp=2, axis=axis)
+        w, b = rand(dt, (9,)), rand(dt, (9,))
+        ms = (d * d).mean(axis=-1, keepdims=True)
+        rms = d / np.sqrt(ms + 1e-5) * f64(w)
+        mu = d.mean(axis=-1, keepdims=True)
+        var = ((d - mu) ** 2).mean(axis=-1, keepdims=True)
+        ln = (d - mu) / np.sqrt(var + 1e-5) * f64(w) + f64(b)
+        # In f64 the sums themselves round (their order differs from NumPy's pairwise one): a
+        # bound of the row's length in ulps of the largest result.  In f32 the double sums are
+        # exact enough that one rounding at the end is all that shows.
+        for name, ref, ins in (("rmsnorm", rms, [x, w]), ("layernorm", ln, [x, w, b])):
+            tol = 0.0 if dt == "f32" else 8 * x.shape[-1] * EPS[dt] * float(np.abs(ref).max())
+            case(f"{name}_{dt}", name, dt, ins, ref.astype(T), ulp=2, atol=tol, eps=1e-5)
+        y = rand(dt, (4, 6, 5), -3.0, 3.0)
+        for axis in (0, 1, -1):
+            for keep in (0, 1):
+                s = f64(y).sum(axis=axis, keepdims=bool(keep))
+                n = y.shape[axis]
+                tol = 0.0 if dt == "f32" else 2 * n * EPS[dt] * float(np.abs(f64(y)).sum(axis=axis).max())
+                case(f"sum_{dt}_axis{axis}_keep{keep}", "sum", dt, [y], s.astype(T), ulp=1, atol=tol, axis=axis,
+                     keepdim=keep)
+                case(f"mean_{dt}_axis{axis}_keep{keep}", "mean", dt, [y], (s / n).astype(T), ulp=1, atol=tol / n,
+                     axis=axis, keepdim=keep)
+        case(f"argmax_{dt}", "argmax", dt, [x], x.argmax(axis=-1).astype(np.int32), axis=-1)
+        ties = np.array([[1, 3, 3, 0], [2, 2, 2, 2]], dtype=T)  # the first largest
+        case(f"argmax_{dt}_ties", "argmax", dt, [ties], ties.argmax(axis=-1).astype(np.int32), axis=-1)
+    yi = rand("i32", (3, 8))
+    case("sum_i32_wrap", "sum", "i32", [yi], yi.sum(axis=1, dtype=np.int32), axis=1, keepdim=0)
+    case("argmax_i32", "argmax", "i32", [yi], yi.argmax(axis=0).astype(np.int32), axis=0)
+
+    # ---- matmul: BLAS sums in its own order; the bound is k * eps * (|a| @ |b|)
+    for dt in ("f32", "f64"):
+        T = DT[dt]
+        for tag, sa, sb in (("2d", (7, 9), (9, 5)), ("row", (1, 64), (64, 33)), ("col", (33, 64), (64, 1)),
+                            ("batched", (3, 4, 6), (3, 6, 5)), ("shared", (3, 4, 6), (6, 5)),
+                            ("empty_k", (4, 0), (0, 3)), ("empty_m", (0, 5), (5, 2))):
+            a, b = rand(dt, sa), rand(dt, sb)
+            want = np.matmul(f64(a), f64(b))
+            k = sa[-1]
+            bound = float((np.matmul(np.abs(f64(a)), np.abs(f64(b)))).max()) if want.size else 0.0
+            case(f"matmul_{dt}_{tag}", "matmul", dt, [a, b], want.astype(T), ulp=1, atol=2 * (k + 1) * EPS[dt] * bound)
+
+    # ---- layout ops: exact copies
+    for dt in ("f32", "f64", "i32"):
+        a = rand(dt, (4, 5))
+        case(f"contiguous_{dt}", "contiguous", dt, [a], a.copy())
+        b = rand(dt, (2, 5))
+        case(f"concat_{dt}_axis0", "concat", dt, [a, b], np.concatenate([a, b], axis=0), axis=0)
+        c = rand(dt, (4, 3))
+        case(f"concat_{dt}_axis1", "concat", dt, [a, c], np.concatenate([a, c], axis=1), axis=1)
+        ids = np.array([[3, 0], [1, 3]], dtype=np.int32)
+        case(f"gather_rows_{dt}", "gather_rows", dt, [a, ids], a[ids])
+
+# ---- write: safetensors by hand (struct and json only), as the io test's independent writer does
+ST = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(np.int32): "I32"}
+header, blobs, offset = {}, [], 0
+for name, arr in tensors:
+    raw = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+    header[name] = {"dtype": ST[arr.dtype], "shape": list(arr.shape), "data_offsets": [offset, offset + len(raw)]}
+    blobs.append(raw)
+    offset += len(raw)
+text = json.dumps(header, sort_keys=True).encode()
+text += b" " * (-len(text) % 8)
+with open(f"{out_dir}/golden.safetensors", "wb") as f:
+    f.write(struct.pack("<Q", len(text)))
+    f.write(text)
+    for raw in blobs:
+        f.write(raw)
+with open(f"{out_dir}/golden.json", "w") as f:
+    json.dump({"generator": "tests/golden/make_golden.py", "numpy": np.__version__.split(".")[0], "cases": cases},
+              f, indent=1)
+    f.write("\n")
+print(f"{len(cases)} cases, {len(tensors)} tensors, {offset} bytes of data written to {out_dir}")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, then
+#   0. the NumPy golden files of the conformance suite, regenerated and compared,
 #   1. the conformance suite and examples built with ASan+UBSan,
 #   2. N threads with a context each, over shared weights, under ThreadSanitizer,
 #   3. a short libFuzzer run of each harness (ASan+UBSan; scripts/fuzz.sh for longer runs),
@@ -11,6 +12,15 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/setup.sh"
+
+echo "== NumPy golden files: regenerated and compared with the committed ones"
+golden=$(mktemp -d)
+/usr/bin/python3 "$root/tests/golden/make_golden.py" "$golden"  # Debian's python3, with setup's NumPy
+for f in golden.json golden.safetensors; do
+  cmp -s "$golden/$f" "$root/tests/golden/$f" ||
+    { echo "tests/golden/$f is stale: run /usr/bin/python3 tests/golden/make_golden.py tests/golden"; exit 1; }
+done
+rm -rf "$golden"
 
 echo "== ASan+UBSan build: conformance suite and examples"
 bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=ON \

@@ -1,0 +1,248 @@
+/* The headers' promises, each with a test that fails when the promise breaks:
+ *  - "a failed call leaves every output untouched and every tensor and scope as it was"
+ *    (tl_base.h), for failures past the argument checks: a scope open that fails after
+ *    rounding, an op refused by a full TL_FIXED scope, a budget exhausted mid-step;
+ *  - every byte comes back to the allocator after every growth path (scratch grown many times,
+ *    chunk tables, header tables, the ambient table);
+ *  - tl_copy_into handles overlapping source and destination "as if src were copied first",
+ *    for non-contiguous overlaps too;
+ *  - views die with their base ("they share their base's storage and die with it");
+ *  - safetensors F16 and BF16 arrive as f32 exactly: subnormals, +-0, inf and NaN included,
+ *    against values computed here from the bit layout (ldexp), not by the library's decoder. */
+#include <math.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "raw_safetensors.h"
+
+CONTEXT_SUITE(promises);
+
+static tl_tensor iota_f32(tl_context *c, int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    float *v = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; ++i) v[i] = (float)i;
+    tl_tensor t = make_f32(c, ndim, shape, v);
+    free(v);
+    return t;
+}
+
+/* ---- a failed call changes nothing ---------------------------------------------------------- */
+
+Test(promises, scope_open_failing_after_rounding_changes_nothing) {
+    tl_scope *outer, *got = (tl_scope *)0x1;
+    OK(tl_scope_open(ctx, "outer", 0, &outer));
+    /* 100 bytes fit max_bytes 100, but the slab rounds them up to 128: refused after rounding. */
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
+    o.slab_bytes = 100;
+    o.max_bytes = 100;
+    FAILS_WITH(tl_scope_open_ex(ctx, "rounded", &o, &got), TL_E_INVALID_ARGUMENT);
+    cr_assert_eq(got, (tl_scope *)0x1, "the output is untouched");
+    tl_scope *cur;
+    OK(tl_scope_current(ctx, &cur));
+    cr_assert_eq(cur, outer, "the failed open left the current scope as it was");
+    tl_tensor t;
+    const int64_t n = 4;
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, &n, &t));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert_str_eq(info.storage, "outer");
+    /* The same depth opens fine afterwards, and its stats start from nothing. */
+    o.max_bytes = 0;
+    OK(tl_scope_open_ex(ctx, "next", &o, &got));
+    tl_scope_stats st = stats_of(got);
+    cr_assert_eq(st.used_bytes, 0);
+    cr_assert_eq(st.live_tensors, 0);
+    cr_assert_eq(st.generation, 0);
+    OK(tl_scope_close(got));
+    OK(tl_scope_close(outer));
+}
+
+Test(promises, op_refused_by_a_full_fixed_scope_changes_nothing) {
+    tl_scope *s;
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
+    o.growth = TL_FIXED;
+    o.slab_bytes = 3500; /* 3,520 once rounded: three 1 KiB tensors fit, a fourth does not */
+    OK(tl_scope_open_ex(ctx, "fixed", &o, &s));
+    const int64_t shape[2] = {16, 16}; /* 1 KiB each */
+    tl_tensor a = iota_f32(ctx, 2, shape), b = iota_f32(ctx, 2, shape), c;
+    OK(tl_matmul(ctx, a, b, &c)); /* 3 KiB used */
+    const tl_scope_stats before = stats_of(s);
+    tl_tensor out = {0x1234};
+    FAILS_WITH(tl_matmul(ctx, a, b, &out), TL_E_SCOPE_FULL);
+    FAILS_WITH(tl_add(ctx, a, b, &out), TL_E_SCOPE_FULL);
+    FAILS_WITH(tl_concat(ctx, 2, (tl_tensor[]){a, b}, 0, &out), TL_E_SCOPE_FULL);
+    cr_assert_eq(out.bits, 0x1234, "the output is untouched");
+    const tl_scope_stats after = stats_of(s);
+    cr_assert_eq(after.used_bytes, before.used_bytes);
+    cr_assert_eq(after.live_tensors, before.live_tensors, "no half-made tensor stays in the table");
+    cr_assert_eq(after.slab_bytes, before.slab_bytes);
+    float got[256];
+    read_f32(ctx, c, got, 256); /* the earlier result is intact */
+    double want = 0;
+    for (int k = 0; k < 16; ++k) want += (double)k * (double)(k * 16);
+    cr_assert_eq(got[0], (float)want);
+    OK(tl_scope_reset(s)); /* and the scope recovers */
+    OK(tl_matmul(ctx, iota_f32(ctx, 2, shape), iota_f32(ctx, 2, shape), &out));
+    OK(tl_scope_close(s));
+}
+
+/* ---- allocator balance after every growth path ---------------------------------------------- */
+
+Test(promises, every_growth_path_gives_every_byte_back) {
+    counting_allocator counter = {0};
+    tl_allocator alloc = counting_allocator_of(&counter);
+    tl_context *counted;
+    OK(tl_context_create(&alloc, &counted));
+    tl_scope *s;
+    OK(tl_scope_open(counted, "growing", 0, &s)); /* chunks from nothing */
+    for (int64_t n = 2; n <= 256; n *= 2) {
+        /* Scratch grows: matmul copies an operand BLAS cannot take (a strided view), attention
+         * keeps scores, concat keeps its operands' views. */
+        const int64_t shape[3] = {n, n, 2};
+        tl_tensor t = iota_f32(counted, 3, shape), view, x, y;
+        OK(tl_slice(counted, t, 2, 0, 1, &view)); /* [n, n, 1]: strides n*2, 2, 1 */
+        const int64_t square[2] = {n, n};
+        OK(tl_reshape(counted, view, 2, square, &x)); /* a copy or a view with row stride 2n */
+        OK(tl_transpose(counted, x, 0, 1, &y));
+        OK(tl_matmul(counted, x, y, &view));
+        const int64_t q[3] = {2, 1, 8}, kv[3] = {2, n, 8};
+        tl_tensor qt = iota_f32(counted, 3, q), kt = iota_f32(counted, 3, kv);
+        OK(tl_attention(counted, qt, kt, kt, n, 0.01, &y));
+        tl_tensor many[64];
+        for (int i = 0; i < 64; ++i) many[i] = qt;
+        OK(tl_concat(counted, (int)(n < 64 ? n : 64), many, 0, &y));
+        OK(tl_scope_reset(s)); /* merges the chunks */
+    }
+    for (int i = 0; i < 300; ++i) { /* the ambient table and the header table grow too */
+        OK(tl_scope_close(s));
+        const int64_t one = 1;
+        tl_tensor amb;
+        OK(tl_tensor_zeros(counted, TL_F32, 1, &one, &amb));
+        OK(tl_scope_open(counted, "again", 0, &s));
+        for (int j = 0; j < i; ++j) OK(tl_tensor_zeros(counted, TL_F32, 1, &one, &amb));
+    }
+    tl_context_destroy(counted);
+    cr_assert_eq(counter.allocs, counter.frees, "%ld allocations, %ld frees", counter.allocs, counter.frees);
+    cr_assert_eq(counter.live_bytes, 0, "%lld bytes never given back", counter.live_bytes);
+}
+
+/* ---- copy_into with overlapping, non-contiguous operands -------------------------------------- */
+
+Test(promises, copy_into_overlapping_strided_views_is_as_if_copied_first) {
+    const int64_t shape[2] = {6, 6};
+    tl_tensor m = iota_f32(ctx, 2, shape), mt;
+    OK(tl_transpose(ctx, m, 0, 1, &mt));
+    OK(tl_copy_into(ctx, mt, m)); /* m = m^T, in place: every element overlaps */
+    float got[36];
+    read_f32(ctx, m, got, 36);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) cr_assert_eq(got[i * 6 + j], (float)(j * 6 + i), "[%d,%d]", i, j);
+    /* A strided source overlapping a shifted strided destination: columns 0..2 into 1..3. */
+    tl_tensor w = iota_f32(ctx, 2, shape), src, dst;
+    OK(tl_slice(ctx, w, 1, 0, 3, &src));
+    OK(tl_slice(ctx, w, 1, 1, 3, &dst));
+    OK(tl_copy_into(ctx, src, dst));
+    read_f32(ctx, w, got, 36);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+            const float want = j == 0 ? (float)(i * 6) : j <= 3 ? (float)(i * 6 + j - 1) : (float)(i * 6 + j);
+            cr_assert_eq(got[i * 6 + j], want, "[%d,%d]: %g, want %g", i, j, got[i * 6 + j], want);
+        }
+}
+
+/* ---- views die with their base -------------------------------------------------------------- */
+
+Test(promises, views_die_with_their_base_in_every_storage) {
+    const int64_t shape[2] = {4, 4};
+    float buf[16];
+    /* ambient base freed: its ambient view and a view placed in a scope both die */
+    tl_tensor base = iota_f32(ctx, 2, shape), ambient_view, scoped_view;
+    OK(tl_slice(ctx, base, 0, 1, 2, &ambient_view));
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "views", 0, &s));
+    OK(tl_transpose(ctx, base, 0, 1, &scoped_view));
+    OK(tl_tensor_free(ctx, base));
+    FAILS_WITH(tl_tensor_read(ctx, ambient_view, buf, sizeof buf), TL_E_INVALID_HANDLE);
+    FAILS_WITH(tl_tensor_read(ctx, scoped_view, buf, sizeof buf), TL_E_INVALID_HANDLE);
+    tl_tensor out = {0x77};
+    FAILS_WITH(tl_add(ctx, scoped_view, scoped_view, &out), TL_E_INVALID_HANDLE);
+    cr_assert_eq(out.bits, 0x77);
+    /* scoped base, view in a nested scope: the outer reset kills the view too */
+    tl_tensor sbase = iota_f32(ctx, 2, shape), inner_view;
+    tl_scope *inner;
+    OK(tl_scope_open(ctx, "inner", 0, &inner));
+    OK(tl_slice(ctx, sbase, 1, 0, 2, &inner_view));
+    OK(tl_tensor_read(ctx, inner_view, buf, 8 * sizeof(float)));
+    OK(tl_scope_close(inner));
+    tl_tensor outer_view;
+    OK(tl_slice(ctx, sbase, 0, 0, 1, &outer_view));
+    OK(tl_scope_reset(s));
+    FAILS_WITH(tl_tensor_read(ctx, outer_view, buf, sizeof buf), TL_E_STORAGE_CLOSED);
+    cr_assert(strstr(tl_last_error(), "views") != NULL, "the message names the storage: %s", tl_last_error());
+    OK(tl_scope_close(s));
+}
+
+/* ---- F16 and BF16 bit patterns ------------------------------------------------------------ */
+
+/* IEEE half: sign, 5 exponent bits (bias 15), 10 mantissa bits; computed from the definition. */
+static float half_reference(uint16_t h) {
+    const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double v;
+    if (exponent == 0x1f) v = mantissa ? NAN : INFINITY;
+    else if (exponent == 0) v = ldexp((double)mantissa, -24); /* subnormal: mantissa x 2^-24 */
+    else v = ldexp(1.0 + mantissa / 1024.0, exponent - 15);
+    return (float)(sign ? -v : v);
+}
+
+/* bfloat16: the upper half of an f32, by definition. */
+static float bf16_reference(uint16_t h) {
+    const int sign = h >> 15, exponent = (h >> 7) & 0xff, mantissa = h & 0x7f;
+    double v;
+    if (exponent == 0xff) v = mantissa ? NAN : INFINITY;
+    else if (exponent == 0) v = ldexp((double)mantissa, -133); /* subnormal: mantissa x 2^-133 */
+    else v = ldexp(1.0 + mantissa / 128.0, exponent - 127);
+    return (float)(sign ? -v : v);
+}
+
+Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
+    static const uint16_t patterns[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x03ff, 0x83ff, 0x0200, 0x0400,
+                                        0x0401, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
+                                        0x7c01, 0xfe00, 0x1234, 0x5678};
+    enum { N = sizeof patterns / sizeof patterns[0] };
+    char dir[64];
+    temp_dir_create(dir, sizeof dir, "promises");
+    char path[128], header[256];
+    snprintf(path, sizeof path, "%s/halves.safetensors", dir);
+    snprintf(header, sizeof header,
+             "{\"h\":{\"dtype\":\"F16\",\"shape\":[%d],\"data_offsets\":[0,%d]},"
+             "\"b\":{\"dtype\":\"BF16\",\"shape\":[%d],\"data_offsets\":[%d,%d]}}",
+             N, 2 * N, N, 2 * N, 4 * N);
+    unsigned char data[4 * N];
+    for (int i = 0; i < N; ++i) {
+        data[2 * i] = (unsigned char)(patterns[i] & 0xff), data[2 * i + 1] = (unsigned char)(patterns[i] >> 8);
+        data[2 * N + 2 * i] = data[2 * i], data[2 * N + 2 * i + 1] = data[2 * i + 1];
+    }
+    cr_assert_eq(write_raw_safetensors(path, header, strlen(header), data, sizeof data), 0);
+    tl_st_file *f;
+    OK(tl_safetensors_open(ctx, path, &f));
+    const char *names[2] = {"h", "b"};
+    for (int k = 0; k < 2; ++k) {
+        tl_tensor t;
+        OK(tl_st_get(ctx, f, names[k], &t));
+        float got[N];
+        read_f32(ctx, t, got, N);
+        for (int i = 0; i < N; ++i) {
+            const float want = k == 0 ? half_reference(patterns[i]) : bf16_reference(patterns[i]);
+            if (isnan(want)) {
+                cr_assert(isnan(got[i]), "%s 0x%04x: %g, want NaN", names[k], patterns[i], got[i]);
+                cr_assert_eq(signbit(got[i]) != 0, signbit(want) != 0, "%s 0x%04x: NaN sign", names[k], patterns[i]);
+            } else {
+                cr_assert(memcmp(&got[i], &want, 4) == 0, "%s 0x%04x: %.9g, want %.9g (bits differ)", names[k],
+                          patterns[i], got[i], want);
+            }
+        }
+    }
+    tl_st_close(f);
+    temp_dir_remove(dir);
+}

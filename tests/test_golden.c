@@ -233,6 +233,8 @@ static tl_status run_op(tl_context *ctx, const golden_case *c, const tl_tensor *
     if (!strcmp(op, "contiguous")) return tl_contiguous(ctx, in[0], out);
     if (!strcmp(op, "concat")) return tl_concat(ctx, 2, in, param_int(c, "axis"), out);
     if (!strcmp(op, "gather_rows")) return tl_gather_rows(ctx, in[0], in[1], out);
+    if (!strcmp(op, "attention"))
+        return tl_attention(ctx, in[0], in[1], in[2], param_int(c, "valid"), param_double(c, "scale"), out);
     cr_assert_fail("%s: op %s has no runner here", c->name, op);
     return TL_E_INTERNAL;
 }

@@ -149,6 +149,23 @@ with np.errstate(all="ignore"):
             bound = float((np.matmul(np.abs(f64(a)), np.abs(f64(b)))).max()) if want.size else 0.0
             case(f"matmul_{dt}_{tag}", "matmul", dt, [a, b], want.astype(T), ulp=1, atol=2 * (k + 1) * EPS[dt] * bound)
 
+    # ---- fused attention over a KV cache: only the first `valid` rows, causal by position
+    for dt in ("f32", "f64"):
+        T = DT[dt]
+        for tag, (h, tq, t, hd, valid) in (("decode", (2, 1, 9, 4, 5)), ("prefill", (3, 3, 7, 8, 7)),
+                                          ("full", (1, 2, 6, 5, 6))):
+            q, k, v = rand(dt, (h, tq, hd)), rand(dt, (h, t, hd)), rand(dt, (h, t, hd))
+            scale = 1.0 / np.sqrt(hd)
+            out = np.zeros((h, tq, hd))
+            for i in range(tq):
+                rows = valid - tq + i + 1  # query i sits at position valid - tq + i
+                sc = np.einsum("hd,htd->ht", f64(q[:, i]), f64(k[:, :rows])) * scale
+                p = np.exp(sc - sc.max(axis=1, keepdims=True))
+                out[:, i] = np.einsum("ht,htd->hd", p / p.sum(axis=1, keepdims=True), f64(v[:, :rows]))
+            tol = 0.0 if dt == "f32" else 16 * t * EPS[dt] * float(np.abs(out).max())
+            case(f"attention_{dt}_{tag}", "attention", dt, [q, k, v], out.astype(T), ulp=2, atol=tol, valid=valid,
+                 scale=scale)
+
     # ---- layout ops: exact copies
     for dt in ("f32", "f64", "i32"):
         a = rand(dt, (4, 5))

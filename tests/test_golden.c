@@ -211,6 +211,12 @@ static double param_double(const golden_case *c, const char *key) {
     return p->valuedouble;
 }
 
+#define TL_TRY_TEST(call)                  \
+    do {                                   \
+        const tl_status st_ = (call);      \
+        if (st_ != TL_OK) return st_;      \
+    } while (0)
+
 static tl_status run_op(tl_context *ctx, const golden_case *c, const tl_tensor *in, tl_tensor *out) {
     const char *op = c->op;
     if (!strcmp(op, "add")) return tl_add(ctx, in[0], in[1], out);
@@ -233,6 +239,18 @@ static tl_status run_op(tl_context *ctx, const golden_case *c, const tl_tensor *
     if (!strcmp(op, "contiguous")) return tl_contiguous(ctx, in[0], out);
     if (!strcmp(op, "concat")) return tl_concat(ctx, 2, in, param_int(c, "axis"), out);
     if (!strcmp(op, "gather_rows")) return tl_gather_rows(ctx, in[0], in[1], out);
+    if (!strcmp(op, "slice"))
+        return tl_slice(ctx, in[0], param_int(c, "axis"), param_int(c, "start"), param_int(c, "length"), out);
+    if (!strcmp(op, "transpose")) return tl_transpose(ctx, in[0], param_int(c, "d0"), param_int(c, "d1"), out);
+    if (!strcmp(op, "reshape")) {
+        const int64_t shape[2] = {param_int(c, "rows"), param_int(c, "cols")};
+        return tl_reshape(ctx, in[0], 2, shape, out);
+    }
+    if (!strcmp(op, "copy_into")) { /* into the second operand, in its layout: the result is what it holds after */
+        TL_TRY_TEST(tl_copy_into(ctx, in[0], in[1]));
+        *out = in[1];
+        return TL_OK;
+    }
     if (!strcmp(op, "attention"))
         return tl_attention(ctx, in[0], in[1], in[2], param_int(c, "valid"), param_double(c, "scale"), out);
     cr_assert_fail("%s: op %s has no runner here", c->name, op);

@@ -176,6 +176,12 @@ with np.errstate(all="ignore"):
         case(f"concat_{dt}_axis1", "concat", dt, [a, c], np.concatenate([a, c], axis=1), axis=1)
         ids = np.array([[3, 0], [1, 3]], dtype=np.int32)
         case(f"gather_rows_{dt}", "gather_rows", dt, [a, ids], a[ids])
+        # the views, read back through tl_tensor_read (logical order), and the in-place copy
+        case(f"slice_{dt}", "slice", dt, [a], a[:, 1:4], axis=1, start=1, length=3)
+        case(f"transpose_{dt}", "transpose", dt, [a], a.T, d0=0, d1=1)
+        case(f"reshape_{dt}", "reshape", dt, [a], a.reshape(2, 10), rows=2, cols=10)
+        row = rand(dt, (1, 5))
+        case(f"copy_into_{dt}_broadcast", "copy_into", dt, [row, a], np.broadcast_to(row, a.shape))
 
 # ---- write: safetensors by hand (struct and json only), as the io test's independent writer does
 ST = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(np.int32): "I32"}

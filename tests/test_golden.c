@@ -305,12 +305,10 @@ static void check_against_golden(const golden_case *c, const variant *v, const u
     }
 }
 
-/* Runs the case on operands placed in one layout, in the storage's current target; checks the
- * result's shape and values and returns its bytes (the caller frees them). */
-static unsigned char *run_variant(placer *p, const golden_case *c, const variant *v) {
-    tl_context *ctx = p->ctx;
-    tl_tensor in[3], out;
-    for (int k = 0; k < c->n_in; ++k) in[k] = place(p, &c->in[k], v->layout);
+/* Runs the case on the operands; checks the result's shape and values against NumPy and
+ * returns its bytes (the caller frees them). */
+static unsigned char *run_on(tl_context *ctx, const golden_case *c, const variant *v, const tl_tensor *in) {
+    tl_tensor out;
     OK(run_op(ctx, c, in, &out));
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, out, &info));
@@ -322,6 +320,13 @@ static unsigned char *run_variant(placer *p, const golden_case *c, const variant
     OK(tl_tensor_read(ctx, out, got, bytes));
     check_against_golden(c, v, got);
     return got;
+}
+
+/* run_on with operands placed in the variant's layout, in the storage's current target. */
+static unsigned char *run_variant(placer *p, const golden_case *c, const variant *v) {
+    tl_tensor in[3];
+    for (int k = 0; k < c->n_in; ++k) in[k] = place(p, &c->in[k], v->layout);
+    return run_on(p->ctx, c, v, in);
 }
 
 static void check_same_bits(const golden_case *c, const variant *v, const unsigned char *base, const unsigned char *got) {
@@ -370,14 +375,10 @@ static int run_case(const golden_case *c) {
                     break;
                 case NESTED: { /* operands in an outer scope, the result in the inner one */
                     OK(tl_scope_open(ctx, "golden-inputs", 0, &outer));
-                    tl_tensor in[3], out;
+                    tl_tensor in[3];
                     for (int k = 0; k < c->n_in; ++k) in[k] = place(&p, &c->in[k], v.layout);
                     OK(tl_scope_open(ctx, "golden-outputs", 0, &inner));
-                    OK(run_op(ctx, c, in, &out));
-                    const size_t bytes = (size_t)c->out.numel * elem_size(c->out.dt);
-                    got = malloc(bytes + 1);
-                    OK(tl_tensor_read(ctx, out, got, bytes));
-                    check_against_golden(c, &v, got);
+                    got = run_on(ctx, c, &v, in);
                     check_same_bits(c, &v, base, got);
                     free(got);
                     ++compared;
@@ -386,18 +387,11 @@ static int run_case(const golden_case *c) {
                     break;
                 }
                 case RETAINED: { /* copies retained out of a scope, which is then reset */
-                    tl_tensor in[3], kept[3], out;
+                    tl_tensor kept[3];
                     OK(tl_scope_open(ctx, "golden-made", 0, &outer));
-                    for (int k = 0; k < c->n_in; ++k) {
-                        in[k] = place(&p, &c->in[k], v.layout);
-                        OK(tl_tensor_retain(ctx, in[k], NULL, &kept[k]));
-                    }
+                    for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), NULL, &kept[k]));
                     OK(tl_scope_reset(outer));
-                    OK(run_op(ctx, c, kept, &out));
-                    const size_t bytes = (size_t)c->out.numel * elem_size(c->out.dt);
-                    got = malloc(bytes + 1);
-                    OK(tl_tensor_read(ctx, out, got, bytes));
-                    check_against_golden(c, &v, got);
+                    got = run_on(ctx, c, &v, kept);
                     check_same_bits(c, &v, base, got);
                     free(got);
                     ++compared;

@@ -185,23 +185,16 @@ Test(promises, views_die_with_their_base_in_every_storage) {
 
 /* ---- F16 and BF16 bit patterns ------------------------------------------------------------ */
 
-/* IEEE half: sign, 5 exponent bits (bias 15), 10 mantissa bits; computed from the definition. */
-static float half_reference(uint16_t h) {
-    const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+/* A 16-bit float of `exponent_bits` exponent bits (the rest mantissa), computed from the
+ * definition: IEEE half has 5 (bias 15), bfloat16 8 (bias 127, the upper half of an f32). */
+static float float16_reference(uint16_t h, int exponent_bits) {
+    const int mantissa_bits = 15 - exponent_bits, bias = (1 << (exponent_bits - 1)) - 1;
+    const int sign = h >> 15, exponent = (h >> mantissa_bits) & ((1 << exponent_bits) - 1);
+    const int mantissa = h & ((1 << mantissa_bits) - 1);
     double v;
-    if (exponent == 0x1f) v = mantissa ? NAN : INFINITY;
-    else if (exponent == 0) v = ldexp((double)mantissa, -24); /* subnormal: mantissa x 2^-24 */
-    else v = ldexp(1.0 + mantissa / 1024.0, exponent - 15);
-    return (float)(sign ? -v : v);
-}
-
-/* bfloat16: the upper half of an f32, by definition. */
-static float bf16_reference(uint16_t h) {
-    const int sign = h >> 15, exponent = (h >> 7) & 0xff, mantissa = h & 0x7f;
-    double v;
-    if (exponent == 0xff) v = mantissa ? NAN : INFINITY;
-    else if (exponent == 0) v = ldexp((double)mantissa, -133); /* subnormal: mantissa x 2^-133 */
-    else v = ldexp(1.0 + mantissa / 128.0, exponent - 127);
+    if (exponent == (1 << exponent_bits) - 1) v = mantissa ? NAN : INFINITY;
+    else if (exponent == 0) v = ldexp((double)mantissa, 1 - bias - mantissa_bits); /* subnormal */
+    else v = ldexp(1.0 + ldexp((double)mantissa, -mantissa_bits), exponent - bias);
     return (float)(sign ? -v : v);
 }
 
@@ -233,7 +226,7 @@ Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
         float got[N];
         read_f32(ctx, t, got, N);
         for (int i = 0; i < N; ++i) {
-            const float want = k == 0 ? half_reference(patterns[i]) : bf16_reference(patterns[i]);
+            const float want = float16_reference(patterns[i], k == 0 ? 5 : 8);
             if (isnan(want)) {
                 cr_assert(isnan(got[i]), "%s 0x%04x: %g, want NaN", names[k], patterns[i], got[i]);
                 cr_assert_eq(signbit(got[i]) != 0, signbit(want) != 0, "%s 0x%04x: NaN sign", names[k], patterns[i]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check (a developer tool, minutes, not part of the test command): applies each source
 # mutation of scripts/mutations.txt to a scratch copy of the tree, one at a time, rebuilds
-# incrementally, runs the conformance suite and the examples under ctest, and counts the
+# incrementally, runs the conformance suite, the examples and the thread tests under ctest, and counts the
 # mutation killed when any test fails (or the build does).  Prints each survivor and the kill
 # rate.  The tree itself is never touched.
 #   bash scripts/mutate.sh [mutations-file]
@@ -14,7 +14,7 @@ rm -rf "$work" && mkdir -p "$work/src"
 cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_TESTS=ON -DTL_BUILD_EXAMPLES=ON \
   -DTL_BUILD_BENCH=OFF -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF >/dev/null
 cmake --build "$work/build" -j"$(nproc)" >/dev/null
-ctest --test-dir "$work/build" -R 'conformance|examples' >/dev/null || { echo "mutate: the unmutated tree fails its tests"; exit 1; }
+ctest --test-dir "$work/build" -R 'conformance|examples|threads' >/dev/null || { echo "mutate: the unmutated tree fails its tests"; exit 1; }
 
 killed=0 survived=0 n=0
 survivors=()
@@ -34,7 +34,7 @@ open(path, "w").write(text.replace(os.environ["FROM"], os.environ["TO"]))
 PY
   then echo "mutate: #$n cannot be applied: $file: $from"; exit 1; fi
   if cmake --build "$work/build" -j"$(nproc)" >/dev/null 2>&1 &&
-     ctest --test-dir "$work/build" -R 'conformance|examples' --stop-on-failure --timeout 120 >/dev/null 2>&1; then
+     ctest --test-dir "$work/build" -R 'conformance|examples|threads' --stop-on-failure --timeout 120 >/dev/null 2>&1; then
     survived=$((survived + 1)); survivors+=("#$n $file: $from  ->  $to")
   else
     killed=$((killed + 1))

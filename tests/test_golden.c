@@ -5,7 +5,9 @@
  *   layouts   contiguous; a nonzero offset into a larger buffer; transposed (the last two axes
  *             swapped in memory); a column slice (row stride past the row's length); a
  *             transposed column slice (col_stride > rows, BLAS's leading dimension); a row
- *             slice (for 3-D operands a batch stride past m * k);
+ *             slice (for 3-D operands a batch stride past m * k); 1-D operands take stride 2
+ *             in the matrix layouts; and each layout for the last operand alone, the others
+ *             contiguous (mixed strides);
  *   storages  ambient; a scope at three shifting offsets across resets; inputs in an outer
  *             scope and the output in a nested one; copies retained out of a reset scope;
  *             tensors wrapped over the caller's buffers.
@@ -124,6 +126,17 @@ static tl_tensor place(placer *p, const array *a, enum layout layout) {
     tl_context *ctx = p->ctx;
     const size_t e = elem_size(a->dt), bytes = (size_t)a->numel * e;
     const int nd = a->ndim;
+    if (nd == 1 && layout != CONTIGUOUS && layout != OFFSET) { /* a 1-D view of stride 2: column 0 of [n, 2] */
+        const int64_t wide[2] = {a->numel, 2};
+        unsigned char *buf = malloc(2 * bytes + 1);
+        fill_garbage(buf, 2 * bytes);
+        for (int64_t i = 0; i < a->numel; ++i) memcpy(buf + (size_t)(2 * i) * e, a->data + (size_t)i * e, e);
+        tl_tensor w = make_contiguous(p, a->dt, 2, wide, buf, 2 * bytes), col;
+        free(buf);
+        OK(tl_slice(ctx, w, 1, 0, 1, &col));
+        OK(tl_reshape(ctx, col, 1, a->shape, &w));
+        return w;
+    }
     if (nd < 2 && layout != CONTIGUOUS) layout = OFFSET;  /* the matrix layouts need two axes */
     tl_tensor t, v;
     int64_t shape[TL_MAX_DIMS];
@@ -283,7 +296,12 @@ typedef struct variant {
     enum layout layout;
     enum storage storage;
     int round;
+    int last_only; /* only the last operand in the layout, the others contiguous (mixed strides) */
 } variant;
+
+static enum layout layout_of(const golden_case *c, const variant *v, int k) {
+    return v->last_only && k < c->n_in - 1 ? CONTIGUOUS : v->layout;
+}
 
 /* got against NumPy's value, within the case's tolerance. */
 static void check_against_golden(const golden_case *c, const variant *v, const unsigned char *got) {
@@ -299,9 +317,9 @@ static void check_against_golden(const golden_case *c, const variant *v, const u
         else if (isnan(wv)) ok = isnan(gv);
         else if (exact || isinf(wv)) ok = memcmp(g, w, e) == 0;
         else ok = fabs(gv - wv) <= c->ulp * ulp_at(wv, want->dt) + c->atol;
-        cr_assert(ok, "%s, %s operands in %s (round %d): element %lld is %.17g, NumPy says %.17g (ulp %d, atol %g)",
-                  c->name, layout_names[v->layout], storage_names[v->storage], v->round, (long long)i, gv, wv, c->ulp,
-                  c->atol);
+        cr_assert(ok, "%s, %s operands%s in %s (round %d): element %lld is %.17g, NumPy says %.17g (ulp %d, atol %g)",
+                  c->name, layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage],
+                  v->round, (long long)i, gv, wv, c->ulp, c->atol);
     }
 }
 
@@ -325,15 +343,15 @@ static unsigned char *run_on(tl_context *ctx, const golden_case *c, const varian
 /* run_on with operands placed in the variant's layout, in the storage's current target. */
 static unsigned char *run_variant(placer *p, const golden_case *c, const variant *v) {
     tl_tensor in[3];
-    for (int k = 0; k < c->n_in; ++k) in[k] = place(p, &c->in[k], v->layout);
+    for (int k = 0; k < c->n_in; ++k) in[k] = place(p, &c->in[k], layout_of(c, v, k));
     return run_on(p->ctx, c, v, in);
 }
 
 static void check_same_bits(const golden_case *c, const variant *v, const unsigned char *base, const unsigned char *got) {
     const size_t bytes = (size_t)c->out.numel * elem_size(c->out.dt);
     if (!strcmp(c->op, "matmul") && v->layout != CONTIGUOUS) return; /* another BLAS path: NumPy's bound only */
-    cr_assert(memcmp(base, got, bytes) == 0, "%s: %s operands in %s (round %d) differ in bits from contiguous ambient",
-              c->name, layout_names[v->layout], storage_names[v->storage], v->round);
+    cr_assert(memcmp(base, got, bytes) == 0, "%s: %s operands%s in %s (round %d) differ in bits from contiguous ambient",
+              c->name, layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage], v->round);
 }
 
 /* Every layout in every storage; returns how many results were compared. */
@@ -342,12 +360,19 @@ static int run_case(const golden_case *c) {
     OK(tl_context_create(NULL, &ctx));
     void *owned[64 * LAYOUTS * 3];
     placer p = {ctx, 0, owned, 0};
-    const variant base_v = {CONTIGUOUS, AMBIENT, 0};
+    const variant base_v = {CONTIGUOUS, AMBIENT, 0, 0};
     unsigned char *base = run_variant(&p, c, &base_v);
     int compared = 1;
+    for (int l = 1; l < LAYOUTS && c->n_in > 1; ++l) { /* mixed: contiguous operands with one that is not */
+        const variant v = {(enum layout)l, AMBIENT, 0, 1};
+        unsigned char *got = run_variant(&p, c, &v);
+        check_same_bits(c, &v, base, got);
+        free(got);
+        ++compared;
+    }
     for (int l = 0; l < LAYOUTS; ++l) {
         for (int s = 0; s < STORAGES; ++s) {
-            variant v = {(enum layout)l, (enum storage)s, 0};
+            variant v = {(enum layout)l, (enum storage)s, 0, 0};
             unsigned char *got;
             tl_scope *outer, *inner;
             p.wrap = s == WRAPPED;

@@ -111,6 +111,24 @@ Test(handles, foreign_and_forged_handles) {
     tl_context_destroy(b);
 }
 
+/* A handle of the scope's current generation whose slot was never issued (the next one, and
+ * ones past it within the table's capacity) is refused, not read from an unused table entry. */
+Test(handles, current_generation_with_an_unissued_slot) {
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "slots", 0, &s));
+    tl_tensor t;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
+    const int slot_shift = 40; /* handle layout (impl/handle.h): depth 5 | slot 19 | generation 40 */
+    const uint64_t slot_mask = ((uint64_t)1 << 19) - 1;
+    float buf[4];
+    for (uint64_t slot = 1; slot < 40; slot += 3) {
+        tl_tensor forged = {(t.bits & ~(slot_mask << slot_shift)) | (slot << slot_shift)};
+        FAILS_WITH(tl_tensor_read(ctx, forged, buf, sizeof buf), TL_E_INVALID_HANDLE);
+    }
+    OK(tl_tensor_read(ctx, t, buf, sizeof buf));
+    OK(tl_scope_close(s));
+}
+
 Test(handles, null_pointers_are_refused) {
     tl_tensor t;
     tl_context *refused = NULL;

@@ -359,6 +359,25 @@ Test(hostile, max_bytes_fits_what_it_allows) {
     OK(tl_scope_close(s));
 }
 
+/* A cap that is no multiple of 64 makes a chunk of that odd size: a request that fits before
+ * its 64-byte rounding but not after must still be refused, not placed past the chunk's end. */
+Test(hostile, max_bytes_counts_the_rounding) {
+    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
+    o.max_bytes = 1000;
+    tl_scope *s;
+    OK(tl_scope_open_ex(ctx, "odd-cap", &o, &s));
+    const int64_t big = 240, small = 8; /* 960 bytes, then 32 (64 once rounded) */
+    tl_tensor t, u = {0x9};
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, &big, &t));
+    FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, &small, &u), TL_E_SCOPE_FULL);
+    cr_assert_eq(u.bits, 0x9);
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
+    OK(tl_scope_stats_get(s, &st));
+    cr_assert_eq(st.used_bytes, 960);
+    cr_assert_leq(st.slab_bytes, 1000);
+    OK(tl_scope_close(s));
+}
+
 /* ---- 1. handles across contexts --------------------------------------------------------------- */
 Test(hostile, handles_across_100000_contexts, .timeout = 120) {
     /* 100,000 contexts, a few alive at a time and the rest destroyed: a handle of one is refused

@@ -87,6 +87,34 @@ Test(promises, op_refused_by_a_full_fixed_scope_changes_nothing) {
     OK(tl_scope_close(s));
 }
 
+/* tl_scope_stats: peak_bytes is the high-water of used_bytes over all generations. */
+Test(promises, peak_bytes_is_a_high_water_mark_across_resets) {
+    tl_scope *s;
+    OK(tl_scope_open(ctx, "peaks", 0, &s));
+    const int64_t big = 1000, small = 10;
+    tl_tensor t;
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, &big, &t)); /* 4,000 bytes: 4,032 rounded */
+    OK(tl_scope_reset(s));
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, &small, &t));
+    tl_scope_stats st = stats_of(s);
+    cr_assert_eq(st.used_bytes, 64);
+    cr_assert_eq(st.peak_bytes, 4032, "peak %zu", st.peak_bytes);
+    OK(tl_scope_close(s));
+}
+
+/* full writes its value's exact bits: -0.0 keeps its sign (a zero fill must not drop it). */
+Test(promises, full_writes_negative_zero_with_its_sign) {
+    const int64_t n = 5;
+    tl_tensor t;
+    float f[5];
+    double d[5];
+    OK(tl_tensor_full(ctx, TL_F32, 1, &n, -0.0, &t));
+    read_f32(ctx, t, f, 5);
+    OK(tl_tensor_full(ctx, TL_F64, 1, &n, -0.0, &t));
+    OK(tl_tensor_read(ctx, t, d, sizeof d));
+    for (int i = 0; i < 5; ++i) cr_assert(f[i] == 0 && signbit(f[i]) && d[i] == 0 && signbit(d[i]), "element %d", i);
+}
+
 /* ---- allocator balance after every growth path ---------------------------------------------- */
 
 Test(promises, every_growth_path_gives_every_byte_back) {

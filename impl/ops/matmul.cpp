@@ -75,18 +75,17 @@ void gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const 
 void product(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
              const std::byte *b, std::byte *c) {
     const int64_t elem = int64_t(dtype_size(dt));
-    if (m == 1 && k * n * elem >= kGemvMinBytes) {
-        // c = B^T a: a's elements are 1 apart (row-major) or ld apart (a transposed view).
-        const int64_t inc = ta.trans == CblasNoTrans ? 1 : ta.ld;
-        if (tb.trans == CblasNoTrans) gemv(dt, CblasTrans, k, n, b, tb.ld, a, inc, c);
-        else gemv(dt, CblasNoTrans, n, k, b, tb.ld, a, inc, c);  // B stored as its transpose [n,k]
+    // A one-row a (one-column b) in BLAS form is never transposed: blas_form takes a length-1
+    // dimension's stride as free, so a row is NoTrans with its elements 1 apart (a strided row
+    // was copied) and a column is NoTrans with its elements ld apart.
+    if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a
+        if (tb.trans == CblasNoTrans) gemv(dt, CblasTrans, k, n, b, tb.ld, a, 1, c);
+        else gemv(dt, CblasNoTrans, n, k, b, tb.ld, a, 1, c);  // B stored as its transpose [n,k]
         return;
     }
-    if (n == 1 && m * k * elem >= kGemvMinBytes) {
-        // c = A b: b's elements are ld apart (a column of a row-major matrix) or 1 apart.
-        const int64_t inc = tb.trans == CblasNoTrans ? tb.ld : 1;
-        if (ta.trans == CblasNoTrans) gemv(dt, CblasNoTrans, m, k, a, ta.ld, b, inc, c);
-        else gemv(dt, CblasTrans, k, m, a, ta.ld, b, inc, c);  // A stored as its transpose [k,m]
+    if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b
+        if (ta.trans == CblasNoTrans) gemv(dt, CblasNoTrans, m, k, a, ta.ld, b, tb.ld, c);
+        else gemv(dt, CblasTrans, k, m, a, ta.ld, b, tb.ld, c);  // A stored as its transpose [k,m]
         return;
     }
     gemm(dt, ta, tb, m, n, k, a, b, c);

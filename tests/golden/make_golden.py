@@ -142,7 +142,11 @@ with np.errstate(all="ignore"):
         T = DT[dt]
         for tag, sa, sb in (("2d", (7, 9), (9, 5)), ("row", (1, 64), (64, 33)), ("col", (33, 64), (64, 1)),
                             ("batched", (3, 4, 6), (3, 6, 5)), ("shared", (3, 4, 6), (6, 5)),
-                            ("empty_k", (4, 0), (0, 3)), ("empty_m", (0, 5), (5, 2))):
+                            ("empty_k", (4, 0), (0, 3)), ("empty_m", (0, 5), (5, 2)),
+                            # past 512 KiB (f32): the one-row and one-column products go through gemv
+                            ("row_gemv", (1, 512), (512, 256)), ("col_gemv", (256, 512), (512, 1))):
+            if tag.endswith("gemv") and dt == "f64":
+                continue  # f32 alone: each of these matrices is 512 KiB of the committed file
             a, b = rand(dt, sa), rand(dt, sb)
             want = np.matmul(f64(a), f64(b))
             k = sa[-1]
@@ -176,6 +180,8 @@ with np.errstate(all="ignore"):
         case(f"concat_{dt}_axis1", "concat", dt, [a, c], np.concatenate([a, c], axis=1), axis=1)
         ids = np.array([[3, 0], [1, 3]], dtype=np.int32)
         case(f"gather_rows_{dt}", "gather_rows", dt, [a, ids], a[ids])
+        ids1 = np.array([3, 0, 2, 1, 1], dtype=np.int32)  # 1-D ids: the embedding lookup's own path
+        case(f"gather_rows_{dt}_1d", "gather_rows", dt, [a, ids1], a[ids1])
         # the views, read back through tl_tensor_read (logical order), and the in-place copy
         case(f"slice_{dt}", "slice", dt, [a], a[:, 1:4], axis=1, start=1, length=3)
         case(f"transpose_{dt}", "transpose", dt, [a], a.T, d0=0, d1=1)

@@ -1,6 +1,7 @@
 // Elementwise kernels: binary arithmetic, unary math, fill and copy, all on the strided loop.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels.h"
 #include "strided_loop.h"
@@ -19,14 +20,17 @@ Operands<N> operands(const std::array<const View *, N> &views) {
     return o;
 }
 
+// o[i] = f(x[i], y[i]) over n contiguous elements: the one inner loop of contiguous runs.
+template <class T, class F>
+void binary_run(T *o, const T *x, const T *y, int64_t n, F f) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+}
+
 template <class T, class F>
 void binary_typed(const View &a, const View &b, const View &out, F f) {
-    if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous()) {  // one run: no walk to set up
-        T *o = reinterpret_cast<T *>(out.data);
-        const T *x = reinterpret_cast<const T *>(a.data), *y = reinterpret_cast<const T *>(b.data);
-        for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = f(x[i], y[i]);
-        return;
-    }
+    if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous())  // one run: no walk to set up
+        return binary_run(reinterpret_cast<T *>(out.data), reinterpret_cast<const T *>(a.data),
+                          reinterpret_cast<const T *>(b.data), out.numel(), f);
     strided_for_each<3>(out.ndim, out.shape, operands<3>({&out, &a, &b}),
                         [&](std::byte *const *p, int64_t n, const int64_t *s) {
                             T *o = reinterpret_cast<T *>(p[0]);
@@ -35,7 +39,7 @@ void binary_typed(const View &a, const View &b, const View &out, F f) {
                             const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T)),
                                           sy = s[2] / int64_t(sizeof(T));
                             if (so == 1 && sx == 1 && sy == 1) {
-                                for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+                                binary_run(o, x, y, n, f);
                             } else if (so == 1 && sx == 1 && sy == 0) {
                                 const T c = y[0];
                                 for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], c);
@@ -45,27 +49,35 @@ void binary_typed(const View &a, const View &b, const View &out, F f) {
                         });
 }
 
-template <class T>
-void binary_dispatch(BinaryOp op, const View &a, const View &b, const View &out) {
-    switch (op) {
-        case BinaryOp::add: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x + y); });
-        case BinaryOp::sub: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x - y); });
-        case BinaryOp::mul: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x * y); });
-        case BinaryOp::div: return binary_typed<T>(a, b, out, [](T x, T y) { return T(x / y); });
+// run(f) with op's scalar function for T.  i32 arithmetic wraps modulo 2^32 (done in uint32
+// so that overflow is defined); i32 div is refused by the op before it gets here.
+template <class T, class Run>
+void with_binary_function(BinaryOp op, Run &&run) {
+    if constexpr (std::is_same_v<T, int32_t>) {
+        switch (op) {
+            case BinaryOp::add: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) + uint32_t(y)); });
+            case BinaryOp::sub: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) - uint32_t(y)); });
+            case BinaryOp::mul: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) * uint32_t(y)); });
+            case BinaryOp::div: return;
+        }
+    } else {
+        switch (op) {
+            case BinaryOp::add: return run([](T x, T y) { return T(x + y); });
+            case BinaryOp::sub: return run([](T x, T y) { return T(x - y); });
+            case BinaryOp::mul: return run([](T x, T y) { return T(x * y); });
+            case BinaryOp::div: return run([](T x, T y) { return T(x / y); });
+        }
     }
 }
 
-// i32 arithmetic wraps modulo 2^32 (done in uint32 so that overflow is defined).
-void binary_i32(BinaryOp op, const View &a, const View &b, const View &out) {
-    auto wrap = [](uint32_t v) { return int32_t(v); };
-    switch (op) {
-        case BinaryOp::add:
-            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) + uint32_t(y)); });
-        case BinaryOp::sub:
-            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) - uint32_t(y)); });
-        case BinaryOp::mul:
-            return binary_typed<int32_t>(a, b, out, [&](int32_t x, int32_t y) { return wrap(uint32_t(x) * uint32_t(y)); });
-        case BinaryOp::div: return;  // refused by the op before it gets here
+// run(T()) with T the element type of dt (the caller takes T from the argument's type).
+template <class Run>
+void with_dtype(tl_dtype dt, Run &&run) {
+    switch (dt) {
+        case TL_F32: return run(float());
+        case TL_F64: return run(double());
+        case TL_I32: return run(int32_t());
+        default: break;  // refused before any kernel runs
     }
 }
 
@@ -117,12 +129,19 @@ void copy_run(std::byte *const *p, int64_t n, const int64_t *s) {
 }  // namespace
 
 void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out) {
-    switch (out.dtype) {
-        case TL_F32: return binary_dispatch<float>(op, a, b, out);
-        case TL_F64: return binary_dispatch<double>(op, a, b, out);
-        case TL_I32: return binary_i32(op, a, b, out);
-        default: break;  // refused before any kernel runs
-    }
+    with_dtype(out.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        with_binary_function<T>(op, [&](auto f) { binary_typed<T>(a, b, out, f); });
+    });
+}
+
+void binary_contiguous(BinaryOp op, tl_dtype dt, const std::byte *a, const std::byte *b, std::byte *out, int64_t n) {
+    with_dtype(dt, [&](auto zero) {
+        using T = decltype(zero);
+        with_binary_function<T>(op, [&](auto f) {
+            binary_run(reinterpret_cast<T *>(out), reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b), n, f);
+        });
+    });
 }
 
 void unary_kernel(UnaryOp op, double param, const View &a, const View &out) {

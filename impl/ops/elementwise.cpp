@@ -66,8 +66,10 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
     const View &c = made.view;
     if (same_dims(a, b) && runs_inline(ctx, c.numel())) {
-        // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy.
-        binary_kernel(op, a, b, c);
+        // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy, and
+        // contiguous operands (c always is) go straight to the loop.
+        if (a.is_contiguous() && b.is_contiguous()) binary_contiguous(op, a.dtype, a.data, b.data, c.data, c.numel());
+        else binary_kernel(op, a, b, c);
     } else {
         const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
         split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {

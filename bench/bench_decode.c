@@ -1,13 +1,15 @@
 /* Decode benchmarks, each against a baseline measured in the same run:
  *   1. this machine's memory read bandwidth: a plain read loop over a buffer far past the
  *      last-level cache, with 1 and 2 threads (the limit a decode step that streams its
- *      weights can reach);
+ *      weights can reach), and raw cblas_sgemv streaming matrices of the d1024 step's largest
+ *      shape the same way (what BLAS itself reaches of that limit);
  *   2. one decode step of examples/decode's model at d_model 256 (cache-resident) and 1024
  *      (~420 MB of weights), with 1 and 2 BLAS threads, scoped and ambient in interleaved
  *      rounds: us/step (min / median / max), the weights streamed per step in GB/s, and that as a
  *      fraction of the bandwidth measured at the same thread count; scoped as a ratio of ambient.
  * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
+#include <cblas.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +18,6 @@
 #include "bench_util.h"
 #include "decode_steps.h"
 
-extern void openblas_set_num_threads(int);
 
 /* ---- 1. memory read bandwidth ------------------------------------------------------------ */
 typedef struct reader {
@@ -48,6 +49,20 @@ static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int
         for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
         const double gbs = (double)bytes / (now_ns() - t0);
         if (part[0].sum == 42) printf(" ");  /* keep the sums */
+        if (gbs > best) best = gbs;
+    }
+    return best;
+}
+
+/* GB/s of raw cblas_sgemv streaming `count` [k, n] f32 matrices (past the last-level cache),
+ * called as tl_matmul calls it for a one-row product (row-major, transposed); best of `reps`.
+ * BLAS's own ceiling for a decode step's projections at this thread count. */
+static double sgemv_streaming(float *const *w, int count, int k, int n, const float *x, float *y, int reps) {
+    double best = 0;
+    for (int r = 0; r < reps; ++r) {
+        const double t0 = now_ns();
+        for (int i = 0; i < count; ++i) cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, w[i], n, x, 1, 0.0f, y, 1);
+        const double gbs = 4.0 * count * (double)k * (double)n / (now_ns() - t0);
         if (gbs > best) best = gbs;
     }
     return best;
@@ -109,6 +124,25 @@ int main(int argc, char **argv) {
     free(buf);
     printf("1. memory read bandwidth (a read loop over 512 MB, best of 5): %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
            bandwidth[1], bandwidth[2]);
+    {  /* raw BLAS on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached */
+        enum { K = 1024, N = 4096, COUNT = 8 };
+        float *w[COUNT], *x = calloc(N, sizeof(float)), *y = calloc(N, sizeof(float));
+        for (int i = 0; i < COUNT; ++i) {
+            w[i] = malloc(sizeof(float) * K * N);
+            for (size_t j = 0; j < (size_t)K * N; ++j) w[i][j] = (float)(j % 7) * 0.125f;
+        }
+        for (int k = 0; k < K; ++k) x[k] = 1.0f;
+        printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5):", K, N);
+        for (int threads = 1; threads <= 2; ++threads) {
+            openblas_set_num_threads(threads);
+            const double gbs = sgemv_streaming(w, COUNT, K, N, x, y, 5);
+            printf(" %.2f GB/s (%.0f%% of the read loop) with %d thread%s%s", gbs, 100.0 * gbs / bandwidth[threads],
+                   threads, threads > 1 ? "s" : "", threads == 1 ? "," : "\n");
+        }
+        for (int i = 0; i < COUNT; ++i) free(w[i]);
+        free(x);
+        free(y);
+    }
 
     printf("\n2. decode step");
     tl_context *ctx;

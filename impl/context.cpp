@@ -44,6 +44,9 @@ void release_mappings(tl_scope &s) {
     s.mapped_owners = 0;
 }
 
+// The handle of slot `slot` in the open scope's current generation.
+tl_tensor scoped_handle(const tl_scope &s, uint32_t slot) { return tl::pack_handle({s.depth, slot, s.current}); }
+
 tl_status not_ours(tl_tensor t) {
     return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
                 (unsigned long long)t.bits);
@@ -240,7 +243,7 @@ tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) 
     uint32_t slot = uint32_t(target->headers.size());
     target->headers.push_back(h);  // capacity reserved: cannot throw
     if (h.base == 0 && h.region) ++target->mapped_owners;
-    return tl::pack_handle({target->depth, slot, target->current});
+    return scoped_handle(*target, slot);
 }
 
 tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
@@ -279,7 +282,7 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
         v.strides[i] = h.strides[i];
     }
     v.data = data;
-    out->handle = target ? tl::pack_handle({target->depth, slot, target->current}) : place_header(nullptr, ambient_header);
+    out->handle = target ? scoped_handle(*target, slot) : place_header(nullptr, ambient_header);
     return TL_OK;
 }
 

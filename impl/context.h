@@ -138,7 +138,7 @@ inline tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_
         if (shape[i] < 0) return refuse_shape(ndim, shape, dt);
     int64_t b;
     if (!count_of(ndim, shape, int64_t(elem), &b)) return refuse_shape(ndim, shape, dt);
-    *numel = b / int64_t(elem);
+    *numel = elements_in(b, dt);
     *bytes = size_t(b);
     return TL_OK;
 }

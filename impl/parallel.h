@@ -30,13 +30,13 @@ inline int split_dim(const View &v, int skip) {
     return -1;
 }
 
-// body(begin, end) over [0, count): through ctx's executor when one is set and the work (its
-// output elements) is large enough to be worth it, else inline in one piece.
 // Whether work of this many output elements runs inline whatever its shape.
 inline bool runs_inline(const tl_context &ctx, int64_t elements) {
     return !ctx.executor.parallel_for || elements < kParallelMinElements;
 }
 
+// body(begin, end) over [0, count): through ctx's executor when one is set and the work (its
+// output elements) is large enough to be worth it, else inline in one piece.
 template <class F>
 void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
     if (count < 2 || runs_inline(ctx, elements)) {

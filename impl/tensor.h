@@ -67,10 +67,25 @@ bool dtype_from_name(const char *name, tl_dtype *out);  // the inverse of dtype_
 // Whether v is an integer in int32's range (i32 tensors take exactly these values).
 inline bool is_int32_value(double v) { return v == std::floor(v) && v >= -2147483648.0 && v <= 2147483647.0; }
 
-// Elements from `from` to `to` in a storage of dt (sizes are powers of two: a shift, not a
-// division, on the path of every new tensor).
+// run(T()) with T the element type of dt (the caller takes T from the argument's type): the
+// one switch from a dtype to its C++ type.  A value that is no dtype runs nothing (every op
+// refuses it before a kernel runs).
+template <class Run>
+void with_dtype(tl_dtype dt, Run &&run) {
+    switch (dt) {
+        case TL_F32: return run(float());
+        case TL_F64: return run(double());
+        case TL_I32: return run(int32_t());
+        default: break;
+    }
+}
+
+// The elements in `bytes` of a dt (sizes are powers of two: a shift, not a division, on the
+// path of every new tensor).
+inline int64_t elements_in(int64_t bytes, tl_dtype dt) { return bytes >> __builtin_ctzll(dtype_size(dt)); }
+// Elements from `from` to `to` in a storage of dt.
 inline int64_t elements_between(const std::byte *from, const std::byte *to, tl_dtype dt) {
-    return (to - from) >> __builtin_ctzll(dtype_size(dt));
+    return elements_in(to - from, dt);
 }
 
 // The dims are copied as whole arrays (the unused ones too): a loop over ndim became a

@@ -70,32 +70,23 @@ void with_binary_function(BinaryOp op, Run &&run) {
     }
 }
 
-// run(T()) with T the element type of dt (the caller takes T from the argument's type).
-template <class Run>
-void with_dtype(tl_dtype dt, Run &&run) {
-    switch (dt) {
-        case TL_F32: return run(float());
-        case TL_F64: return run(double());
-        case TL_I32: return run(int32_t());
-        default: break;  // refused before any kernel runs
-    }
+// o[i] = f(x[i]) over n contiguous elements: the one inner loop of contiguous unary runs.
+template <class T, class F>
+void unary_run(T *o, const T *x, int64_t n, F f) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
 }
 
 template <class T, class F>
 void unary_typed(const View &a, const View &out, F f) {
-    if (out.is_contiguous() && a.is_contiguous()) {  // one run: no walk to set up
-        T *o = reinterpret_cast<T *>(out.data);
-        const T *x = reinterpret_cast<const T *>(a.data);
-        for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = f(x[i]);
-        return;
-    }
+    if (out.is_contiguous() && a.is_contiguous())  // one run: no walk to set up
+        return unary_run(reinterpret_cast<T *>(out.data), reinterpret_cast<const T *>(a.data), out.numel(), f);
     strided_for_each<2>(out.ndim, out.shape, operands<2>({&out, &a}),
                         [&](std::byte *const *p, int64_t n, const int64_t *s) {
                             T *o = reinterpret_cast<T *>(p[0]);
                             const T *x = reinterpret_cast<const T *>(p[1]);
                             const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
                             if (so == 1 && sx == 1) {
-                                for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+                                unary_run(o, x, n, f);
                             } else {
                                 for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx]);
                             }
@@ -154,35 +145,26 @@ void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value) 
         std::memset(data, 0, size_t(count) * dtype_size(dt));
         return;
     }
-    auto fill = [&](auto typed_value) {
-        auto *o = reinterpret_cast<decltype(typed_value) *>(data);
+    with_dtype(dt, [&](auto zero) {
+        using T = decltype(zero);
+        const T typed_value = T(value);
+        T *o = reinterpret_cast<T *>(data);
         for (int64_t i = 0; i < count; ++i) o[i] = typed_value;
-    };
-    switch (dt) {
-        case TL_F32: return fill(float(value));
-        case TL_F64: return fill(double(value));
-        case TL_I32: return fill(int32_t(value));
-        default: break;  // refused before any kernel runs
-    }
+    });
 }
 
 void fill_kernel(const View &out, double value) {
     if (out.is_contiguous()) return fill_contiguous(out.data, out.dtype, out.numel(), value);
-    auto fill = [&](auto typed_value) {
-        using T = decltype(typed_value);
+    with_dtype(out.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        const T typed_value = T(value);
         strided_for_each<1>(out.ndim, out.shape, operands<1>({&out}),
                             [&](std::byte *const *p, int64_t n, const int64_t *s) {
                                 T *o = reinterpret_cast<T *>(p[0]);
                                 const int64_t so = s[0] / int64_t(sizeof(T));
                                 for (int64_t i = 0; i < n; ++i) o[i * so] = typed_value;
                             });
-    };
-    switch (out.dtype) {
-        case TL_F32: return fill(float(value));
-        case TL_F64: return fill(double(value));
-        case TL_I32: return fill(int32_t(value));
-        default: break;  // refused before any kernel runs
-    }
+    });
 }
 
 void copy_kernel(const View &src, const View &dst) {

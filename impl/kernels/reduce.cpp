@@ -106,21 +106,11 @@ void norm_typed(const View &x, const View *w, const View *b, double eps, bool ce
 }  // namespace
 
 void sum_kernel(const View &a, int axis, Reduction r, const View &out) {
-    switch (a.dtype) {
-        case TL_F32: return sum_typed<float>(a, axis, r, out);
-        case TL_F64: return sum_typed<double>(a, axis, r, out);
-        case TL_I32: return sum_typed<int32_t>(a, axis, r, out);
-        default: break;  // refused before any kernel runs
-    }
+    with_dtype(a.dtype, [&](auto zero) { sum_typed<decltype(zero)>(a, axis, r, out); });
 }
 
 void argmax_kernel(const View &a, int axis, const View &out) {
-    switch (a.dtype) {
-        case TL_F32: return argmax_typed<float>(a, axis, out);
-        case TL_F64: return argmax_typed<double>(a, axis, out);
-        case TL_I32: return argmax_typed<int32_t>(a, axis, out);
-        default: break;  // refused before any kernel runs
-    }
+    with_dtype(a.dtype, [&](auto zero) { argmax_typed<decltype(zero)>(a, axis, out); });
 }
 
 void softmax_kernel(const View &a, int axis, const View &out) {

@@ -41,6 +41,21 @@ static inline void temp_dir_remove(const char *dir) {
     cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
 
+/* The fixture of suites that write files: a fresh context, ctx, and a fresh private
+ * directory, dir (removed with everything in it after each test). */
+#define CONTEXT_AND_DIR_SUITE(suite)                                                       \
+    static tl_context *ctx;                                                                \
+    static char dir[256];                                                                  \
+    static void suite##_setup(void) {                                                      \
+        OK(tl_context_create(NULL, &ctx));                                                 \
+        temp_dir_create(dir, sizeof dir, #suite);                                          \
+    }                                                                                      \
+    static void suite##_teardown(void) {                                                   \
+        tl_context_destroy(ctx);                                                           \
+        temp_dir_remove(dir);                                                              \
+    }                                                                                      \
+    TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+
 /* An allocator that counts calls and bytes and can refuse the Nth allocation. */
 typedef struct counting_allocator {
     long allocs, frees;

@@ -354,6 +354,14 @@ static void check_same_bits(const golden_case *c, const variant *v, const unsign
               c->name, layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage], v->round);
 }
 
+/* got (then freed) against the contiguous ambient result, counted. */
+static void against_base(const golden_case *c, const variant *v, const unsigned char *base, unsigned char *got,
+                         int *compared) {
+    check_same_bits(c, v, base, got);
+    free(got);
+    ++*compared;
+}
+
 /* Every layout in every storage; returns how many results were compared. */
 static int run_case(const golden_case *c) {
     tl_context *ctx;
@@ -365,24 +373,17 @@ static int run_case(const golden_case *c) {
     int compared = 1;
     for (int l = 1; l < LAYOUTS && c->n_in > 1; ++l) { /* mixed: contiguous operands with one that is not */
         const variant v = {(enum layout)l, AMBIENT, 0, 1};
-        unsigned char *got = run_variant(&p, c, &v);
-        check_same_bits(c, &v, base, got);
-        free(got);
-        ++compared;
+        against_base(c, &v, base, run_variant(&p, c, &v), &compared);
     }
     for (int l = 0; l < LAYOUTS; ++l) {
         for (int s = 0; s < STORAGES; ++s) {
             variant v = {(enum layout)l, (enum storage)s, 0, 0};
-            unsigned char *got;
             tl_scope *outer, *inner;
             p.wrap = s == WRAPPED;
             switch ((enum storage)s) {
                 case AMBIENT:
                 case WRAPPED:
-                    got = run_variant(&p, c, &v);
-                    check_same_bits(c, &v, base, got);
-                    free(got);
-                    ++compared;
+                    against_base(c, &v, base, run_variant(&p, c, &v), &compared);
                     break;
                 case SCOPED: /* the same step three times, each at another slab offset */
                     OK(tl_scope_open(ctx, "golden-step", 0, &outer));
@@ -390,10 +391,7 @@ static int run_case(const golden_case *c) {
                         const int64_t pad = 7 * v.round + 1;
                         tl_tensor padding;
                         OK(tl_tensor_zeros(ctx, TL_F32, 1, &pad, &padding));
-                        got = run_variant(&p, c, &v);
-                        check_same_bits(c, &v, base, got);
-                        free(got);
-                        ++compared;
+                        against_base(c, &v, base, run_variant(&p, c, &v), &compared);
                         OK(tl_scope_reset(outer));
                     }
                     OK(tl_scope_close(outer));
@@ -403,10 +401,7 @@ static int run_case(const golden_case *c) {
                     tl_tensor in[3];
                     for (int k = 0; k < c->n_in; ++k) in[k] = place(&p, &c->in[k], v.layout);
                     OK(tl_scope_open(ctx, "golden-outputs", 0, &inner));
-                    got = run_on(ctx, c, &v, in);
-                    check_same_bits(c, &v, base, got);
-                    free(got);
-                    ++compared;
+                    against_base(c, &v, base, run_on(ctx, c, &v, in), &compared);
                     OK(tl_scope_close(inner));
                     OK(tl_scope_close(outer));
                     break;
@@ -416,10 +411,7 @@ static int run_case(const golden_case *c) {
                     OK(tl_scope_open(ctx, "golden-made", 0, &outer));
                     for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), NULL, &kept[k]));
                     OK(tl_scope_reset(outer));
-                    got = run_on(ctx, c, &v, kept);
-                    check_same_bits(c, &v, base, got);
-                    free(got);
-                    ++compared;
+                    against_base(c, &v, base, run_on(ctx, c, &v, kept), &compared);
                     OK(tl_scope_close(outer));
                     for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_free(ctx, kept[k]));
                     break;

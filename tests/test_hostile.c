@@ -19,17 +19,7 @@
  * check still runs every path in minutes. */
 static int scaled(int n) { return RUNNING_ON_VALGRIND ? n / 50 + 1 : n; }
 
-static tl_context *ctx;
-static char dir[256];
-static void setup(void) {
-    OK(tl_context_create(NULL, &ctx));
-    temp_dir_create(dir, sizeof dir, "hostile");
-}
-static void teardown(void) {
-    tl_context_destroy(ctx);
-    temp_dir_remove(dir);
-}
-TestSuite(hostile, .init = setup, .fini = teardown);
+CONTEXT_AND_DIR_SUITE(hostile);
 
 static void path_in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
 

@@ -10,19 +10,7 @@
 #include "common.h"
 #include "raw_safetensors.h"
 
-static tl_context *ctx;
-static char dir[256];
-
-static void setup(void) {
-    OK(tl_context_create(NULL, &ctx));
-    temp_dir_create(dir, sizeof dir, "io");
-}
-static void teardown(void) {
-    tl_context_destroy(ctx);
-    temp_dir_remove(dir);
-}
-
-TestSuite(io, .init = setup, .fini = teardown);
+CONTEXT_AND_DIR_SUITE(io);
 
 static const char *in_dir(const char *name) {
     static char path[512];

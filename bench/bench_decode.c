@@ -2,11 +2,15 @@
  *   1. this machine's memory read bandwidth: a plain read loop over a buffer far past the
  *      last-level cache, with 1 and 2 threads (the limit a decode step that streams its
  *      weights can reach), and raw cblas_sgemv streaming matrices of the d1024 step's largest
- *      shape the same way (what BLAS itself reaches of that limit);
+ *      shape (what BLAS itself reaches of that limit): on one thread, on OpenBLAS's two, and as
+ *      two single-threaded halves on a two-thread job pool (what tl_matmul does with an executor);
  *   2. one decode step of examples/decode's model at d_model 256 (cache-resident) and 1024
- *      (~420 MB of weights), with 1 and 2 BLAS threads, scoped and ambient in interleaved
- *      rounds: us/step (min / median / max), the weights streamed per step in GB/s, and that as a
- *      fraction of the bandwidth measured at the same thread count; scoped as a ratio of ambient.
+ *      (~420 MB of weights), scoped and ambient in interleaved rounds, on 1 thread, on 2
+ *      OpenBLAS threads, and on a 2-thread job pool as the context's executor (BLAS at 1):
+ *      us/step (min / median / max), the weights streamed per step in GB/s, and that as a
+ *      fraction of the read bandwidth measured in the same round at the same thread count (this
+ *      machine is shared: its bandwidth moves from minute to minute, so each round has its own);
+ *      scoped as a ratio of ambient.
  * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
 #include <cblas.h>
@@ -17,7 +21,7 @@
 
 #include "bench_util.h"
 #include "decode_steps.h"
-
+#include "job_pool.h"
 
 /* ---- 1. memory read bandwidth ------------------------------------------------------------ */
 typedef struct reader {
@@ -54,15 +58,39 @@ static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int
     return best;
 }
 
-/* GB/s of raw cblas_sgemv streaming `count` [k, n] f32 matrices (past the last-level cache),
- * called as tl_matmul calls it for a one-row product (row-major, transposed); best of `reps`.
- * BLAS's own ceiling for a decode step's projections at this thread count. */
-static double sgemv_streaming(float *const *w, int count, int k, int n, const float *x, float *y, int reps) {
+/* Raw cblas_sgemv streaming `count` [k, n] f32 matrices (past the last-level cache), called as
+ * tl_matmul calls it for a one-row product (row-major, transposed): whole on BLAS's threads, or,
+ * with a pool, as two halves of k on its two threads (BLAS at 1 each) and their sums added. */
+typedef struct sgemv_job {
+    float *const *w;
+    const float *x;
+    float *y, *half; /* the second half's sums */
+    int k, n, index;
+} sgemv_job;
+
+static void sgemv_half(void *arg, int64_t begin, int64_t end) {
+    const sgemv_job *j = arg;
+    for (int64_t h = begin; h < end; ++h) {
+        const int k0 = (int)h * (j->k / 2);
+        cblas_sgemv(CblasRowMajor, CblasTrans, j->k / 2, j->n, 1.0f, j->w[j->index] + (size_t)k0 * (size_t)j->n, j->n,
+                    j->x + k0, 1, 0.0f, h ? j->half : j->y, 1);
+    }
+}
+
+/* GB/s, best of `reps`. */
+static double sgemv_streaming(sgemv_job *j, int count, job_pool *pool, int reps) {
     double best = 0;
     for (int r = 0; r < reps; ++r) {
         const double t0 = now_ns();
-        for (int i = 0; i < count; ++i) cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, w[i], n, x, 1, 0.0f, y, 1);
-        const double gbs = 4.0 * count * (double)k * (double)n / (now_ns() - t0);
+        for (j->index = 0; j->index < count; ++j->index) {
+            if (!pool) {
+                cblas_sgemv(CblasRowMajor, CblasTrans, j->k, j->n, 1.0f, j->w[j->index], j->n, j->x, 1, 0.0f, j->y, 1);
+                continue;
+            }
+            job_pool_parallel_for(pool, 2, 1, sgemv_half, j);
+            for (int i = 0; i < j->n; ++i) j->y[i] += j->half[i];
+        }
+        const double gbs = 4.0 * count * (double)j->k * (double)j->n / (now_ns() - t0);
         if (gbs > best) best = gbs;
     }
     return best;
@@ -77,38 +105,60 @@ static double weight_bytes(const model_config *c) {
     return 4.0 * ((double)c->layers * 12.0 * d * d + d * (double)c->vocab);
 }
 
-static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const double bandwidth[3]) {
+/* How a step's work is shared: BLAS's threads, and the context's executor (a job pool). */
+typedef struct thread_setup {
+    const char *name;
+    int threads, blas_threads;
+    job_pool *pool;
+} thread_setup;
+
+static uint64_t *read_buf;
+static const size_t read_bytes = (size_t)512 << 20; /* far past any last-level cache here */
+
+static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const thread_setup *setups, int nsetups) {
     model m;
     model_init_random(ctx, &cfg, &m);
     const double wb = weight_bytes(&cfg);
     printf("\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, %.0f MB of weights read per step; %d steps a run\n",
            cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, wb / 1e6, steps);
-    printf("   %7s %-8s %31s %9s %10s %9s\n", "threads", "mode", "us/step (min / median / max)", "GB/s", "of limit",
-           "vs ambient");
-    for (int threads = 1; threads <= 2; ++threads) {
-        openblas_set_num_threads(threads);
+    printf("   %-9s %-8s %31s %7s %23s %10s\n", "threads", "mode", "us/step (min / median / max)", "GB/s",
+           "of limit (min/med/max)", "vs ambient");
+    for (int s = 0; s < nsetups; ++s) {
+        const thread_setup *ts = &setups[s];
+        openblas_set_num_threads(ts->blas_threads);
+        if (ts->pool) let_blas_workers_sleep(); /* after the setups on OpenBLAS's threads */
+        const tl_executor ex = ts->pool ? job_pool_executor(ts->pool) : (tl_executor){NULL, NULL};
+        TL_CHECK(tl_context_set_executor(ctx, &ex));
         decode_case c[2];
-        double t[2][16];
+        double t[2][16], of_limit[2][16];
         for (int mode = 0; mode < 2; ++mode) {
             c[mode].steps = steps;
             decoder_open(&c[mode].d, ctx, &m, (memory_mode)mode);
             run_steps(&c[mode]); /* warm-up: slabs grown, pages touched */
         }
-        for (int r = 0; r < rounds; ++r) /* interleaved: a noisy moment falls on both modes */
-            for (int mode = 0; mode < 2; ++mode) t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
+        for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
+            const double limit = read_bandwidth(read_buf, read_bytes, ts->threads, 2);
+            for (int mode = 0; mode < 2; ++mode) {
+                t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
+                of_limit[mode][r] = wb / t[mode][r] / limit;
+            }
+        }
         double lo[2], mid[2], hi[2];
         for (int mode = 0; mode < 2; ++mode) {
             decoder_close(&c[mode].d);
             spread3(t[mode], rounds, &lo[mode], &mid[mode], &hi[mode]);
         }
         for (int mode = 0; mode < 2; ++mode) {
-            const double gbs = wb / mid[mode];
-            printf("   %7d %-8s %9.1f / %9.1f / %9.1f %9.2f %9.0f%% ", threads, mode ? "scoped" : "ambient", lo[mode] / 1e3,
-                   mid[mode] / 1e3, hi[mode] / 1e3, gbs, 100.0 * gbs / bandwidth[threads]);
+            double flo, fmid, fhi;
+            spread3(of_limit[mode], rounds, &flo, &fmid, &fhi);
+            printf("   %-9s %-8s %9.1f / %9.1f / %9.1f %7.2f %7.0f%% /%4.0f%% /%4.0f%% ", ts->name, mode ? "scoped" : "ambient",
+                   lo[mode] / 1e3, mid[mode] / 1e3, hi[mode] / 1e3, wb / mid[mode], 100 * flo, 100 * fmid, 100 * fhi);
             if (mode) printf("%9.3fx", mid[1] / mid[0]);
+            else printf("%10s", "");
             printf("   (spread %.2fx)\n", hi[mode] / lo[mode]);
         }
     }
+    TL_CHECK(tl_context_set_executor(ctx, NULL));
     model_free(ctx, &m);
 }
 
@@ -116,40 +166,47 @@ int main(int argc, char **argv) {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
     const int reps = quick ? 3 : 7;
     printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n\n", tl_version_string());
+    job_pool pool;
+    if (job_pool_start(&pool, 2) != 0) return 1;
 
-    const size_t buf_bytes = (size_t)512 << 20; /* far past any last-level cache here */
-    uint64_t *buf = malloc(buf_bytes);
-    for (size_t i = 0; i < buf_bytes / 8; ++i) buf[i] = i;
-    double bandwidth[3] = {0, read_bandwidth(buf, buf_bytes, 1, 5), read_bandwidth(buf, buf_bytes, 2, 5)};
-    free(buf);
+    read_buf = malloc(read_bytes);
+    for (size_t i = 0; i < read_bytes / 8; ++i) read_buf[i] = i;
+    const double bandwidth[3] = {0, read_bandwidth(read_buf, read_bytes, 1, 5), read_bandwidth(read_buf, read_bytes, 2, 5)};
     printf("1. memory read bandwidth (a read loop over 512 MB, best of 5): %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
            bandwidth[1], bandwidth[2]);
     {  /* raw BLAS on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached */
         enum { K = 1024, N = 4096, COUNT = 8 };
-        float *w[COUNT], *x = calloc(N, sizeof(float)), *y = calloc(N, sizeof(float));
+        float *w[COUNT];
+        sgemv_job j = {w, calloc(K, sizeof(float)), calloc(N, sizeof(float)), calloc(N, sizeof(float)), K, N, 0};
         for (int i = 0; i < COUNT; ++i) {
             w[i] = malloc(sizeof(float) * K * N);
-            for (size_t j = 0; j < (size_t)K * N; ++j) w[i][j] = (float)(j % 7) * 0.125f;
+            for (size_t e = 0; e < (size_t)K * N; ++e) w[i][e] = (float)(e % 7) * 0.125f;
         }
-        for (int k = 0; k < K; ++k) x[k] = 1.0f;
-        printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5):", K, N);
-        for (int threads = 1; threads <= 2; ++threads) {
-            openblas_set_num_threads(threads);
-            const double gbs = sgemv_streaming(w, COUNT, K, N, x, y, 5);
-            printf(" %.2f GB/s (%.0f%% of the read loop) with %d thread%s%s", gbs, 100.0 * gbs / bandwidth[threads],
-                   threads, threads > 1 ? "s" : "", threads == 1 ? "," : "\n");
+        for (int k = 0; k < K; ++k) ((float *)j.x)[k] = 1.0f;
+        printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the read loop at its thread count:\n", K, N);
+        const struct { const char *what; int threads, blas; job_pool *pool; } raw[3] = {
+            {"1 thread", 1, 1, NULL}, {"2 OpenBLAS threads", 2, 2, NULL}, {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
+        for (int i = 0; i < 3; ++i) {
+            openblas_set_num_threads(raw[i].blas);
+            if (raw[i].pool) let_blas_workers_sleep();
+            const double gbs = sgemv_streaming(&j, COUNT, raw[i].pool, 5);
+            printf("     %-38s %6.2f GB/s (%3.0f%%)\n", raw[i].what, gbs, 100.0 * gbs / bandwidth[raw[i].threads]);
         }
         for (int i = 0; i < COUNT; ++i) free(w[i]);
-        free(x);
-        free(y);
+        free((float *)j.x), free(j.y), free(j.half);
     }
 
     printf("\n2. decode step");
     tl_context *ctx;
     TL_CHECK(tl_context_create(NULL, &ctx));
+    const thread_setup setups[3] = {{"1", 1, 1, NULL}, {"2 BLAS", 2, 2, NULL}, {"2 pool", 2, 1, &pool}};
     const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
-    bench_model(ctx, small, 128, reps, bandwidth);
-    bench_model(ctx, large, quick ? 8 : 32, quick ? 3 : 5, bandwidth);
+    bench_model(ctx, small, 128, reps, setups, 3);
+    bench_model(ctx, large, quick ? 8 : 32, quick ? 3 : 5, setups, 3);
+    printf("\n   (2 BLAS: OpenBLAS's own threads share each matmul; 2 pool: a 2-thread job pool is the context's\n"
+           "    executor and BLAS runs at 1 thread, so each large matmul's row blocks go to the pool)\n");
     tl_context_destroy(ctx);
+    free(read_buf);
+    job_pool_stop(&pool);
     return 0;
 }

@@ -1,6 +1,9 @@
 // The decode step of examples/decode written with libtorch's C++ API, timed side by side with
 // tensorlife's scoped and ambient modes in one run, on the same weights (copied out of the
-// tensorlife model).  Also reports whether the greedy tokens agree.
+// tensorlife model).  Also reports whether the greedy tokens agree.  At 2 threads each runs as it
+// runs best: tensorlife on a 2-thread job pool as its executor with BLAS at 1 thread (an engine's
+// setup), libtorch on 2 intra-op threads with BLAS at 2 (its matrix-vector products thread only
+// in BLAS); the BLAS thread count is switched between them in every round.
 // Build: cmake -DTL_BENCH_TORCH=ON (needs Debian's libtorch-dev).  Run: bench_torch_decode [--quick]
 #include <torch/torch.h>
 
@@ -12,6 +15,7 @@
 
 extern "C" {
 #include "bench_util.h"
+#include "job_pool.h"
 #include "model.h"
 }
 
@@ -120,7 +124,11 @@ int main(int argc, char **argv) {
     const model_config configs[2] = {{256, 4, 4, 1024, 128, 1234, 0}, {1024, 8, 16, 4096, 128, 1234, 0}};
     tl_context *ctx;
     TL_CHECK(tl_context_create(nullptr, &ctx));
-    std::printf("decode step vs libtorch %s at the same thread count (intra-op threads = BLAS threads), interleaved rounds\n",
+    job_pool pool;
+    if (job_pool_start(&pool, 2) != 0) return 1;
+    const tl_executor pool_executor = job_pool_executor(&pool);
+    std::printf("decode step vs libtorch %s at the same thread count, interleaved rounds\n"
+                "(2 threads: tensorlife on a 2-thread job pool with BLAS at 1, libtorch on 2 intra-op and 2 BLAS threads)\n",
                 TORCH_VERSION);
     for (const model_config &cfg : configs) {
         const int steps = cfg.d_model > 256 ? (quick ? 8 : 32) : cfg.tokens, rounds = quick ? 3 : (cfg.d_model > 256 ? 5 : 7);
@@ -131,17 +139,22 @@ int main(int argc, char **argv) {
                     cfg.layers, cfg.vocab, steps);
         for (int threads = 1; threads <= 2; ++threads) {
             torch::set_num_threads(threads);
-            openblas_set_num_threads(threads);
+            openblas_set_num_threads(1);
+            TL_CHECK(tl_context_set_executor(ctx, threads > 1 ? &pool_executor : nullptr));
             TlRun runs[2] = {{{}, steps, std::vector<int32_t>(size_t(steps))}, {{}, steps, std::vector<int32_t>(size_t(steps))}};
             for (int mode = 0; mode < 2; ++mode) {
                 decoder_open(&runs[mode].d, ctx, &m, memory_mode(mode));
                 tl_steps(&runs[mode]);
             }
             TorchRun tr{&tm, steps, std::vector<int32_t>(size_t(steps))};
-            torch_steps(&tr);
+            openblas_set_num_threads(threads);
+            torch_steps(&tr); /* warm-up */
             std::vector<double> t[3];
             for (int r = 0; r < rounds; ++r) {
+                openblas_set_num_threads(1);
+                if (threads > 1) let_blas_workers_sleep(); /* after libtorch's BLAS threads */
                 for (int mode = 0; mode < 2; ++mode) t[mode].push_back(median_ns(1, steps, tl_steps, &runs[mode]) / 1e3);
+                openblas_set_num_threads(threads);
                 t[2].push_back(median_ns(1, steps, torch_steps, &tr) / 1e3);
             }
             int agree = 0;
@@ -158,6 +171,8 @@ int main(int argc, char **argv) {
         }
         model_free(ctx, &m);
     }
+    TL_CHECK(tl_context_set_executor(ctx, nullptr));
     tl_context_destroy(ctx);
+    job_pool_stop(&pool);
     return 0;
 }

@@ -32,6 +32,14 @@ static inline double median_ns(int reps, double per_run, void (*fn)(void *), voi
     return samples[reps / 2];
 }
 
+/* OpenBLAS's idle workers spin (sched_yield) for about 0.1 s after the last call that used them
+ * before they sleep; on this 2-core machine they would take a core from whatever is measured next
+ * on other threads (a job pool).  Called after a measurement on OpenBLAS's threads. */
+static inline void let_blas_workers_sleep(void) {
+    const struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
 /* Sorts v and gives its min, median and max. */
 static inline void spread3(double *v, int n, double *lo, double *mid, double *hi) {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);

@@ -11,6 +11,16 @@ namespace tl {
 
 constexpr size_t kTensorAlignment = 64;
 
+// bytes rounded up to kTensorAlignment, for a size that cannot be near the top of size_t (the
+// size of memory that exists, or one already checked).
+constexpr size_t aligned_up(size_t bytes) { return (bytes + kTensorAlignment - 1) & ~(kTensorAlignment - 1); }
+// The same for any size: false when rounding up would wrap.
+inline bool round_up(size_t bytes, size_t *out) {
+    if (bytes > size_t(-1) - (kTensorAlignment - 1)) return false;
+    *out = aligned_up(bytes);
+    return true;
+}
+
 // Where tensors with no elements point: aligned, owned by nobody, never read or written.
 std::byte *empty_tensor_home();
 

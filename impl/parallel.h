@@ -1,7 +1,8 @@
 // Work split across the caller's executor (tl_executor): the library's own threads are none.
 // A split gives each task a range of one dimension along which every output element is
 // computed entirely within one task, exactly as inline, so results are bitwise equal to the
-// inline run whatever the executor's order or threads.
+// inline run whatever the executor's order or threads.  (Matrix-vector products split sums too:
+// ops/gemv.h says how they stay bitwise.)
 #pragma once
 #include <cstdint>
 #include <type_traits>

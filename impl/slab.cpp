@@ -7,12 +7,6 @@ namespace {
 
 constexpr size_t kMinChunk = 64 * 1024;
 
-bool round_up(size_t bytes, size_t *out) {
-    if (bytes > size_t(-1) - (kTensorAlignment - 1)) return false;
-    *out = (bytes + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
-    return true;
-}
-
 }  // namespace
 
 Slab::Slab(Memory *memory) : memory_(memory), chunks_(StlAllocator<Chunk>(memory)) {}

@@ -27,7 +27,7 @@ public:
     tl_status allocate(size_t bytes, const char *scope_name, std::byte **out, std::byte **chunk_base) {
         const size_t room = size_t(end_ - cursor_);
         if (bytes - 1 < room) {  // 1 <= bytes <= room, so rounding up cannot overflow
-            const size_t rounded = (bytes + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
+            const size_t rounded = aligned_up(bytes);
             if (rounded <= room) {
                 *out = cursor_;
                 *chunk_base = last_base_;

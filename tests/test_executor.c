@@ -157,3 +157,66 @@ Test(executor, small_work_runs_inline_and_the_executor_can_be_cleared) {
     OK(tl_set_blas_threads(1));
     cr_assert_eq(tl_blas_threads(), 1);
 }
+
+/* [rows, cols] of data in both contexts, or its transpose (a view of a [cols, rows] tensor). */
+static void matrix_pair(tl_dtype dt, int64_t rows, int64_t cols, int transposed, unsigned seed, tl_tensor *a, tl_tensor *b) {
+    const int64_t stored[2] = {transposed ? cols : rows, transposed ? rows : cols};
+    make_pair(dt, 2, stored, seed, a, b);
+    if (!transposed) return;
+    OK(tl_transpose(inline_ctx, *a, 0, 1, a));
+    OK(tl_transpose(split_ctx, *b, 0, 1, b));
+}
+
+/* Element i of a [rows, cols] tensor read whole, as double. */
+static double element(const unsigned char *data, tl_dtype dt, int64_t i) {
+    return dt == TL_F64 ? ((const double *)data)[i] : (double)((const float *)data)[i];
+}
+
+/* Matrix-vector products (decode projections) are cut into row blocks for the executor: one-row
+ * products against [k, n] (partial sums over k) and against a transposed [n, k] (rows of the
+ * output), one-column products likewise, f32 and f64, sizes no multiple of the blocks.  Split is
+ * bitwise inline, and inline is the product within float rounding of a double reference. */
+Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
+    OK(tl_set_blas_threads(1)); /* the executor takes BLAS work only while BLAS runs on one thread */
+    const int64_t K = 1000, N = 600;  /* 2.4 MB in f32: several 512 KiB blocks */
+    for (int t = 0; t < 2; ++t) {
+        const tl_dtype dt = t ? TL_F64 : TL_F32;
+        const size_t es = tl_dtype_size(dt);
+        for (int shape = 0; shape < 4; ++shape) {
+            const int one_row = shape < 2, transposed = shape & 1;
+            tl_tensor v0, v1, m0, m1, y0, y1;
+            const int64_t row[2] = {1, K}, col[2] = {K, 1};
+            make_pair(dt, 2, one_row ? row : col, 11, &v0, &v1);
+            if (one_row) matrix_pair(dt, K, N, transposed, 12, &m0, &m1); /* [1,K] x [K,N] */
+            else matrix_pair(dt, N, K, transposed, 12, &m0, &m1);       /* [N,K] x [K,1] */
+            const long before = atomic_load(&hook_calls);
+            if (one_row) {
+                OK(tl_matmul(inline_ctx, v0, m0, &y0));
+                OK(tl_matmul(split_ctx, v1, m1, &y1));
+            } else {
+                OK(tl_matmul(inline_ctx, m0, v0, &y0));
+                OK(tl_matmul(split_ctx, m1, v1, &y1));
+            }
+            cr_assert_gt(atomic_load(&hook_calls), before, "shape %d: the product went to the executor", shape);
+            same_bits(y0, y1, one_row ? "one-row matmul" : "one-column matmul");
+            /* against a double reference, from the operands as stored */
+            unsigned char *vb = malloc((size_t)K * es), *mb = malloc((size_t)K * N * es), *yb = malloc((size_t)N * es);
+            OK(tl_tensor_read(inline_ctx, v0, vb, (size_t)K * es));
+            tl_tensor mc;
+            OK(tl_contiguous(inline_ctx, m0, &mc)); /* the matrix in its logical layout */
+            OK(tl_tensor_read(inline_ctx, mc, mb, (size_t)K * N * es));
+            OK(tl_tensor_read(inline_ctx, y0, yb, (size_t)N * es));
+            const double eps = dt == TL_F64 ? 1e-15 : 1e-6;
+            for (int64_t j = 0; j < N; ++j) {
+                double ref = 0, mag = 0;
+                for (int64_t i = 0; i < K; ++i) {
+                    const double p = element(vb, dt, i) * element(mb, dt, one_row ? i * N + j : j * K + i);
+                    ref += p, mag += fabs(p);
+                }
+                cr_assert_leq(fabs(element(yb, dt, j) - ref), 8 * eps * mag + 1e-300, "shape %d, %s: output %lld is %g, not %g",
+                              shape, t ? "f64" : "f32", (long long)j, element(yb, dt, j), ref);
+            }
+            free(vb), free(mb), free(yb);
+        }
+    }
+}

@@ -2,9 +2,11 @@
 // (row-major with a leading dimension, or a transpose); otherwise it is copied to scratch first.
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "../error.h"
+#include "gemv.h"
 #include "ops.h"
 
 namespace tl {
@@ -55,37 +57,27 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
 // with m = 1 through its matrix-matrix kernels: bench/bench_gemv measured sgemv 2.3x faster at
 // [512,512] and 4-7x from [1024,1024] up, at 1 and 2 threads, while at [256,256] (256 KiB) its
 // threaded sgemv is 1.4x slower than sgemm with 2 threads.  So matrices from 512 KiB up take
-// sgemv.  The choice depends on the shape alone, so every storage of the same shape takes the
-// same path (parity).
+// sgemv (gemv.h).  The choice depends on the shape alone, so every storage of the same shape
+// takes the same path (parity).
 constexpr int64_t kGemvMinBytes = 512 * 1024;
 
-void gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
-          const std::byte *x, int64_t incx, std::byte *y) {
-    if (dt == TL_F32)
-        cblas_sgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0f, reinterpret_cast<const float *>(m), int(ld),
-                    reinterpret_cast<const float *>(x), int(incx), 0.0f, reinterpret_cast<float *>(y), 1);
-    else
-        cblas_dgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0, reinterpret_cast<const double *>(m), int(ld),
-                    reinterpret_cast<const double *>(x), int(incx), 0.0, reinterpret_cast<double *>(y), 1);
-}
-
-// C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape.
+// C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape; scratch: partial_bytes.
 // Called with every dim positive and both operands in memory, so m*k*elem and k*n*elem are
 // sizes of real matrices: they cannot overflow.
-void product(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
-             const std::byte *b, std::byte *c) {
+void product(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k,
+             const std::byte *a, const std::byte *b, std::byte *c, std::byte *scratch) {
     const int64_t elem = int64_t(dtype_size(dt));
     // A one-row a (one-column b) in BLAS form is never transposed: blas_form takes a length-1
     // dimension's stride as free, so a row is NoTrans with its elements 1 apart (a strided row
     // was copied) and a column is NoTrans with its elements ld apart.
-    if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a
-        if (tb.trans == CblasNoTrans) gemv(dt, CblasTrans, k, n, b, tb.ld, a, 1, c);
-        else gemv(dt, CblasNoTrans, n, k, b, tb.ld, a, 1, c);  // B stored as its transpose [n,k]
+    if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a (B stored [k,n]) or B a (stored [n,k])
+        if (tb.trans == CblasNoTrans) gemv_run(ctx, Gemv{dt, CblasTrans, k, n, tb.ld, b, a, 1, c}, scratch);
+        else gemv_run(ctx, Gemv{dt, CblasNoTrans, n, k, tb.ld, b, a, 1, c}, scratch);
         return;
     }
-    if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b
-        if (ta.trans == CblasNoTrans) gemv(dt, CblasNoTrans, m, k, a, ta.ld, b, tb.ld, c);
-        else gemv(dt, CblasTrans, k, m, a, ta.ld, b, tb.ld, c);  // A stored as its transpose [k,m]
+    if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b (A stored [m,k]) or A^T b (stored [k,m])
+        if (ta.trans == CblasNoTrans) gemv_run(ctx, Gemv{dt, CblasNoTrans, m, k, ta.ld, a, b, tb.ld, c}, scratch);
+        else gemv_run(ctx, Gemv{dt, CblasTrans, k, m, ta.ld, a, b, tb.ld, c}, scratch);
         return;
     }
     gemm(dt, ta, tb, m, n, k, a, b, c);
@@ -132,18 +124,28 @@ tl_status plan(const View &a, const View &b, Plan *p) {
     return TL_OK;
 }
 
-// c = a b, every dim positive, both operands in BLAS form.
-void run(const Plan &p, const View &a, const View &b, const View &c) {
+// Scratch for the partial sums of any matrix-vector product run() may make of p: a one-row product
+// sums over k into n outputs, a one-column one over k into m (all batches' rows, when run() makes
+// them one call).
+size_t partial_bytes(const Plan &p, size_t elem) {
+    size_t most = 0;
+    if (p.m == 1) most = gemv_scratch_bytes(elem, p.k, p.n);
+    if (p.n == 1) most = std::max(most, gemv_scratch_bytes(elem, p.k, p.batches * p.m));
+    return most;
+}
+
+// c = a b, every dim positive, both operands in BLAS form; scratch: partial_bytes(p).
+void run(const tl_context &ctx, const Plan &p, const View &a, const View &b, const View &c, std::byte *scratch) {
     const int64_t elem = int64_t(dtype_size(a.dtype));
     const int64_t a_batch = p.batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
     // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
     if (p.batched && b.ndim == 2 && p.fa.trans == CblasNoTrans && (p.batches == 1 || a_batch == p.m * p.fa.ld)) {
-        product(a.dtype, p.fa, p.fb, p.batches * p.m, p.n, p.k, a.data, b.data, c.data);
+        product(ctx, a.dtype, p.fa, p.fb, p.batches * p.m, p.n, p.k, a.data, b.data, c.data, scratch);
         return;
     }
     for (int64_t i = 0; i < p.batches; ++i)
-        product(a.dtype, p.fa, p.fb, p.m, p.n, p.k, a.data + i * a_batch * elem, b.data + i * b_batch * elem,
-                c.data + i * p.m * p.n * elem);
+        product(ctx, a.dtype, p.fa, p.fb, p.m, p.n, p.k, a.data + i * a_batch * elem, b.data + i * b_batch * elem,
+                c.data + i * p.m * p.n * elem, scratch);
 }
 
 }  // namespace
@@ -157,10 +159,11 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.
     const size_t elem = dtype_size(a.dtype);
+    // Then the partial sums of a matrix-vector product, after both.
     const size_t bytes_a = p.copy_a ? size_t(a.numel()) * elem : 0, bytes_b = p.copy_b ? size_t(b.numel()) * elem : 0;
-    const size_t pad_a = (bytes_a + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
+    const size_t pad_a = aligned_up(bytes_a), pad_b = aligned_up(bytes_b), bytes_partial = partial_bytes(p, elem);
     std::byte *scratch = nullptr;
-    if (p.copy_a || p.copy_b) TL_TRY(ctx.scratch(pad_a + bytes_b, &scratch));
+    if (pad_a + pad_b + bytes_partial > 0) TL_TRY(ctx.scratch(pad_a + pad_b + bytes_partial, &scratch));
     int64_t shape[3] = {p.batches, p.m, p.n};
     NewTensor made;
     TL_TRY(ctx.make_tensor(a.dtype, p.batched ? 3 : 2, p.batched ? shape : shape + 1, &made));
@@ -175,7 +178,7 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
         blas_form(matrix_of(b), &p.fb);
     }
     if (p.k == 0 && c.numel() > 0) fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
-    else if (c.numel() > 0) run(p, a, b, c);
+    else if (c.numel() > 0) run(ctx, p, a, b, c, scratch + pad_a + pad_b);
     *out = made.handle;
     return TL_OK;
 }

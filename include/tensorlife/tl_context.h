@@ -26,13 +26,17 @@ typedef struct tl_allocator {
 
 /* An engine's job system, for the library's work that is big enough to split (elementwise ops,
  * softmax, norms, reductions, argmax, copies, gather_rows, attention; outputs of 64k elements
- * and more): parallel_for must call task(task_user, begin, end) over ranges that cover
+ * and more; and matmul's matrix-vector products, such as a decode step's one-row projections,
+ * from 512 KiB of matrix while BLAS runs on one thread, in row blocks that each task hands to
+ * single-threaded BLAS): parallel_for must call task(task_user, begin, end) over ranges that cover
  * [0, count) exactly once, each at least grain long (but the last), on any threads and in any
  * order, and return when all have returned.  Tasks never call back into the library; they may
  * run while the calling thread waits.  Splits are along a dimension in which each output element
- * is computed whole by one task, so results are bitwise equal to the inline run.  With no
+ * is computed whole by one task, or (a matrix-vector product's sums) into blocks fixed by the
+ * shape alone, computed inline too, whose partial sums are added in one order: so results are
+ * bitwise equal to the inline run.  With no
  * executor (the default) everything runs inline on the calling thread: the library starts no
- * threads of its own.  matmul runs in OpenBLAS, whose threads are its own: see
+ * threads of its own.  matmul's other products run in OpenBLAS, whose threads are its own: see
  * tl_set_blas_threads. */
 typedef void (*tl_task_fn)(void *task_user, int64_t begin, int64_t end);
 typedef struct tl_executor {
@@ -45,7 +49,10 @@ TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **o
 /* Sets (copies) or, with NULL or a NULL parallel_for, clears the context's executor. */
 TL_API tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor);
 /* OpenBLAS's thread count, which matmul uses.  Process-wide (OpenBLAS has one pool for the
- * whole process): an engine that gives the library its own executor keeps BLAS at 1. */
+ * whole process): an engine that gives the library its own executor keeps BLAS at 1, and its
+ * matrix-vector products then run on the executor's threads (with no executor, inline).
+ * OpenBLAS starts its idle workers when it loads and they spin for a while after each threaded
+ * call: a process that never wants them sets OPENBLAS_NUM_THREADS=1 before loading. */
 TL_API tl_status tl_set_blas_threads(int threads);
 TL_API int tl_blas_threads(void);
 

@@ -36,7 +36,7 @@ static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, t
     for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
 }
 
-enum { R = 384, C = 256, DATA = 16 * 256 * 64 };  /* DATA: enough for the largest input */
+enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 };  /* DATA: enough for the largest input (K x N) */
 
 int main(void) {
     tl_context *ctx[2];
@@ -44,12 +44,13 @@ int main(void) {
     TL_CHECK(tl_context_create(NULL, &ctx[1]));
     const tl_executor ex = {NULL, reverse_on_three_threads};
     TL_CHECK(tl_context_set_executor(ctx[1], &ex));
+    TL_CHECK(tl_set_blas_threads(1)); /* so matmul's row blocks go to the executor too */
     float *data = malloc(sizeof(float) * DATA), *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
-    for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
-    const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64};
+    for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919L) % 1000) / 500.0f - 1.0f;
+    const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K}, sm[2] = {K, N};
     int failed = 0, passed = 0;
-    const char *names[6] = {"add", "softmax", "rmsnorm", "sum", "contiguous", "attention"};
-    for (int op = 0; op < 6; ++op) {
+    const char *names[7] = {"add", "softmax", "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)"};
+    for (int op = 0; op < 7; ++op) {
         float *out[2] = {x, y};
         for (int k = 0; k < 2; ++k) {
             tl_tensor a, w, r, q, kv;
@@ -61,6 +62,11 @@ int main(void) {
                 case 2: TL_CHECK(tl_rmsnorm(ctx[k], a, w, 1e-5, &r)); break;
                 case 3: TL_CHECK(tl_sum(ctx[k], a, 1, 0, &r)); break;
                 case 4: TL_CHECK(tl_transpose(ctx[k], a, 0, 1, &r)); TL_CHECK(tl_contiguous(ctx[k], r, &r)); break;
+                case 6:
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sx, data, sizeof(float) * K, &q));
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sm, data, sizeof(float) * K * N, &kv));
+                    TL_CHECK(tl_matmul(ctx[k], q, kv, &r));
+                    break;
                 default:
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, sq, data, sizeof(float) * 16 * 64, &q));
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv));

@@ -1,0 +1,97 @@
+// Matrix-vector products in row blocks (gemv.h says why and what stays bitwise).
+#include "gemv.h"
+
+#include "../parallel.h"
+
+namespace tl {
+namespace {
+
+// A block is about this much of the matrix, and a product has at most kMaxBlocks of them: a
+// [256, 1024] f32 matrix (1 MiB) is two blocks, every matrix from 4 MiB up eight.  Eight blocks
+// share evenly over 1, 2, 4 and 8 threads, and their partial sums (8 x cols elements) stay in
+// cache, so the additions cost next to nothing beside the stream of the matrix.
+constexpr int64_t kBlockBytes = 512 * 1024;
+constexpr int64_t kMaxBlocks = 8;
+// Row ranges of y = M x start at multiples of this, so every range but the last is whole groups
+// of BLAS's row kernels, and each row is computed by the same kernel as in one call.
+constexpr int64_t kRowAlignment = 16;
+
+struct Blocks {
+    int64_t count, rows_each;
+};
+
+// The row blocks of a [rows, cols] matrix: from its shape alone.
+Blocks blocks_of(int64_t rows, int64_t cols, size_t elem, int64_t alignment) {
+    int64_t count = rows * cols * int64_t(elem) / kBlockBytes;  // a matrix in memory: no overflow
+    if (count > kMaxBlocks) count = kMaxBlocks;
+    if (count > rows) count = rows;
+    if (count < 1) count = 1;
+    int64_t each = (rows + count - 1) / count;
+    each = (each + alignment - 1) / alignment * alignment;
+    return Blocks{(rows + each - 1) / each, each};
+}
+
+// One BLAS call: y = op(M) x over `rows` rows of M.
+void blas_gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
+               const std::byte *x, int64_t incx, std::byte *y) {
+    if (dt == TL_F32)
+        cblas_sgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0f, reinterpret_cast<const float *>(m), int(ld),
+                    reinterpret_cast<const float *>(x), int(incx), 0.0f, reinterpret_cast<float *>(y), 1);
+    else
+        cblas_dgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0, reinterpret_cast<const double *>(m), int(ld),
+                    reinterpret_cast<const double *>(x), int(incx), 0.0, reinterpret_cast<double *>(y), 1);
+}
+
+// y += each partial in turn (block order), element by element: the one order of additions.
+template <class T>
+void add_partials(T *y, const T *partials, int64_t n, int64_t count) {
+    for (int64_t b = 0; b < count; ++b) {
+        const T *p = partials + b * n;
+        for (int64_t j = 0; j < n; ++j) y[j] += p[j];
+    }
+}
+
+// body(begin, end) over [0, count) blocks: through the executor only while OpenBLAS runs on one
+// thread, since OpenBLAS's own pool is not for calls from several threads at once (and would
+// then share each call again).
+template <class F>
+void over_blocks(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
+    if (openblas_get_num_threads() != 1) return body(int64_t(0), count);
+    run_split(ctx, count, elements, body);
+}
+
+}  // namespace
+
+size_t gemv_scratch_bytes(size_t elem, int64_t rows, int64_t cols) {
+    return size_t(blocks_of(rows, cols, elem, 1).count - 1) * size_t(cols) * elem;
+}
+
+void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
+    const size_t elem = dtype_size(g.dtype);
+    const int64_t elements = g.rows * g.cols;
+    if (g.trans == CblasNoTrans) {  // y[rows] = M x: each task its own rows of y
+        const Blocks b = blocks_of(g.rows, g.cols, elem, kRowAlignment);
+        over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
+            const int64_t r0 = lo * b.rows_each, r1 = hi * b.rows_each < g.rows ? hi * b.rows_each : g.rows;
+            blas_gemv(g.dtype, CblasNoTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
+                      g.x, g.incx, g.y + r0 * int64_t(elem));
+        });
+        return;
+    }
+    // y[cols] = M^T x: block 0 straight into y, block i > 0 into partial i - 1, then added in order.
+    const Blocks b = blocks_of(g.rows, g.cols, elem, 1);
+    over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t r0 = i * b.rows_each, r1 = r0 + b.rows_each < g.rows ? r0 + b.rows_each : g.rows;
+            std::byte *out = i == 0 ? g.y : scratch + (i - 1) * g.cols * int64_t(elem);
+            blas_gemv(g.dtype, CblasTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
+                      g.x + r0 * g.incx * int64_t(elem), g.incx, out);
+        }
+    });
+    if (g.dtype == TL_F32)
+        add_partials(reinterpret_cast<float *>(g.y), reinterpret_cast<const float *>(scratch), g.cols, b.count - 1);
+    else
+        add_partials(reinterpret_cast<double *>(g.y), reinterpret_cast<const double *>(scratch), g.cols, b.count - 1);
+}
+
+}  // namespace tl

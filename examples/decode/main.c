@@ -5,14 +5,19 @@
  *
  *   decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]
  *          [--weights in.safetensors] [--save-weights out.safetensors]
- *          [--report out.json] [--svg out.svg] [--unfused-attention]
+ *          [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]
+ * --threads N (default: this machine's cores, at most 16) runs each context's work on a job pool
+ * of N threads as its executor, with BLAS at one thread (an engine's setup: the large matmuls'
+ * row blocks go to the pool); --threads 1 runs everything on the calling thread.
  * --unfused-attention runs the reference attention (a masked softmax over the whole cache)
  * instead of tl_attention.  With --weights, d_model, vocab and the layer count come from the file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "job_pool.h"
 #include "model.h"
 #include "report.h"
 
@@ -46,12 +51,17 @@ static double now_ms(void) {
 
 /* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
 static const char *weights_path, *save_path;
+static job_pool *pool; /* NULL: one thread */
 
 static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
     memory_meter meter = {0, 0, 0};
     tl_allocator alloc = {&meter, meter_alloc, meter_free};
     tl_context *ctx;
     TL_CHECK(tl_context_create(&alloc, &ctx));
+    if (pool) {
+        const tl_executor ex = job_pool_executor(pool);
+        TL_CHECK(tl_context_set_executor(ctx, &ex));
+    }
     model m;
     model_config loaded = *cfg;
     if (weights_path) {
@@ -110,6 +120,8 @@ static int parse_int(const char *flag, const char *value) {
 int main(int argc, char **argv) {
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
     const char *report = NULL, *svg = NULL;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--d-model")) cfg.d_model = parse_int(a, v), ++i;
@@ -123,10 +135,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--save-weights") && v) save_path = v, ++i;
         else if (!strcmp(a, "--svg") && v) svg = v, ++i;
         else if (!strcmp(a, "--unfused-attention")) cfg.unfused_attention = 1;
+        else if (!strcmp(a, "--threads")) threads = parse_int(a, v), ++i;
         else {
             fprintf(stderr, "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
                             "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
-                            "              [--report out.json] [--svg out.svg] [--unfused-attention]\n");
+                            "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n");
             return 2;
         }
     }
@@ -141,8 +154,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "decode: --d-model must be a multiple of --heads\n");
         return 2;
     }
-    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s\n\n", cfg.d_model, cfg.layers,
-           cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed");
+    if (threads > JOB_POOL_MAX_THREADS) {
+        fprintf(stderr, "decode: --threads takes 1 to %d\n", JOB_POOL_MAX_THREADS);
+        return 2;
+    }
+    job_pool threads_pool;
+    TL_CHECK(tl_set_blas_threads(1));
+    if (threads > 1) {
+        if (job_pool_start(&threads_pool, threads) != 0) {
+            fprintf(stderr, "decode: could not start %d threads\n", threads);
+            return 1;
+        }
+        pool = &threads_pool;
+    }
+    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s; %d thread%s%s\n\n", cfg.d_model,
+           cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed", threads,
+           threads > 1 ? "s" : "", threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
     const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
     step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient), *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
     float *logits_a = malloc(nlogits * sizeof(float)), *logits_s = malloc(nlogits * sizeof(float));
@@ -170,6 +197,9 @@ int main(int argc, char **argv) {
     printf("%s\n", cfg.tokens > 16 ? " ..." : "");
     printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
            same_logits ? "identical" : "DIFFER");
+    uint64_t hash = 14695981039346656037ull; /* FNV-1a of the logits' bytes: the same on any thread count */
+    for (size_t i = 0; i < nlogits * sizeof(float); ++i) hash = (hash ^ ((const unsigned char *)logits_s)[i]) * 1099511628211ull;
+    printf("logits hash: %016llx\n", (unsigned long long)hash);
     printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, cfg.tokens - 1);
 
     run_record runs[2] = {{"ambient", ambient, cfg.tokens}, {"scoped", scoped, cfg.tokens}};
@@ -182,5 +212,6 @@ int main(int argc, char **argv) {
     free(scoped);
     free(logits_a);
     free(logits_s);
+    if (pool) job_pool_stop(pool);
     return failed;
 }

@@ -1,8 +1,9 @@
 // libFuzzer harness for the C API: the input is a program of C-API calls on two context slots
 // whose contexts are destroyed and made anew (so handles of dead contexts linger), nested
 // scopes, factories with odd shapes (huge dims beside empty ones) and dtypes, every op, views,
-// retain, stale, foreign and forged handles, TL_FIXED scopes, fused attention, and safetensors
-// saves read back, copied or over a mapping (which must refuse writes).
+// retain, stale, foreign and forged handles, TL_FIXED scopes, fused attention, matrix-vector
+// products past 512 KiB (row blocks, with and without an executor, whose results are exact), and
+// safetensors saves read back, copied or over a mapping (which must refuse writes).
 // Whatever the input, every call must return a known status, a failed call must leave its
 // output untouched, no call may return TL_OK on a handle another context issued, a saved file
 // must read back as it was saved, and nothing may crash, leak or trip ASan/UBSan.
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 #include <unistd.h>
 
@@ -44,6 +46,7 @@ struct Machine {
     tl_tensor handles[kHandles] = {};
     uint32_t owner[kHandles] = {};  // the serial of the context that issued each handle
     bool foreign_used = false;      // the current call was given another context's handle
+    bool big_product_made = false;  // one matrix-vector product an input: they are megabytes
 
     tl_tensor pick(Input &in, int c) {
         const uint8_t b = in.byte();
@@ -91,13 +94,66 @@ void check_foreign(Machine &m, tl_status st) {
     }
 }
 
+// An executor on the calling thread that runs its chunks last to first.
+void reverse_inline(void *, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
+    for (int64_t hi = count; hi > 0;) {
+        const int64_t lo = hi - (hi % grain ? hi % grain : grain);
+        task(task_user, lo, hi);
+        hi = lo;
+    }
+}
+
+// A one-row ([1,k] x [k,n], or batched [2,1,k]) or one-column ([n,k] x [k,1]) product of constant
+// operands, the matrix stored as it is or as a transposed view, on ctx with or without an
+// executor: multiples of 1/8 below 1, so every output is exactly k * a * b in f32 and f64 (at
+// most 17 significant bits) however the sums are blocked.
+tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
+    static const int64_t sizes[3] = {129, 520, 1025};  // 66 KiB (gemm) to 8 MiB (8 blocks)
+    const int64_t k = sizes[in.byte() % 3], n = sizes[in.byte() % 3];
+    const uint8_t how = in.byte();
+    const double a = (in.byte() % 8) / 8.0, b = (in.byte() % 8) / 8.0;
+    const tl_dtype dt = (how & 1) ? TL_F64 : TL_F32;
+    const bool column = how & 16, transposed = how & 4, batched = (how & 8) && !column;
+    const tl_executor ex = {nullptr, reverse_inline};
+    if (tl_context_set_executor(ctx, (how & 2) ? &ex : nullptr) != TL_OK) std::abort();
+    const int64_t vec[3] = {batched ? 2 : 1, column ? k : 1, column ? 1 : k};
+    // The matrix's logical shape is [k,n] for a row and [n,k] for a column; stored transposed, the other way.
+    const int64_t rows = column ? n : k, cols = column ? k : n, stored[2] = {transposed ? cols : rows, transposed ? rows : cols};
+    tl_tensor x = kSentinel, stored_w = kSentinel, w = kSentinel, y = kSentinel;
+    tl_status st = tl_tensor_full(ctx, dt, batched ? 3 : 2, batched ? vec : vec + 1, a, &x);
+    if (st == TL_OK) st = tl_tensor_full(ctx, dt, 2, stored, b, &stored_w);
+    w = stored_w;
+    if (st == TL_OK && transposed) st = tl_transpose(ctx, stored_w, 0, 1, &w);
+    if (st == TL_OK) st = column ? tl_matmul(ctx, w, x, &y) : tl_matmul(ctx, x, w, &y);
+    if (st == TL_OK) {
+        const int64_t outputs = (batched ? 2 : 1) * n;
+        const size_t es = tl_dtype_size(dt);
+        unsigned char *got = static_cast<unsigned char *>(std::malloc(size_t(outputs) * es));
+        if (!got || tl_tensor_read(ctx, y, got, size_t(outputs) * es) != TL_OK) std::abort();
+        for (int64_t i = 0; i < outputs; ++i) {
+            const double v = dt == TL_F64 ? reinterpret_cast<double *>(got)[i] : double(reinterpret_cast<float *>(got)[i]);
+            if (v != double(k) * a * b) {
+                std::fprintf(stderr, "matrix-vector product output %lld is %.17g, not %.17g\n", (long long)i, v, double(k) * a * b);
+                std::abort();
+            }
+        }
+        std::free(got);
+        *out = y;
+    }
+    if (tl_context_set_executor(ctx, nullptr) != TL_OK) std::abort();
+    // The operands go (ambient ones freed; scoped ones refuse and die with their scope).
+    for (tl_tensor t : {w, stored_w, x})
+        if (t.bits != kSentinel.bits) check(tl_tensor_free(ctx, t), kSentinel);
+    return st;
+}
+
 void step(Machine &m, Input &in, const tl_allocator &alloc) {
     const int c = in.byte() & 1;
     tl_context *ctx = m.ctx[c];
     tl_tensor out = kSentinel;
     tl_status st = TL_OK;
     m.foreign_used = false;
-    const uint8_t op = in.byte() % 37;
+    const uint8_t op = in.byte() % 38;
     switch (op) {
         case 0: {  // open a scope, sometimes TL_FIXED and small
             if (m.depth[c] == 6) break;
@@ -210,6 +266,11 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             }
             break;
         }
+        case 37:  // rarely (a gate byte), and once an input, so the rest keeps its share of the runs
+            if (m.big_product_made || in.byte() % 4 != 0) return;
+            m.big_product_made = true;
+            st = matrix_vector(ctx, in, &out);
+            break;
         case 35:  // fused attention, valid rows from the input
             st = tl_attention(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), int8_t(in.byte()), in.value(), &out);
             break;
@@ -306,6 +367,8 @@ void budget_free(void *user, void *ptr, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const bool blas_on_one_thread = tl_set_blas_threads(1) == TL_OK;  // so the executor takes BLAS work
+    if (!blas_on_one_thread) std::abort();
     Input in{data, size};
     Machine m;
     Budget budget;

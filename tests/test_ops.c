@@ -124,6 +124,33 @@ Test(ops, matmul_empty_inner_dim_is_zeros) {
     OK(tl_scope_close(s));
 }
 
+/* Empty dims beside a one-row or one-column product (the matrix-vector path plans its partial
+ * sums before anything is placed): an empty sum is zeros, an empty output is empty. */
+Test(ops, matmul_empty_dims_around_one_row_and_one_column) {
+    const struct { int ndim_a, ndim_b; int64_t a[3], b[3], outputs; } cases[] = {
+        {2, 2, {1, 0}, {0, 5}, 5},        /* one row, k = 0 */
+        {2, 2, {4, 0}, {0, 1}, 4},        /* one column, k = 0 */
+        {3, 2, {2, 1, 0}, {0, 3}, 6},     /* batched one-row, k = 0 */
+        {3, 3, {2, 4, 0}, {2, 0, 1}, 8},  /* batched one-column, k = 0 */
+        {2, 2, {1, 5}, {5, 0}, 0},        /* one row, n = 0 */
+        {2, 2, {0, 5}, {5, 1}, 0},        /* one column, m = 0 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        tl_tensor a, b, c;
+        OK(tl_tensor_zeros(ctx, TL_F32, cases[i].ndim_a, cases[i].a, &a));
+        OK(tl_tensor_full(ctx, TL_F32, cases[i].ndim_b, cases[i].b, 2.0, &b));
+        OK(tl_matmul(ctx, a, b, &c));
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
+        OK(tl_tensor_info_get(ctx, c, &info));
+        int64_t n = 1;
+        for (int d = 0; d < info.ndim; ++d) n *= info.shape[d];
+        cr_assert_eq(n, cases[i].outputs, "case %zu: %lld outputs", i, (long long)n);
+        float got[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        if (n > 0) read_f32(ctx, c, got, (size_t)n);
+        for (int64_t j = 0; j < n; ++j) cr_assert_eq(got[j], 0.0f, "case %zu: output %lld", i, (long long)j);
+    }
+}
+
 Test(ops, add_broadcasts_like_numpy) {
     float x[24], y[3] = {10, 20, 30}, got[24];
     for (int i = 0; i < 24; ++i) x[i] = (float)i;

@@ -20,8 +20,10 @@ struct Blocks {
     int64_t count, rows_each;
 };
 
-// The row blocks of a [rows, cols] matrix: from its shape alone.
+// The row blocks of a [rows, cols] matrix: from its shape alone.  No rows (an empty sum, which
+// matmul fills with zeros without calling BLAS) is one empty block: no partial sums.
 Blocks blocks_of(int64_t rows, int64_t cols, size_t elem, int64_t alignment) {
+    if (rows < 1) return Blocks{1, 1};
     int64_t count = rows * cols * int64_t(elem) / kBlockBytes;  // a matrix in memory: no overflow
     if (count > kMaxBlocks) count = kMaxBlocks;
     if (count > rows) count = rows;

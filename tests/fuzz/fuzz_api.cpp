@@ -108,8 +108,8 @@ void reverse_inline(void *, int64_t count, int64_t grain, tl_task_fn task, void 
 // executor: multiples of 1/8 below 1, so every output is exactly k * a * b in f32 and f64 (at
 // most 17 significant bits) however the sums are blocked.
 tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
-    static const int64_t sizes[3] = {129, 520, 1025};  // 66 KiB (gemm) to 8 MiB (8 blocks)
-    const int64_t k = sizes[in.byte() % 3], n = sizes[in.byte() % 3];
+    static const int64_t sizes[4] = {0, 129, 520, 1025};  // empty, 66 KiB (gemm) to 8 MiB (8 blocks)
+    const int64_t k = sizes[in.byte() % 4], n = sizes[in.byte() % 4];
     const uint8_t how = in.byte();
     const double a = (in.byte() % 8) / 8.0, b = (in.byte() % 8) / 8.0;
     const tl_dtype dt = (how & 1) ? TL_F64 : TL_F32;
@@ -128,7 +128,7 @@ tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
     if (st == TL_OK) {
         const int64_t outputs = (batched ? 2 : 1) * n;
         const size_t es = tl_dtype_size(dt);
-        unsigned char *got = static_cast<unsigned char *>(std::malloc(size_t(outputs) * es));
+        unsigned char *got = static_cast<unsigned char *>(std::malloc(size_t(outputs) * es + 1));
         if (!got || tl_tensor_read(ctx, y, got, size_t(outputs) * es) != TL_OK) std::abort();
         for (int64_t i = 0; i < outputs; ++i) {
             const double v = dt == TL_F64 ? reinterpret_cast<double *>(got)[i] : double(reinterpret_cast<float *>(got)[i]);

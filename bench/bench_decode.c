@@ -10,7 +10,8 @@
  *      us/step (min / median / max), the weights streamed per step in GB/s, and that as a
  *      fraction of the read bandwidth measured in the same round at the same thread count (this
  *      machine is shared: its bandwidth moves from minute to minute, so each round has its own);
- *      scoped as a ratio of ambient;
+ *      scoped as a ratio of ambient (the median of each round's scoped/ambient, the two run in
+ *      alternating order so neither always follows the read loop's flushed caches);
  *   3. a summary against the best bandwidth the run saw at each thread count (every read loop
  *      and raw sgemv stream counted): the conservative fraction, since a round's read loop can
  *      fall on a slow moment.
@@ -155,13 +156,18 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
             decoder_open(&c[mode].d, ctx, &m, (memory_mode)mode);
             run_steps(&c[mode]); /* warm-up: slabs grown, pages touched */
         }
+        double paired[16]; /* scoped / ambient within each round: slow drift cancels */
         for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
             const double limit = seen(ts->threads, read_bandwidth(read_buf, read_bytes, ts->threads, 2));
-            for (int mode = 0; mode < 2; ++mode) {
+            for (int i = 0; i < 2; ++i) {
+                const int mode = (i + r) % 2; /* the first after the read loop (caches flushed) alternates */
                 t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
                 of_limit[mode][r] = wb / t[mode][r] / limit;
             }
+            paired[r] = t[1][r] / t[0][r];
         }
+        double plo, pmid, phi;
+        spread3(paired, rounds, &plo, &pmid, &phi);
         double lo[2], mid[2], hi[2];
         for (int mode = 0; mode < 2; ++mode) {
             decoder_close(&c[mode].d);
@@ -174,9 +180,11 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
             spread3(of_limit[mode], rounds, &flo, &fmid, &fhi);
             printf("   %-9s %-8s %9.1f / %9.1f / %9.1f %7.2f %7.0f%% /%4.0f%% /%4.0f%% ", ts->name, mode ? "scoped" : "ambient",
                    lo[mode] / 1e3, mid[mode] / 1e3, hi[mode] / 1e3, wb / mid[mode], 100 * flo, 100 * fmid, 100 * fhi);
-            if (mode) printf("%9.3fx", mid[1] / mid[0]);
+            if (mode) printf("%9.3fx", pmid);
             else printf("%10s", "");
-            printf("   (spread %.2fx)\n", hi[mode] / lo[mode]);
+            printf("   (spread %.2fx)", hi[mode] / lo[mode]);
+            if (mode) printf("  paired rounds %.3f-%.3f", plo, phi);
+            printf("\n");
         }
     }
     TL_CHECK(tl_context_set_executor(ctx, NULL));

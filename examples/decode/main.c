@@ -145,10 +145,12 @@ int main(int argc, char **argv) {
     }
     if (weights_path) { /* the file decides d_model, vocab and layers */
         tl_context *probe;
-        model m;
+        model m = {0};
         TL_CHECK(tl_context_create(NULL, &probe));
-        if (model_load(probe, weights_path, &cfg, &m) != 0) return 1;
+        const int loaded = model_load(probe, weights_path, &cfg, &m);
+        free(m.layer); /* the probe wanted the shapes alone; its tensors die with its context */
         tl_context_destroy(probe);
+        if (loaded != 0) return 1;
     }
     if (cfg.d_model % cfg.heads) {
         fprintf(stderr, "decode: --d-model must be a multiple of --heads\n");

@@ -1,7 +1,8 @@
 /* The caller's executor (tl_executor) against inline runs, in one process, interleaved:
  *   1. a large elementwise op (exp of [2048, 2048] f32) and a softmax over its rows;
- *   2. the demo's decode step at d_model 1024, BLAS at 1 thread, with and without the hook,
- *      and BLAS at 2 threads without it (where the step's time goes: matmul stays in BLAS).
+ *   2. the demo's decode step at d_model 1024, BLAS at 1 thread, with and without the hook
+ *      (with it, each large matmul's row blocks run on the hook's threads), and BLAS at 2 threads
+ *      without it (OpenBLAS's own threads share each matmul).
  * The "engine" is tests/support/job_pool.h with 2 threads (the caller and one worker), splitting
  * each parallel_for in two halves.  min / median / max of interleaved rounds.
  * Run: build/bench/bench_executor [--quick] */

@@ -52,8 +52,8 @@ struct View {
     }
 };
 
-// 0 for a value that is no dtype (callers refuse it).  Inline: every op and factory asks.
-// A table, not a switch: every op asks it several times (bench_calls' tiny add, callgrind).
+// 0 for a value that is no dtype (callers refuse it).  Inline, and a table rather than a
+// switch: every op and factory asks, a tiny op several times (callgrind of bench_calls' add).
 inline size_t dtype_size(tl_dtype dt) {
     static constexpr unsigned char bytes[4] = {0, 4, 8, 4};  // none, TL_F32, TL_F64, TL_I32
     return unsigned(dt) < 4 ? bytes[unsigned(dt)] : 0;

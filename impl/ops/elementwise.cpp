@@ -61,11 +61,12 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     // Equal shapes (a decode step's tiny ops) need no broadcast: the output has a's shape.
     const bool same = same_dims(a, b);
     int nd = a.ndim;
-    int64_t shape[TL_MAX_DIMS];
-    if (!same && !broadcast_shape(a, b, &nd, shape))
+    int64_t broadcast[TL_MAX_DIMS];
+    if (!same && !broadcast_shape(a, b, &nd, broadcast))
         return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim, b.ndim);
+    const int64_t *shape = same ? a.shape : broadcast;
     NewTensor made;
-    TL_TRY(ctx.make_tensor(a.dtype, nd, same ? a.shape : shape, &made));
+    TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
     const View &c = made.view;
     if (same && runs_inline(ctx, c.numel())) {
         // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy, and
@@ -73,8 +74,7 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
         if (a.is_contiguous() && b.is_contiguous()) binary_contiguous(op, a.dtype, a.data, b.data, c.data, c.numel());
         else binary_kernel(op, a, b, c);
     } else {
-        const int64_t *out_shape = same ? a.shape : shape;
-        const View ab = broadcast_to(a, nd, out_shape), bb = broadcast_to(b, nd, out_shape);
+        const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
         split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {
             binary_kernel(op, cut(ab, d, lo, hi), cut(bb, d, lo, hi), cut(c, d, lo, hi));
         });

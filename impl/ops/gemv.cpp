@@ -33,6 +33,9 @@ Blocks blocks_of(int64_t rows, int64_t cols, size_t elem, int64_t alignment) {
     return Blocks{(rows + each - 1) / each, each};
 }
 
+// The first row of block i (i == count: the end), never past the matrix.
+int64_t row_of(const Blocks &b, int64_t i, int64_t rows) { return i * b.rows_each < rows ? i * b.rows_each : rows; }
+
 // One BLAS call: y = op(M) x over `rows` rows of M.
 void blas_gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
                const std::byte *x, int64_t incx, std::byte *y) {
@@ -74,7 +77,7 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
     if (g.trans == CblasNoTrans) {  // y[rows] = M x: each task its own rows of y
         const Blocks b = blocks_of(g.rows, g.cols, elem, kRowAlignment);
         over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
-            const int64_t r0 = lo * b.rows_each, r1 = hi * b.rows_each < g.rows ? hi * b.rows_each : g.rows;
+            const int64_t r0 = row_of(b, lo, g.rows), r1 = row_of(b, hi, g.rows);
             blas_gemv(g.dtype, CblasNoTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
                       g.x, g.incx, g.y + r0 * int64_t(elem));
         });
@@ -84,7 +87,7 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
     const Blocks b = blocks_of(g.rows, g.cols, elem, 1);
     over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i) {
-            const int64_t r0 = i * b.rows_each, r1 = r0 + b.rows_each < g.rows ? r0 + b.rows_each : g.rows;
+            const int64_t r0 = row_of(b, i, g.rows), r1 = row_of(b, i + 1, g.rows);
             std::byte *out = i == 0 ? g.y : scratch + (i - 1) * g.cols * int64_t(elem);
             blas_gemv(g.dtype, CblasTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
                       g.x + r0 * g.incx * int64_t(elem), g.incx, out);

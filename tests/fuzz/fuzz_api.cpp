@@ -141,8 +141,9 @@ tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
         *out = y;
     }
     if (tl_context_set_executor(ctx, nullptr) != TL_OK) std::abort();
-    // The operands go (ambient ones freed; scoped ones refuse and die with their scope).
-    for (tl_tensor t : {w, stored_w, x})
+    // The operands go (ambient ones freed; scoped ones refuse and die with their scope); w is
+    // stored_w itself unless it is the transposed view.
+    for (tl_tensor t : {transposed ? w : kSentinel, stored_w, x})
         if (t.bits != kSentinel.bits) check(tl_tensor_free(ctx, t), kSentinel);
     return st;
 }

@@ -11,6 +11,12 @@
 #include <tensorlife/tl.h>
 
 #include "bench_util.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_calls [--quick] [--help]\n"
+    "Per-call overhead of tiny ops: tl_add of 16 floats and scoped zeros against a plain C loop and malloc.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 enum { RESET_EVERY = 256 }; /* tensors per "step" before the scope resets */
 static int iters = 400000;
@@ -86,7 +92,7 @@ static void run_pair(const pair *p, int rounds) {
 }
 
 int main(int argc, char **argv) {
-    const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const int quick = quick_flag(argc, argv, USAGE);
     const int rounds = quick ? 5 : 11;
     if (quick) iters = 100000;
     printf("tensorlife %s per-call benchmark (%d interleaved rounds of %d calls; BLAS at 1 thread)\n\n",

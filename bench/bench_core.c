@@ -9,6 +9,12 @@
 #include <tensorlife/tl.h>
 
 #include "bench_util.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_core [--quick] [--help]\n"
+    "Tensor creation (scoped, ambient, malloc) and tl_matmul on slab tensors against cblas_sgemm.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 enum { TENSORS_PER_STEP = 64 };
 static int steps = 2000;
@@ -73,7 +79,7 @@ static void matmul_raw(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int quick = quick_flag(argc, argv, USAGE);
     int reps = quick ? 5 : 15;
     if (quick) steps = 300;
     TL_CHECK(tl_context_create(NULL, &ctx));

@@ -26,6 +26,12 @@
 #include "bench_util.h"
 #include "decode_steps.h"
 #include "job_pool.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_decode [--quick] [--help]\n"
+    "The decode step at d_model 256 and 1024, scoped and ambient, 1 and 2 threads, against the\nmachine's read bandwidth and raw sgemv measured in the same run.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 /* ---- 1. memory read bandwidth ------------------------------------------------------------ */
 typedef struct reader {
@@ -192,7 +198,7 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
 }
 
 int main(int argc, char **argv) {
-    const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const int quick = quick_flag(argc, argv, USAGE);
     const int reps = quick ? 3 : 7;
     printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n\n", tl_version_string());
     job_pool pool;

@@ -12,6 +12,12 @@
 #include "bench_util.h"
 #include "decode_steps.h"
 #include "job_pool.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_executor [--quick] [--help]\n"
+    "Ops and the decode step on a 2-thread job pool as the context's executor, against inline runs.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 /* ---- the work ----------------------------------------------------------------------------------- */
 static tl_context *ctx;
@@ -34,7 +40,7 @@ static void report(const char *what, double *v, int n, double base) {
 }
 
 int main(int argc, char **argv) {
-    const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const int quick = quick_flag(argc, argv, USAGE);
     const int rounds = quick ? 3 : 7;
     job_pool p;
     if (job_pool_start(&p, 2) != 0) return 1;

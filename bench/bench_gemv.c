@@ -10,6 +10,12 @@
 #include <tensorlife/tl.h>
 
 #include "bench_util.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_gemv [--quick] [--help]\n"
+    "One-row products: cblas_sgemm (m = 1) against cblas_sgemv and tl_matmul, 1 and 2 BLAS threads.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 extern void openblas_set_num_threads(int);
 
@@ -42,7 +48,7 @@ static void by_tl(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int quick = quick_flag(argc, argv, USAGE);
     const int shapes[][2] = {{256, 256}, {256, 1024}, {1024, 256}, {512, 512}, {1024, 1024}, {1024, 4096}, {4096, 1024}};
     const int count = sizeof shapes / sizeof *shapes;
     tl_context *ctx;

@@ -17,6 +17,13 @@
 
 #include "bench_util.h"
 #include "raw_safetensors.h"
+#include "temp_dir.h"
+#include "usage.h"
+
+static const char USAGE[] =
+    "usage: bench_safetensors [--quick] [--help]\n"
+    "Safetensors open and get costs at 1k to 1M tensors, and a ~400 MB model copied against mapped.\n"
+    "  --quick  fewer, shorter rounds\n";
 
 static void spread(double *v, int k, double *lo, double *mid, double *hi) {
     qsort(v, (size_t)k, sizeof *v, compare_doubles);
@@ -68,7 +75,7 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
 static void model_files(tl_context *ctx, int quick) {
     const int tensors = quick ? 25 : 100;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/tl-bench-model-%ld.safetensors", (long)getpid());
+    snprintf(path, sizeof path, "%s/tl-bench-model-%ld.safetensors", temp_root(), (long)getpid());
     {  /* written once through the library: 1M floats a tensor */
         const int64_t shape[1] = {1 << 20};
         tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
@@ -104,12 +111,13 @@ static void model_files(tl_context *ctx, int quick) {
 }
 
 int main(int argc, char **argv) {
-    const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int quick = quick_flag(argc, argv, USAGE);
     const int counts[4] = {1000, 10000, 100000, 1000000};
     const int sizes = quick ? 3 : 4, rounds = quick ? 3 : 5;
     char paths[4][64];
     for (int s = 0; s < sizes; ++s) {
-        snprintf(paths[s], sizeof paths[s], "/tmp/tl-bench-st-%ld-%d.safetensors", (long)getpid(), counts[s]);
+        snprintf(paths[s], sizeof paths[s], "%s/tl-bench-st-%ld-%d.safetensors", temp_root(), (long)getpid(),
+                 counts[s]);
         if (write_tiny_tensors(paths[s], counts[s]) != 0) {
             fprintf(stderr, "cannot write %s\n", paths[s]);
             return 1;

@@ -17,6 +17,7 @@ extern "C" {
 #include "bench_util.h"
 #include "job_pool.h"
 #include "model.h"
+#include "usage.h"
 }
 
 extern "C" void openblas_set_num_threads(int);
@@ -119,7 +120,10 @@ double median_of(std::vector<double> v, double *lo, double *hi) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
+    const bool quick = quick_flag(argc, argv,
+                                  "usage: bench_torch_decode [--quick] [--help]\n"
+                                  "The decode step against libtorch's C++ API on the same weights, 1 and 2 threads.\n"
+                                  "  --quick  fewer, shorter rounds\n");
     torch::InferenceMode no_autograd;
     const model_config configs[2] = {{256, 4, 4, 1024, 128, 1234, 0}, {1024, 8, 16, 4096, 128, 1234, 0}};
     tl_context *ctx;

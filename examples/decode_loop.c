@@ -13,6 +13,7 @@
 #include <tensorlife/tl.h>
 
 #include "check.h"
+#include "usage.h"
 
 #define D 64
 #define VOCAB 256
@@ -44,7 +45,11 @@ static tl_tensor random_matrix(tl_context *ctx, int64_t rows, int64_t cols, unsi
     return t;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    no_arguments(argc, argv,
+                 "usage: decode_loop\n"
+                 "A one-layer decode loop whose steps live in a scope reset after every token; exits 1 unless\n"
+                 "every step after the first makes no allocator call.\n");
     tl_allocator alloc = {NULL, counting_alloc, counting_free};
     tl_context *ctx;
     TL_CHECK(tl_context_create(&alloc, &ctx));

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include <time.h>
+#include "usage.h"
 
 enum { AGENTS = 256, BURST = 4 * AGENTS, OBS = 32, HIDDEN = 64, ACTIONS = 8, BURST_EVERY = 100 };
 
@@ -190,16 +191,19 @@ static void write_svg(const char *path, const run *runs, int frames) {
     fclose(f);
 }
 
+static const char USAGE[] =
+    "usage: frame_loop [--frames N] [--svg out.svg]\n"
+    "An engine's frame loop: small policies per frame in a TL_FIXED frame scope over the engine's own\n"
+    "memory block, with an over-budget frame recovered; prints per-frame times and allocator calls.\n";
+
 int main(int argc, char **argv) {
+    answer_help(argc, argv, USAGE);
     int frames = 600;
     const char *svg = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
-        else {
-            fprintf(stderr, "usage: frame_loop [--frames N] [--svg out.svg]\n");
-            return 2;
-        }
+        else refuse_argument(argv[i], USAGE);
     }
     if (frames < BURST_EVERY || frames > 4096) frames = 600;
     float *w1 = malloc(sizeof(float) * BURST * OBS * HIDDEN), *w2 = malloc(sizeof(float) * BURST * HIDDEN * ACTIONS);

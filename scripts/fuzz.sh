@@ -13,6 +13,7 @@ CC=clang CXX=clang++ bash "$root/scripts/build.sh" "$build" -DTL_BUILD_FUZZERS=O
 export ASAN_OPTIONS=allocator_may_return_null=1
 for target in api:$api_seconds safetensors:$st_seconds; do
   name=${target%%:*}; seconds=${target##*:}
+  "$build/tests/fuzz/fuzz_$name" --help | grep -q '^usage: fuzz_' || { echo "fuzz_$name: no usage on --help"; exit 1; }
   work=$(mktemp -d)
   cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
   log="$build/fuzz_$name.log"

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <tensorlife/tl.h>
 
+#include "temp_dir.h"
+
 /* Asserts success and shows the library's message when it fails. */
 #define OK(call)                                                                       \
     do {                                                                               \
@@ -32,7 +34,7 @@
 
 /* A fresh private directory for a test's files (mkdtemp), and its removal with everything in it. */
 static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
-    snprintf(dir, n, "/tmp/tl-%s-XXXXXX", tag);
+    snprintf(dir, n, "%s/tl-%s-XXXXXX", temp_root(), tag);
     cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
 }
 static inline void temp_dir_remove(const char *dir) {

@@ -63,7 +63,7 @@ static tl_status scenario(tl_context *ctx) {
 }
 
 Test(faults, every_refused_allocation_is_reported_and_leaks_nothing) {
-    snprintf(path, sizeof path, "/tmp/tl-faults-%d.safetensors", (int)getpid());
+    snprintf(path, sizeof path, "%s/tl-faults-%d.safetensors", temp_root(), (int)getpid());
     int failures = 0;
     for (long n = 1;; ++n) {
         counting_allocator counter = {0};

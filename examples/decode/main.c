@@ -20,6 +20,7 @@
 #include "job_pool.h"
 #include "model.h"
 #include "report.h"
+#include "usage.h"
 
 /* Counts every allocator call and the bytes held, with a resettable high-water mark. */
 typedef struct memory_meter {
@@ -117,7 +118,16 @@ static int parse_int(const char *flag, const char *value) {
     return (int)v;
 }
 
+static const char USAGE[] =
+    "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
+    "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
+    "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n"
+    "Greedy decode of a GPT-style model with random weights from the seed (or --weights), in\n"
+    "ambient and in scoped mode; prints the tokens, per-step times and allocator calls.\n"
+    "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n";
+
 int main(int argc, char **argv) {
+    answer_help(argc, argv, USAGE);
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
     const char *report = NULL, *svg = NULL;
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -136,12 +146,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--svg") && v) svg = v, ++i;
         else if (!strcmp(a, "--unfused-attention")) cfg.unfused_attention = 1;
         else if (!strcmp(a, "--threads")) threads = parse_int(a, v), ++i;
-        else {
-            fprintf(stderr, "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
-                            "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
-                            "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n");
-            return 2;
-        }
+        else refuse_argument(a, USAGE);
     }
     if (weights_path) { /* the file decides d_model, vocab and layers */
         tl_context *probe;

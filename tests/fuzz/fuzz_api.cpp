@@ -17,6 +17,7 @@
 #include <initializer_list>
 
 #include <unistd.h>
+#include "usage.h"
 
 namespace {
 
@@ -366,6 +367,15 @@ void budget_free(void *user, void *ptr, size_t size) {
 }
 
 }  // namespace
+
+// --help: this harness's usage (libFuzzer's own flags are -help=1).
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    answer_help(*argc, *argv,
+                "usage: fuzz_api [libFuzzer flags] [corpus dirs or inputs]\n"
+                "Random sequences of API calls (scopes, tensors, ops, products on an executor) from the input bytes.\n"
+                "libFuzzer's flags: fuzz_api -help=1; scripts/fuzz.sh runs it on its corpus.\n");
+    return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const bool blas_on_one_thread = tl_set_blas_threads(1) == TL_OK;  // so the executor takes BLAS work

@@ -8,6 +8,17 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "usage.h"
+
+// --help: this harness's usage (libFuzzer's own flags are -help=1).
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    answer_help(*argc, *argv,
+                "usage: fuzz_safetensors [libFuzzer flags] [corpus dirs or inputs]\n"
+                "Safetensors files from the input bytes, opened, mapped and every tensor read.\n"
+                "libFuzzer's flags: fuzz_safetensors -help=1; scripts/fuzz.sh runs it on its corpus.\n");
+    return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static char path[64];
     if (!path[0]) std::snprintf(path, sizeof path, "/tmp/tl-fuzz-st-%d", int(getpid()));

@@ -14,8 +14,15 @@ Tolerances say what may differ from NumPy's value and why:
                  once), and ops the library computes in double and rounds once;
   atol A         where the summation order legitimately differs (BLAS products, f64 sums):
                  A bounds |error| from the magnitudes, as k * eps * (|a| @ |b|) does.
+
+Every expected value and tolerance is computed in software that no CPU changes: exact
+decimal arithmetic at 80 digits (Python's decimal), summed in a fixed order, rounded once to
+double.  NumPy only draws the inputs and does IEEE-exact elementwise work; its BLAS, its
+pairwise sums and its SIMD exp/tanh pick their kernels by CPU, so the files would differ by
+machine.
   usage: make_golden.py DIR
 """
+import decimal
 import json
 import struct
 import sys
@@ -62,6 +69,110 @@ def f64(a):
     return a.astype(np.float64)
 
 
+# ---- exact references: 80 decimal digits, no traps (inf and NaN propagate as in IEEE)
+D = decimal.Context(prec=80, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, traps=[])
+decimal.setcontext(D)  # the operators (x * y) use it too
+Dec = decimal.Decimal
+
+
+def dec(x):
+    return Dec(float(x))  # exact: every double is a finite decimal
+
+
+def rounded(f, x):
+    """f applied to each element of x in decimal, each result rounded once to double."""
+    return np.array([float(f(dec(v))) for v in np.ravel(x)], dtype=np.float64).reshape(np.shape(x))
+
+
+def d_sum(values):
+    total = Dec(0)
+    for v in values:
+        total = D.add(total, v)
+    return total
+
+
+def d_tanh(x):
+    if x.is_nan() or abs(x) < Dec("1e-20"):
+        return x  # tanh(x) = x - x^3/3 rounds to x this close to zero
+    if abs(x) > 25:
+        return Dec(1).copy_sign(x)
+    e = D.exp(2 * x)
+    return D.divide(D.subtract(e, 1), D.add(e, 1))
+
+
+def d_logistic_scaled(x, u):
+    """x * sigmoid(u), written x / (1 + exp(-u)) so that nothing cancels for negative u."""
+    return D.divide(x, D.add(1, D.exp(D.minus(u))))
+
+
+def d_gelu(x):  # 0.5 x (1 + tanh(u)) = x * sigmoid(2u)
+    u = D.multiply(Dec("0.7978845608028654"), D.add(x, D.multiply(Dec("0.044715"), x * x * x)))
+    return d_logistic_scaled(x, 2 * u)
+
+
+def exact_sum(x, axis, keepdims=False):
+    """Sums along axis, exact and rounded once to double."""
+    moved = np.moveaxis(f64(x), axis, -1)
+    out = np.array([float(d_sum(dec(v) for v in row)) for row in moved.reshape(-1, moved.shape[-1])])
+    out = out.reshape(moved.shape[:-1])
+    return np.expand_dims(out, axis) if keepdims else out
+
+
+def exact_matmul(a, b):
+    """a @ b with NumPy's broadcasting of batch dims, each dot product exact, rounded once."""
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    count = int(np.prod(batch, dtype=np.int64))
+    a3 = np.broadcast_to(a, batch + (m, k)).reshape(count, m, k)
+    b3 = np.broadcast_to(b, batch + (k, n)).reshape(count, k, n)
+    out = np.zeros((count, m, n))
+    for z in range(a3.shape[0]):
+        rows = [[dec(v) for v in r] for r in a3[z]]
+        cols = [[dec(v) for v in c] for c in b3[z].T]
+        for i in range(m):
+            for j in range(n):
+                out[z, i, j] = float(d_sum(D.multiply(x, y) for x, y in zip(rows[i], cols[j])))
+    return out.reshape(batch + (m, n))
+
+
+def along(f, x, axis):
+    """f (a row of decimals -> a list of decimals) over each row along axis, rounded to double."""
+    moved = np.moveaxis(x, axis, -1)
+    rows = [[float(v) for v in f([dec(e) for e in row])] for row in moved.reshape(-1, moved.shape[-1])]
+    return np.moveaxis(np.array(rows).reshape(moved.shape), -1, axis)
+
+
+def softmax_row(r):
+    top = max(r)
+    e = [D.exp(D.subtract(v, top)) for v in r]
+    total = d_sum(e)
+    return [D.divide(v, total) for v in e]
+
+
+def mean_of(r):
+    return D.divide(d_sum(r), len(r))
+
+
+def rmsnorm_row(r, w, eps=1e-5):
+    inv = D.divide(1, D.sqrt(D.add(mean_of([v * v for v in r]), dec(eps))))
+    return [D.multiply(v * inv, dec(g)) for v, g in zip(r, w)]
+
+
+def layernorm_row(r, w, b, eps=1e-5):
+    mu = mean_of(r)
+    centred = [D.subtract(v, mu) for v in r]
+    inv = D.divide(1, D.sqrt(D.add(mean_of([c * c for c in centred]), dec(eps))))
+    return [D.add(D.multiply(c * inv, dec(g)), dec(o)) for c, g, o in zip(centred, w, b)]
+
+
+def attend(q, k, v, scale):
+    """One query's attention over rows of k and v, exact: softmax(q.k * scale) @ v."""
+    qd = [dec(e) for e in q]
+    scores = [D.multiply(d_sum(D.multiply(x, dec(y)) for x, y in zip(qd, row)), dec(scale)) for row in k]
+    p = softmax_row(scores)
+    return [float(d_sum(D.multiply(pi, dec(row[j])) for pi, row in zip(p, v))) for j in range(v.shape[1])]
+
+
 with np.errstate(all="ignore"):
     # ---- elementwise binary: edge values against edge values (every pair), broadcasting, empties
     for dt in ("f32", "f64"):
@@ -88,11 +199,10 @@ with np.errstate(all="ignore"):
             case(f"scale_{dt}_{tag}", "scale", dt, [x], x * T(-1.75), scale=-1.75)
             case(f"relu_{dt}_{tag}", "relu", dt, [x], np.where((x > 0) | np.isnan(x), x, T(0)))
             d = f64(x)
-            case(f"exp_{dt}_{tag}", "exp", dt, [x], np.exp(d).astype(T), ulp=2)
-            case(f"tanh_{dt}_{tag}", "tanh", dt, [x], np.tanh(d).astype(T), ulp=2)
-            k = 0.7978845608028654
-            gelu = 0.5 * d * (1 + np.tanh(k * (d + 0.044715 * d ** 3)))
-            silu = d / (1 + np.exp(-d))
+            case(f"exp_{dt}_{tag}", "exp", dt, [x], rounded(D.exp, d).astype(T), ulp=2)
+            case(f"tanh_{dt}_{tag}", "tanh", dt, [x], rounded(d_tanh, d).astype(T), ulp=2)
+            gelu = rounded(d_gelu, d)
+            silu = rounded(lambda v: d_logistic_scaled(v, v), d)
             # Computed in the dtype by the library: 1 + tanh(...) cancels for negative x, so the
             # error is bounded absolutely by the input's magnitude, not by the result's ulp.
             mag = float(np.nanmax(np.abs(np.where(np.isfinite(d), d, 0))))
@@ -105,15 +215,14 @@ with np.errstate(all="ignore"):
         x = rand(dt, (5, 9), -6.0, 6.0)
         d = f64(x)
         for axis in (-1, 0):
-            e = np.exp(d - d.max(axis=axis, keepdims=True))
-            case(f"softmax_{dt}_axis{axis}", "softmax", dt, [x], (e / e.sum(axis=axis, keepdims=True)).astype(T),
-                 ulp=2, axis=axis)
+            ref = along(softmax_row, d, axis)
+            # In f64 the library's exp and its sum each round: a bound of the row's length in ulps of the
+            # largest result, as for the norms below.
+            tol = 0.0 if dt == "f32" else 8 * x.shape[axis] * EPS[dt] * float(np.abs(ref).max())
+            case(f"softmax_{dt}_axis{axis}", "softmax", dt, [x], ref.astype(T), ulp=2, atol=tol, axis=axis)
         w, b = rand(dt, (9,)), rand(dt, (9,))
-        ms = (d * d).mean(axis=-1, keepdims=True)
-        rms = d / np.sqrt(ms + 1e-5) * f64(w)
-        mu = d.mean(axis=-1, keepdims=True)
-        var = ((d - mu) ** 2).mean(axis=-1, keepdims=True)
-        ln = (d - mu) / np.sqrt(var + 1e-5) * f64(w) + f64(b)
+        rms = along(lambda r: rmsnorm_row(r, w), d, -1)
+        ln = along(lambda r: layernorm_row(r, w, b), d, -1)
         # In f64 the sums themselves round (their order differs from NumPy's pairwise one): a
         # bound of the row's length in ulps of the largest result.  In f32 the double sums are
         # exact enough that one rounding at the end is all that shows.
@@ -123,9 +232,9 @@ with np.errstate(all="ignore"):
         y = rand(dt, (4, 6, 5), -3.0, 3.0)
         for axis in (0, 1, -1):
             for keep in (0, 1):
-                s = f64(y).sum(axis=axis, keepdims=bool(keep))
+                s = exact_sum(y, axis, keepdims=bool(keep))
                 n = y.shape[axis]
-                tol = 0.0 if dt == "f32" else 2 * n * EPS[dt] * float(np.abs(f64(y)).sum(axis=axis).max())
+                tol = 0.0 if dt == "f32" else 2 * n * EPS[dt] * float(exact_sum(np.abs(y), axis).max())
                 case(f"sum_{dt}_axis{axis}_keep{keep}", "sum", dt, [y], s.astype(T), ulp=1, atol=tol, axis=axis,
                      keepdim=keep)
                 case(f"mean_{dt}_axis{axis}_keep{keep}", "mean", dt, [y], (s / n).astype(T), ulp=1, atol=tol / n,
@@ -148,9 +257,9 @@ with np.errstate(all="ignore"):
             if tag.endswith("gemv") and dt == "f64":
                 continue  # f32 alone: each of these matrices is 512 KiB of the committed file
             a, b = rand(dt, sa), rand(dt, sb)
-            want = np.matmul(f64(a), f64(b))
+            want = exact_matmul(a, b)
             k = sa[-1]
-            bound = float((np.matmul(np.abs(f64(a)), np.abs(f64(b)))).max()) if want.size else 0.0
+            bound = float(exact_matmul(np.abs(a), np.abs(b)).max()) if want.size else 0.0
             case(f"matmul_{dt}_{tag}", "matmul", dt, [a, b], want.astype(T), ulp=1, atol=2 * (k + 1) * EPS[dt] * bound)
 
     # ---- fused attention over a KV cache: only the first `valid` rows, causal by position
@@ -161,11 +270,10 @@ with np.errstate(all="ignore"):
             q, k, v = rand(dt, (h, tq, hd)), rand(dt, (h, t, hd)), rand(dt, (h, t, hd))
             scale = 1.0 / np.sqrt(hd)
             out = np.zeros((h, tq, hd))
-            for i in range(tq):
-                rows = valid - tq + i + 1  # query i sits at position valid - tq + i
-                sc = np.einsum("hd,htd->ht", f64(q[:, i]), f64(k[:, :rows])) * scale
-                p = np.exp(sc - sc.max(axis=1, keepdims=True))
-                out[:, i] = np.einsum("ht,htd->hd", p / p.sum(axis=1, keepdims=True), f64(v[:, :rows]))
+            for head in range(h):
+                for i in range(tq):
+                    rows = valid - tq + i + 1  # query i sits at position valid - tq + i
+                    out[head, i] = attend(q[head, i], k[head, :rows], v[head, :rows], scale)
             tol = 0.0 if dt == "f32" else 16 * t * EPS[dt] * float(np.abs(out).max())
             case(f"attention_{dt}_{tag}", "attention", dt, [q, k, v], out.astype(T), ulp=2, atol=tol, valid=valid,
                  scale=scale)

@@ -1,7 +1,10 @@
 // The public header compiles as C++ too, with the same declarations.
 #include <tensorlife/tl.h>
 
-int main() {
+#include "usage.h"
+
+int main(int argc, char **argv) {
+    no_arguments(argc, argv, "usage: header_cxx\nThe public header used from C++: the INIT macros set each struct's size.\n");
     tl_context *ctx = nullptr;
     if (tl_context_create(nullptr, &ctx) != TL_OK) return 1;
     // The INIT macros compile as C++ (no narrowing, no designated initializers) and set the size.

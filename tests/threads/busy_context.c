@@ -10,6 +10,7 @@
 #include <string.h>
 #include <tensorlife/tl.h>
 #include <unistd.h>
+#include "usage.h"
 
 enum { N = 384, LONG_CALLS = 40 };
 
@@ -70,7 +71,8 @@ static void *short_calls(void *arg) {
     return NULL;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    no_arguments(argc, argv, "usage: busy_context\nOne context used from two threads at once: overlapping calls refused with TL_E_BUSY, never raced.\n");
     if (tl_context_create(NULL, &ctx) != TL_OK) return 1;
     const int64_t sb[2] = {N, N}, ss[1] = {4};
     if (tl_tensor_ones(ctx, TL_F32, 2, sb, &big) != TL_OK || tl_tensor_ones(ctx, TL_F32, 1, ss, &small) != TL_OK) return 1;

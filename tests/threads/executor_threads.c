@@ -8,6 +8,7 @@
 #include <tensorlife/tl.h>
 
 #include "check.h"
+#include "usage.h"
 
 typedef struct job {
     tl_task_fn task;
@@ -38,7 +39,8 @@ static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, t
 
 enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 };  /* DATA: enough for the largest input (K x N) */
 
-int main(void) {
+int main(int argc, char **argv) {
+    no_arguments(argc, argv, "usage: executor_threads\nOps split over an executor's three threads, compared bitwise with the inline run.\n");
     tl_context *ctx[2];
     TL_CHECK(tl_context_create(NULL, &ctx[0]));
     TL_CHECK(tl_context_create(NULL, &ctx[1]));

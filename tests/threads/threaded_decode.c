@@ -9,6 +9,7 @@
 #include <tensorlife/tl.h>
 
 #include "check.h"
+#include "usage.h"
 
 enum { THREADS = 4, D = 48, VOCAB = 96, STEPS = 150 };
 
@@ -53,7 +54,8 @@ static void *decode(void *arg) {
     return NULL;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    no_arguments(argc, argv, "usage: threaded_decode\nThreads with a context each decode over shared weights; each must match a one-thread run.\n");
     unsigned seed = 11;
     float *all[4] = {embed, w1, w2, head};
     size_t sizes[4] = {VOCAB * D, D * 4 * D, 4 * D * D, D * VOCAB};

@@ -1,8 +1,13 @@
 /* An outside program: built against an installed tensorlife, by pkg-config or find_package. */
 #include <stdio.h>
+#include <string.h>
 #include <tensorlife/tl.h>
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--help")) {
+        puts("usage: consumer\nA 2x2 product in a scope, through the installed library.");
+        return 0;
+    }
     tl_context *ctx;
     tl_scope *step;
     if (tl_context_create(NULL, &ctx) != TL_OK) return 1;

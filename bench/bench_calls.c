@@ -21,7 +21,7 @@ static const char USAGE[] =
 enum { RESET_EVERY = 256 }; /* tensors per "step" before the scope resets */
 static int iters = 400000;
 static tl_context *ctx;
-static tl_scope *scope;
+static tl_scope scope;
 static tl_tensor a16, b16;
 static float x16[16], y16[16], z16[16];
 static volatile uintptr_t sink;
@@ -32,9 +32,9 @@ static void tl_add_16(void *arg) {
     tl_tensor out;
     for (int i = 0; i < iters; ++i) {
         TL_CHECK(tl_add(ctx, a16, b16, &out));
-        if (i % RESET_EVERY == RESET_EVERY - 1) TL_CHECK(tl_scope_reset(scope));
+        if (i % RESET_EVERY == RESET_EVERY - 1) TL_CHECK(tl_scope_reset(ctx, scope));
     }
-    TL_CHECK(tl_scope_reset(scope));
+    TL_CHECK(tl_scope_reset(ctx, scope));
 }
 
 static void c_add_16(void *arg) {
@@ -50,9 +50,9 @@ static void tl_zeros_64(void *arg) {
     tl_tensor out;
     for (int i = 0; i < iters; ++i) {
         TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, shape64, &out));
-        if (i % RESET_EVERY == RESET_EVERY - 1) TL_CHECK(tl_scope_reset(scope));
+        if (i % RESET_EVERY == RESET_EVERY - 1) TL_CHECK(tl_scope_reset(ctx, scope));
     }
-    TL_CHECK(tl_scope_reset(scope));
+    TL_CHECK(tl_scope_reset(ctx, scope));
 }
 
 /* The same step shape with malloc: RESET_EVERY zeroed blocks live at once, then all freed. */
@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
         printf("%zu. %s\n", i + 1, pairs[i].name);
         run_pair(&pairs[i], rounds);
     }
-    TL_CHECK(tl_scope_close(scope));
+    TL_CHECK(tl_scope_close(ctx, scope));
     tl_context_destroy(ctx);
     return 0;
 }

@@ -19,7 +19,7 @@ static const char USAGE[] =
 enum { TENSORS_PER_STEP = 64 };
 static int steps = 2000;
 static tl_context *ctx;
-static tl_scope *scope;
+static tl_scope scope;
 static volatile uintptr_t sink;
 
 static const int64_t small_shape[1] = {64};
@@ -38,7 +38,7 @@ static void create_scoped(void *arg) {
     tl_tensor t;
     for (int s = 0; s < steps; ++s) {
         for (int i = 0; i < TENSORS_PER_STEP; ++i) TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, small_shape, &t));
-        TL_CHECK(tl_scope_reset(scope));
+        TL_CHECK(tl_scope_reset(ctx, scope));
     }
 }
 
@@ -66,7 +66,7 @@ static void matmul_api(void *arg) {
     tl_tensor out;
     for (int i = 0; i < c->iters; ++i) {
         TL_CHECK(tl_matmul(ctx, c->a, c->b, &out));
-        TL_CHECK(tl_scope_reset(scope));
+        TL_CHECK(tl_scope_reset(ctx, scope));
         /* the inputs live in an outer scope; only the output dies */
     }
 }
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     create_scoped(NULL); /* warm-up: the slab reaches its size */
     double per = (double)steps * TENSORS_PER_STEP;
     double t_scoped = median_ns(reps, per, create_scoped, NULL);
-    TL_CHECK(tl_scope_close(scope));
+    TL_CHECK(tl_scope_close(ctx, scope));
     create_ambient(NULL);
     double t_ambient = median_ns(reps, per, create_ambient, NULL);
     double t_malloc = median_ns(reps, per, create_malloc, NULL);
@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
         double flops = 2.0 * c.m * c.k * c.n;
         c.iters = (int)(2e8 / flops) + 1;
         if (quick) c.iters = c.iters / 4 + 1;
-        tl_scope *inputs;
+        tl_scope inputs;
         size_t need = 4 * (size_t)(c.m * c.k + c.k * c.n + c.m * c.n) + 4 * 64; /* one slab holds all */
         TL_CHECK(tl_scope_open(ctx, "bench-inputs", need, &inputs));
         int64_t pad = 3; /* so the operands sit at nonzero slab offsets */
@@ -130,8 +130,8 @@ int main(int argc, char **argv) {
         double t_api = median_ns(reps, c.iters, matmul_api, &c);
         printf("   [%4d x %4d] x [%4d x %4d] (a at offset %lld): raw %9.1f us  api %9.1f us  ratio %.3f\n", c.m, c.k,
                c.k, c.n, (long long)info.offset, t_raw / 1e3, t_api / 1e3, t_api / t_raw);
-        TL_CHECK(tl_scope_close(scope));
-        TL_CHECK(tl_scope_close(inputs));
+        TL_CHECK(tl_scope_close(ctx, scope));
+        TL_CHECK(tl_scope_close(ctx, inputs));
     }
     tl_context_destroy(ctx);
     return 0;

@@ -22,14 +22,14 @@ static const char USAGE[] =
 /* ---- the work ----------------------------------------------------------------------------------- */
 static tl_context *ctx;
 static tl_tensor big;
-static tl_scope *scope;
+static tl_scope scope;
 
 static void elementwise(void *arg) {
     (void)arg;
     tl_tensor y;
     TL_CHECK(tl_exp(ctx, big, &y));
     TL_CHECK(tl_softmax(ctx, y, -1, &y));
-    TL_CHECK(tl_scope_reset(scope));
+    TL_CHECK(tl_scope_reset(ctx, scope));
 }
 
 
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     const double base = sorted[rounds / 2];
     report("inline", inl, rounds, base);
     report("executor, 2 threads", split, rounds, base);
-    TL_CHECK(tl_scope_close(scope));
+    TL_CHECK(tl_scope_close(ctx, scope));
     TL_CHECK(tl_context_set_executor(ctx, NULL));
 
     printf("\n2. decode step, d_model 1024, 8 layers, vocab 4096 (us per step, min / median / max)\n");

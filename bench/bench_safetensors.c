@@ -133,17 +133,17 @@ int main(int argc, char **argv) {
             tl_st_file *f;
             TL_CHECK(tl_safetensors_open(ctx, paths[s], &f));
             double t1 = now_ns();
-            tl_scope *scope;
+            tl_scope scope;
             TL_CHECK(tl_scope_open(ctx, "get-all", 1 << 20, &scope));
             char name[16];
             for (int i = n - 1; i >= 0; --i) {
                 snprintf(name, sizeof name, "t%d", i);
                 tl_tensor t;
                 TL_CHECK(tl_st_get(ctx, f, name, &t));
-                if ((i & 4095) == 0) TL_CHECK(tl_scope_reset(scope));
+                if ((i & 4095) == 0) TL_CHECK(tl_scope_reset(ctx, scope));
             }
             double t2 = now_ns();
-            TL_CHECK(tl_scope_close(scope));
+            TL_CHECK(tl_scope_close(ctx, scope));
             tl_st_close(f);
             open_ns[s][r] = (t1 - t0) / n;
             get_ns[s][r] = (t2 - t1) / n;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes each binding's status and dtype lists from the C headers, the one source:
-TL_STATUS_MAP in tl_base.h, tl_dtype in tl_tensor.h, tl_growth in tl_context.h.
+TL_STATUS_MAP and TL_ABI_VERSION in tl_base.h, tl_dtype in tl_tensor.h, tl_growth in tl_context.h.
 
     bindings/gen_lists.py           write the generated files
     bindings/gen_lists.py --check   fail (exit 1) when a committed file is stale
@@ -27,6 +27,16 @@ def statuses():
     if not found:
         sys.exit("gen_lists: no TL_STATUS_MAP entries found")
     return [(name, int(value), doc) for name, value, doc in found]
+
+
+def abi_version():
+    m = re.search(r"^#define TL_ABI_VERSION (\d+)$", (INCLUDE / "tl_base.h").read_text(), re.M)
+    if not m:
+        sys.exit("gen_lists: no TL_ABI_VERSION in tl_base.h")
+    return int(m.group(1))
+
+
+ABI_DOC = "the TL_ABI_VERSION this binding was made for: the loaded library's must equal it"
 
 
 def enum_values(header, typename):
@@ -56,7 +66,7 @@ def go(sts, dts, grs):
     out += [")", "", "// Growth of a scope: Grow adds chunks as needed, Fixed refuses with ErrScopeFull.", "type Growth int", "", "const ("]
     for name, value in grs:
         out.append(f"\t{name.capitalize()} Growth = {value}")
-    out += [")", ""]
+    out += [")", "", f"// BindingABIVersion is {ABI_DOC}.", f"const BindingABIVersion = {abi_version()}", ""]
     text = "\n".join(out)
     if not shutil.which("gofmt"):
         sys.exit("gen_lists: gofmt (golang-go) is needed to write the Go list")
@@ -101,7 +111,10 @@ def java(sts, dts, grs):
               "public enum Growth {"]
     growth.append(",\n".join(f"    {n}({v})" for n, v in grs) + ";")
     growth += ["", "    final int code;", "", "    Growth(int code) { this.code = code; }", "}", ""]
-    return "\n".join(out), "\n".join(dtype), "\n".join(growth)
+    info = [f"// {HEADER}.", "package org.tensorlife;", "", "/** What this binding was made for. */",
+            "public final class BindingInfo {", f"    /** {ABI_DOC[0].upper() + ABI_DOC[1:]}. */",
+            f"    public static final int ABI_VERSION = {abi_version()};", "", "    private BindingInfo() {}", "}", ""]
+    return "\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info)
 
 
 def csharp(sts, dts, grs):
@@ -127,7 +140,9 @@ def csharp(sts, dts, grs):
     out += ["  }", "", "  /// <summary>A scope's growth: Grow adds chunks, Fixed refuses with ScopeFullException.</summary>",
             "  public enum Growth {"]
     out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in grs))
-    out += ["  }", "}", ""]
+    out += ["  }", "", "  /// <summary>What this binding was made for.</summary>", "  public static class BindingInfo {",
+            f"    /// <summary>{ABI_DOC[0].upper() + ABI_DOC[1:]}.</summary>", f"    public const int AbiVersion = {abi_version()};",
+            "  }", "}", ""]
     return "\n".join(out)
 
 
@@ -151,8 +166,9 @@ def python(sts, dts, grs):
         out.append(f"{n} = {v}")
     for n, v in grs:
         out.append(f"{n} = {v}")
+    out += ["", f"# {ABI_DOC[0].upper() + ABI_DOC[1:]}.", f"BINDING_ABI_VERSION = {abi_version()}"]
     out += ["", "__all__ = ['TensorLifeError', " + ", ".join(f"'{camel(n)}Error'" for n, _, _ in sts[1:]) + ", "
-            + ", ".join(f"'{n}'" for n, _ in dts + grs) + "]", ""]
+            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'BINDING_ABI_VERSION']", ""]
     return "\n".join(out)
 
 
@@ -160,13 +176,14 @@ def outputs():
     sts = statuses()
     dts = enum_values("tl_tensor.h", "tl_dtype")
     grs = enum_values("tl_context.h", "tl_growth")
-    j_exc, j_dtype, j_growth = java(sts, dts, grs)
+    j_exc, j_dtype, j_growth, j_info = java(sts, dts, grs)
     jdir = ROOT / "bindings/java/src/org/tensorlife"
     return {
         ROOT / "bindings/go/lists_gen.go": go(sts, dts, grs),
         jdir / "TensorLifeException.java": j_exc,
         jdir / "DType.java": j_dtype,
         jdir / "Growth.java": j_growth,
+        jdir / "BindingInfo.java": j_info,
         ROOT / "bindings/csharp/src/Lists.g.cs": csharp(sts, dts, grs),
         ROOT / "bindings/python/tensorlife/_lists.py": python(sts, dts, grs),
     }

@@ -9,8 +9,8 @@
  *    goroutines move between OS threads; tl_last_error is per thread).
  *  - A tensor is its 64 handle bits.  Calls that make a tensor return the bits, 0 on failure;
  *    then tlb_status/tlb_message on the same context say why.  Other calls return the status.
- *  - A scope is a token (an open-serial and a depth), so a finalizer or a stale object never
- *    acts on a later scope opened at the same depth.
+ *  - A scope is its 64 handle bits too: a closed scope's handle is refused for ever, so a
+ *    finalizer or a stale object never acts on a later scope.
  *  - The record is reference counted: the language's Context holds one reference, and a
  *    Scope object whose finalizer may run after its Context's (Java, C#) one more
  *    (tlb_scope_hold, dropped by tlb_scope_release); the library's context is destroyed at
@@ -32,25 +32,17 @@
 
 enum { TLB_MESSAGE_BYTES = 1024 };
 
-typedef struct tlb_scope_slot {
-    tl_scope *scope;
-    uint64_t serial; /* 0: no scope open at this depth */
-} tlb_scope_slot;
-
 typedef struct tlb_ctx {
     pthread_mutex_t lock;
     long refs;          /* under refs_lock: the language's Context plus each live Scope object */
     tl_context *ctx;    /* NULL once closed */
     int status;         /* of the last failure; changed only by failures */
     char message[TLB_MESSAGE_BYTES];
-    int depth;          /* scopes open now */
-    uint64_t next_serial;
-    tlb_scope_slot scopes[TL_MAX_SCOPE_DEPTH];
 } tlb_ctx;
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", 0, 0, {{NULL, 0}}};
+static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, ""};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
@@ -78,11 +70,6 @@ static int tlb_leave(tlb_ctx *x, int rc) {
     return rc;
 }
 static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
-/* A failure tlb_scope_of already recorded: unlock, return its status. */
-static int tlb_refused(tlb_ctx *x) {
-    pthread_mutex_unlock(&x->lock);
-    return x->status;
-}
 /* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
 static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
     va_list ap;
@@ -105,26 +92,9 @@ static void tlb_unref(tlb_ctx *x) {
     free(x);
 }
 
-/* A scope token: serial << 5 | depth (depth < 32). */
-static uint64_t tlb_token(int depth, uint64_t serial) { return serial << 5 | (uint64_t)depth; }
-
-/* The open scope a token names, or NULL with the failure recorded (the lock is kept). */
-static tl_scope *tlb_scope_of(tlb_ctx *x, uint64_t token) {
-    int depth = (int)(token & 31);
-    uint64_t serial = token >> 5;
-    if (serial && depth < x->depth && x->scopes[depth].serial == serial) return x->scopes[depth].scope;
-    tlb_set(x, TL_E_INVALID_HANDLE, "the scope is closed");
-    return NULL;
-}
-
-/* tlb_enter, then the open scope the token names: the record locked and *s set, or NULL with
- * the failure recorded and nothing locked. */
-static tlb_ctx *tlb_enter_scope(uint64_t c, uint64_t token, tl_scope **s) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    if ((*s = tlb_scope_of(x, token))) return x;
-    pthread_mutex_unlock(&x->lock);
-    return NULL;
+static tl_scope tlb_scope_at(uint64_t token) {
+    tl_scope s = {token};
+    return s;
 }
 
 static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : dt == TL_F64 ? "f64" : dt == TL_I32 ? "i32" : "?"; }
@@ -480,7 +450,6 @@ uint64_t tlb_context_new(void) {
     }
     pthread_mutex_init(&x->lock, NULL);
     x->refs = 1;
-    x->next_serial = 1;
     return (uint64_t)(uintptr_t)x;
 }
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
@@ -491,7 +460,6 @@ void tlb_context_close(uint64_t c) {
     pthread_mutex_lock(&x->lock);
     tl_context_destroy(x->ctx);
     x->ctx = NULL;
-    x->depth = 0;
     pthread_mutex_unlock(&x->lock);
 }
 /* The language's Context is gone (closed or collected): drops its reference. */
@@ -518,29 +486,19 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
     o.growth = (tl_growth)growth;
     o.slab_bytes = (size_t)slab_bytes;
     o.max_bytes = (size_t)max_bytes;
-    tl_scope *s = NULL;
+    tl_scope s = {0};
     int rc = tl_scope_open_ex(x->ctx, name, &o, &s);
-    if (rc != TL_OK) return tlb_leave(x, rc), 0;
-    int depth = x->depth++;
-    uint64_t serial = x->next_serial++;
-    x->scopes[depth].scope = s;
-    x->scopes[depth].serial = serial;
-    tlb_leave(x, TL_OK);
-    return tlb_token(depth, serial);
+    return tlb_leave(x, rc) == TL_OK ? s.bits : 0;
 }
 int tlb_scope_reset(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    return tlb_leave(x, tl_scope_reset(s));
+    return tlb_leave(x, tl_scope_reset(x->ctx, tlb_scope_at(token)));
 }
 int tlb_scope_close(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    int rc = tl_scope_close(s);
-    if (rc == TL_OK) x->scopes[--x->depth].serial = 0; /* only the innermost closes */
-    return tlb_leave(x, rc);
+    return tlb_leave(x, tl_scope_close(x->ctx, tlb_scope_at(token)));
 }
 /* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
 void tlb_scope_hold(uint64_t c) {
@@ -555,25 +513,21 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
     pthread_mutex_lock(&x->lock);
-    int depth = (int)(token & 31);
-    if (x->ctx && depth == x->depth - 1 && x->scopes[depth].serial == token >> 5 &&
-        tl_scope_close(x->scopes[depth].scope) == TL_OK)
-        x->scopes[--x->depth].serial = 0;
+    if (x->ctx) (void)tl_scope_close(x->ctx, tlb_scope_at(token)); /* refused unless open and innermost */
     pthread_mutex_unlock(&x->lock);
     tlb_unref(x);
 }
 /* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
  * grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
 #define TLB_ONE(field) +1
     enum { fields = 0 TL_SCOPE_STATS_FIELDS(TLB_ONE) };
 #undef TLB_ONE
     if (nstats < (size_t)fields) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "scope stats need %d slots", (int)fields);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
-    int rc = tl_scope_stats_get(s, &st);
+    int rc = tl_scope_stats_get(x->ctx, tlb_scope_at(token), &st);
     if (rc == TL_OK) {
         int i = 0;
 #define TLB_STAT(field) stats[i++] = (uint64_t)st.field;
@@ -583,18 +537,21 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     return tlb_leave(x, rc);
 }
 char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
     char *json = NULL;
-    return tlb_leave(x, tl_scope_stats_json(s, &json)) == TL_OK ? json : NULL;
+    return tlb_leave(x, tl_scope_stats_json(x->ctx, tlb_scope_at(token), &json)) == TL_OK ? json : NULL;
 }
 /* The name of an open scope (copied out), or NULL with the failure recorded. */
 const char *tlb_scope_name(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
-    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", tl_scope_name(s));
+    const char *name = tl_scope_name(x->ctx, tlb_scope_at(token));
+    if (!name) {
+        tlb_refuse(x, TL_E_INVALID_HANDLE, "the scope is closed, or not this context's");
+        return NULL;
+    }
+    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", name);
     tlb_leave(x, TL_OK);
     return tlb_message_copy;
 }
@@ -602,9 +559,8 @@ const char *tlb_scope_name(uint64_t c, uint64_t token) {
 int64_t tlb_scope_current(uint64_t c) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return -1;
-    int64_t token = x->depth ? (int64_t)tlb_token(x->depth - 1, x->scopes[x->depth - 1].serial) : 0;
-    tlb_leave(x, TL_OK);
-    return token;
+    tl_scope s = {0};
+    return tlb_leave(x, tl_scope_current(x->ctx, &s)) == TL_OK ? (int64_t)s.bits : -1;
 }
 
 /* ---- tensors ------------------------------------------------------------------------------- */
@@ -705,8 +661,7 @@ int tlb_free(uint64_t c, uint64_t bits) {
 uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_scope *target = NULL;
-    if (token && !(target = tlb_scope_of(x, token))) return tlb_refused(x), 0;
+    tl_scope target = tlb_scope_at(token);
     tl_tensor t = {bits}, r = {0};
     return tlb_leave_bits(x, tl_tensor_retain(x->ctx, t, target, &r), r);
 }
@@ -862,16 +817,16 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
  * (tl_add straight on the library, a reset every 256), in one call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
+    tl_scope s = tlb_scope_at(token);
     tl_tensor ta = {a}, tb = {b}, r;
     int rc = TL_OK;
     for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
         rc = tl_add(x->ctx, ta, tb, &r);
-        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(s);
+        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(x->ctx, s);
     }
-    if (rc == TL_OK) rc = tl_scope_reset(s);
+    if (rc == TL_OK) rc = tl_scope_reset(x->ctx, s);
     return tlb_leave(x, rc);
 }
 %}

@@ -6,8 +6,6 @@
 
 using tl::fail;
 
-static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out);
-
 extern "C" {
 
 tl_status tl_context_create(const tl_allocator *allocator, tl_context **out) {
@@ -30,7 +28,7 @@ void tl_context_destroy(tl_context *ctx) {
     memory.release(ctx, sizeof(tl_context));
 }
 
-tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts, tl_scope **out) {
+tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts, tl_scope *out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {
         if (!name) return fail(TL_E_INVALID_ARGUMENT, "scope name is NULL");
         tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
@@ -43,44 +41,50 @@ tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_opt
         if (o.max_bytes && o.slab_bytes > o.max_bytes)
             return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu past max_bytes %zu", name, o.slab_bytes,
                         o.max_bytes);
-        return c.open_scope(name, o, out);
+        tl::Scope *s;
+        TL_TRY(c.open_scope(name, o, &s));
+        *out = tl_context::handle_of(*s);
+        return TL_OK;
     });
 }
 
-tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out) {
+tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope *out) {
     tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.slab_bytes = slab_bytes;
     return tl_scope_open_ex(ctx, name, &o, out);
 }
 
-tl_status tl_scope_reset(tl_scope *scope) {
-    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::on_context(*scope->context, [&](tl_context &c) { return c.reset_scope(scope); });
+tl_status tl_scope_reset(tl_context *ctx, tl_scope scope) {
+    return tl::with_context(ctx, [&](tl_context &c) {
+        tl::Scope *s;
+        TL_TRY(c.find_scope(scope, &s));
+        return c.reset_scope(s);
+    });
 }
 
-tl_status tl_scope_close(tl_scope *scope) {
-    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::on_context(*scope->context, [&](tl_context &c) { return c.close_scope(scope); });
+tl_status tl_scope_close(tl_context *ctx, tl_scope scope) {
+    return tl::with_context(ctx, [&](tl_context &c) {
+        tl::Scope *s;
+        TL_TRY(c.find_scope(scope, &s));
+        return c.close_scope(s);
+    });
 }
 
-tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out) {
-    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
-    TL_TRY(tl::check_struct_size(*out, "scope stats"));
-    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::on_context(*scope->context, [&](tl_context &c) { return stats_of(c, scope, out); });
+tl_status tl_scope_stats_get(tl_context *ctx, tl_scope scope, tl_scope_stats *out) {
+    if (out) TL_TRY(tl::check_struct_size(*out, "scope stats"));
+    return tl::with_context(ctx, out, [&](tl_context &c) {
+        tl::Scope *s;
+        TL_TRY(c.find_scope(scope, &s));
+        tl::write_versioned(s->stats(), out);
+        return TL_OK;
+    });
 }
 
-}  // extern "C"
-
-static tl_status stats_of(tl_context &c, const tl_scope *scope, tl_scope_stats *out) {
-    TL_TRY(c.check_scope(scope));
-    tl::write_versioned(scope->stats(), out);
-    return TL_OK;
+// Asking never fails: no busy check, no error set (a question, as sokol's *_query_state).
+const char *tl_scope_name(tl_context *ctx, tl_scope scope) {
+    const tl::Scope *s = ctx ? ctx->peek_scope(scope) : nullptr;
+    return s ? s->name.c_str() : nullptr;
 }
-
-extern "C" {
-
-const char *tl_scope_name(const tl_scope *scope) { return scope && scope->open ? scope->name.c_str() : nullptr; }
 
 tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor) {
     return tl::with_context(ctx, [&](tl_context &c) {
@@ -97,9 +101,10 @@ tl_status tl_set_blas_threads(int threads) {
 
 int tl_blas_threads(void) { return openblas_get_num_threads(); }
 
-tl_status tl_scope_current(tl_context *ctx, tl_scope **out) {
+tl_status tl_scope_current(tl_context *ctx, tl_scope *out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {
-        *out = c.current_scope();
+        const tl::Scope *s = c.current_scope();
+        *out = s ? tl_context::handle_of(*s) : tl_scope{0};
         return TL_OK;
     });
 }

@@ -55,12 +55,11 @@ tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, const ch
     });
 }
 
-tl_status tl_scope_stats_json(const tl_scope *scope, char **out) {
-    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
-    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    return tl::on_context(*scope->context, [&](tl_context &c) {
-        TL_TRY(c.check_scope(scope));
-        return tl::scope_stats_json(*scope, out);
+tl_status tl_scope_stats_json(tl_context *ctx, tl_scope scope, char **out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        tl::Scope *s;
+        TL_TRY(c.find_scope(scope, &s));
+        return tl::scope_stats_json(*s, out);
     });
 }
 

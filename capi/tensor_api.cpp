@@ -67,7 +67,7 @@ tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) 
     });
 }
 
-tl_status tl_tensor_retain(tl_context *ctx, tl_tensor t, tl_scope *target, tl_tensor *out) {
+tl_status tl_tensor_retain(tl_context *ctx, tl_tensor t, tl_scope target, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_retain(c, t, target, out); });
 }
 

@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     tl_tensor norm_w;
     TL_CHECK(tl_tensor_ones(ctx, TL_F32, 1, d_shape, &norm_w));
 
-    tl_scope *cache_scope, *step;
+    tl_scope cache_scope, step;
     TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &cache_scope));
     int64_t cache_shape[2] = {TOKENS, D};
     tl_tensor k_cache, v_cache;
@@ -105,10 +105,10 @@ int main(int argc, char **argv) {
         TL_CHECK(tl_matmul(ctx, x, w_out, &logits));
         TL_CHECK(tl_argmax(ctx, logits, -1, &best));
         TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
-        TL_CHECK(tl_scope_reset(step)); /* every tensor of this step dies here */
+        TL_CHECK(tl_scope_reset(ctx, step)); /* every tensor of this step dies here */
         if (pos > 0) steady_allocations += allocations - before;
         tl_scope_stats st = TL_SCOPE_STATS_INIT;
-        TL_CHECK(tl_scope_stats_get(step, &st));
+        TL_CHECK(tl_scope_stats_get(ctx, step, &st));
         if (pos < 3 || pos % 10 == 0 || pos == TOKENS - 1)
             printf("%4d  %5d  %11ld  %10zu  %10zu  %11llu\n", pos, token, allocations - before, st.slab_bytes,
                    st.peak_bytes, (unsigned long long)st.grow_events);
@@ -117,13 +117,13 @@ int main(int argc, char **argv) {
     tl_tensor stale;
     int64_t one = 1;
     TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 1, &one, &stale));
-    TL_CHECK(tl_scope_reset(step));
+    TL_CHECK(tl_scope_reset(ctx, step));
     float value;
     tl_status st = tl_tensor_read(ctx, stale, &value, sizeof value);
     printf("stale handle: %s: %s\n", tl_status_string(st), tl_last_error());
 
-    TL_CHECK(tl_scope_close(step));
-    TL_CHECK(tl_scope_close(cache_scope));
+    TL_CHECK(tl_scope_close(ctx, step));
+    TL_CHECK(tl_scope_close(ctx, cache_scope));
     tl_context_destroy(ctx);
     /* The exit code is the two promises this loop shows: a steady state that allocates nothing,
      * and a stale handle refused as closed storage. */

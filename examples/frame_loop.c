@@ -109,7 +109,7 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
     const int64_t s1[3] = {BURST, OBS, HIDDEN}, s2[3] = {BURST, HIDDEN, ACTIONS};
     TL_CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s1, w1d, sizeof(float) * BURST * OBS * HIDDEN, &w->w1));
     TL_CHECK(tl_tensor_from_data(w->ctx, TL_F32, 3, s2, w2d, sizeof(float) * BURST * HIDDEN * ACTIONS, &w->w2));
-    tl_scope *frame = NULL;
+    tl_scope frame = TL_NO_SCOPE;
     if (scoped) {
         /* The budget: a normal frame of AGENTS needs ~170 KB; a burst (~680 KB) does not fit. */
         tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
@@ -128,15 +128,15 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
             /* Over budget: the failed call changed nothing.  Reset, then run the agents in slices
              * the budget holds, reading each slice's actions before the next reset. */
             ++out->over_budget;
-            TL_CHECK(tl_scope_reset(frame));
+            TL_CHECK(tl_scope_reset(w->ctx, frame));
             for (int first = 0; first < agents; first += AGENTS) {
                 TL_CHECK(policy(w, first, AGENTS, 0));
-                TL_CHECK(tl_scope_reset(frame));
+                TL_CHECK(tl_scope_reset(w->ctx, frame));
             }
             ++out->recovered;
         } else {
             TL_CHECK(st);
-            if (scoped) TL_CHECK(tl_scope_reset(frame));
+            if (scoped) TL_CHECK(tl_scope_reset(w->ctx, frame));
         }
         out->us[f] = now_us() - t0;
         out->allocs[f] = mem.allocs - before;
@@ -144,7 +144,7 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
         for (int a = 0; a < agents; ++a) sum = sum * 31u + (uint32_t)w->actions[a];
         out->checksum[f] = sum;
     }
-    if (scoped) TL_CHECK(tl_scope_close(frame));
+    if (scoped) TL_CHECK(tl_scope_close(w->ctx, frame));
     tl_context_destroy(w->ctx);
     if (mem.allocs != mem.frees) {
         fprintf(stderr, "the engine's block: %ld allocations, %ld frees\n", mem.allocs, mem.frees);

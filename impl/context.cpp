@@ -37,7 +37,7 @@ tl::TensorHeader header_of(const tl::View &v) {
 
 // A scope's tensors over mapped files give their references back (at its reset or close);
 // their slab bytes go with the slab itself.
-void release_mappings(tl_scope &s) {
+void release_mappings(tl::Scope &s) {
     if (!s.mapped_owners) return;
     for (const tl::TensorHeader &h : s.headers)
         if (h.base == 0 && h.region) h.region->release();
@@ -45,7 +45,7 @@ void release_mappings(tl_scope &s) {
 }
 
 // The handle of slot `slot` in the open scope's current generation.
-tl_tensor scoped_handle(const tl_scope &s, uint32_t slot) { return tl::pack_handle({s.depth, slot, s.current}); }
+tl_tensor scoped_handle(const tl::Scope &s, uint32_t slot) { return tl::pack_handle({s.depth, slot, s.current}); }
 
 tl_status not_ours(tl_tensor t) {
     return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
@@ -69,38 +69,58 @@ tl_context::tl_context(const tl_allocator *allocator)
 
 tl_context::~tl_context() {
     while (open_depth_) close_scope(depths_[open_depth_ - 1]);
-    for (tl_scope *&s : depths_) {
+    for (tl::Scope *&s : depths_) {
         if (!s) continue;
-        s->~tl_scope();
-        memory.release(s, sizeof(tl_scope));
+        s->~Scope();
+        memory.release(s, sizeof(tl::Scope));
         s = nullptr;
     }
     ambient_.for_each_live([this](const tl::TensorHeader &h) { release_owned(h); });
     memory.release(scratch_, scratch_bytes_);
 }
 
-tl_status tl_context::check_scope(const tl_scope *scope) const {
-    if (!scope) return fail(TL_E_INVALID_ARGUMENT, "scope is NULL");
-    if (scope->context != this) return fail(TL_E_INVALID_HANDLE, "scope belongs to another context");
-    if (!scope->open) {
-        const tl_scope::Closed *c = scope->last_closed();
-        return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", c ? c->name : "", (unsigned long long)(c ? c->epoch.id : 0));
-    }
-    return TL_OK;
+tl::Scope *tl_context::peek_scope(tl_scope handle) const {
+    const uint32_t depth = tl::scope_handle_depth(handle);
+    if (depth < 1 || depth > TL_MAX_SCOPE_DEPTH) return nullptr;
+    tl::Scope *s = depths_[depth - 1];
+    return s && s->open && s->epoch.opened == tl::scope_handle_generation(handle) ? s : nullptr;
 }
+
+tl_status tl_context::find_scope(tl_scope handle, tl::Scope **out) const {
+    if ((*out = peek_scope(handle))) return TL_OK;
+    if (handle.bits == 0) return fail(TL_E_INVALID_ARGUMENT, "the scope handle is 0 (no scope)");
+    const uint32_t depth = tl::scope_handle_depth(handle);
+    const uint64_t g = tl::scope_handle_generation(handle);
+    const tl::Scope *s = depth >= 1 && depth <= TL_MAX_SCOPE_DEPTH ? depths_[depth - 1] : nullptr;
+    if (s) {
+        const uint64_t kept = s->closed_count < tl::Scope::kClosedKept ? s->closed_count : tl::Scope::kClosedKept;
+        for (uint64_t back = 1; back <= kept; ++back) {
+            const tl::Scope::Closed &c = s->closed[(s->closed_count - back) % tl::Scope::kClosedKept];
+            if (c.epoch.opened == g)
+                return fail(TL_E_INVALID_HANDLE, "scope '%s' #%llu is closed", c.name, (unsigned long long)c.epoch.id);
+        }
+        if (s->generations.index_of(g) >= 0 || s->generations.before_history(g))
+            return fail(TL_E_INVALID_HANDLE, "an earlier scope at depth %u is closed (%llu scopes were closed there)",
+                        depth, (unsigned long long)s->closed_count);
+    }
+    return fail(TL_E_INVALID_HANDLE, "scope handle 0x%llx was not issued by this context (another context's, or never issued)",
+                (unsigned long long)handle.bits);
+}
+
+tl_scope tl_context::handle_of(const tl::Scope &scope) { return tl::pack_scope_handle(scope.depth, scope.epoch.opened); }
 
 // ---- scopes ----------------------------------------------------------------------------------
 
-tl_status tl_context::open_scope(const char *name, const tl_scope_options &options, tl_scope **out) {
+tl_status tl_context::open_scope(const char *name, const tl_scope_options &options, tl::Scope **out) {
     if (open_depth_ == TL_MAX_SCOPE_DEPTH)
         return fail(TL_E_SCOPE_ORDER, "scope '%s': %d scopes are open already, the deepest nesting", name,
                     TL_MAX_SCOPE_DEPTH);
     uint32_t depth = open_depth_ + 1;
-    tl_scope *&record = depths_[depth - 1];
+    tl::Scope *&record = depths_[depth - 1];
     if (!record) {
-        void *p = memory.allocate(sizeof(tl_scope), alignof(tl_scope));
+        void *p = memory.allocate(sizeof(tl::Scope), alignof(tl::Scope));
         if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s': the allocator %s", name, tl::refusal());
-        record = new (p) tl_scope(this, &memory, depth);
+        record = new (p) tl::Scope(this, &memory, depth);
     }
     TL_TRY(record->generations.reserve());
     if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
@@ -111,21 +131,20 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     }
     record->open = true;
     record->current = record->generations.next();
-    record->epoch = {++scopes_opened_, record->generations.issued() - 1, 0};
+    record->epoch = {++scopes_opened_, record->current, record->generations.issued() - 1, 0};
     open_depth_ = depth;
     *out = record;
     return TL_OK;
 }
 
-tl_status tl_context::check_innermost(const tl_scope *scope) const {
-    TL_TRY(check_scope(scope));
+tl_status tl_context::check_innermost(const tl::Scope *scope) const {
     if (scope->depth != open_depth_)
         return fail(TL_E_SCOPE_ORDER, "scope '%s' is not the innermost open scope ('%s' is)", scope->name.c_str(),
                     current_scope()->name.c_str());
     return TL_OK;
 }
 
-tl_status tl_context::reset_scope(tl_scope *scope) {
+tl_status tl_context::reset_scope(tl::Scope *scope) {
     TL_TRY(check_innermost(scope));
     TL_TRY(scope->generations.reserve());  // the one step that can fail: before any change
     release_mappings(*scope);
@@ -136,9 +155,9 @@ tl_status tl_context::reset_scope(tl_scope *scope) {
     return TL_OK;
 }
 
-tl_status tl_context::close_scope(tl_scope *scope) {
+tl_status tl_context::close_scope(tl::Scope *scope) {
     TL_TRY(check_innermost(scope));
-    tl_scope::Closed &c = scope->closed[scope->closed_count++ % tl_scope::kClosedKept];
+    tl::Scope::Closed &c = scope->closed[scope->closed_count++ % tl::Scope::kClosedKept];
     c.epoch = scope->epoch;
     c.last_index = scope->generations.issued() - 1;
     std::snprintf(c.name, sizeof c.name, "%s", scope->name.c_str());
@@ -153,7 +172,7 @@ tl_status tl_context::close_scope(tl_scope *scope) {
 
 // ---- handles ---------------------------------------------------------------------------------
 
-tl_status tl_context::stale_scope_handle(const tl_scope &s, tl_tensor t, uint64_t g) const {
+tl_status tl_context::stale_scope_handle(const tl::Scope &s, tl_tensor t, uint64_t g) const {
     const int64_t found = s.generations.index_of(g);
     if (found < 0 && s.generations.before_history(g))
         return fail(TL_E_STORAGE_CLOSED, "tensor handle 0x%016llx is of an old generation at depth %u, or another context's",
@@ -164,9 +183,9 @@ tl_status tl_context::stale_scope_handle(const tl_scope &s, tl_tensor t, uint64_
         return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope is at gen %llu)", s.name.c_str(),
                     (unsigned long long)s.epoch.id, (unsigned long long)(index - s.epoch.first_index),
                     (unsigned long long)s.resets());
-    const uint64_t kept = s.closed_count < tl_scope::kClosedKept ? s.closed_count : tl_scope::kClosedKept;
+    const uint64_t kept = s.closed_count < tl::Scope::kClosedKept ? s.closed_count : tl::Scope::kClosedKept;
     for (uint64_t back = 1; back <= kept; ++back) {
-        const tl_scope::Closed &c = s.closed[(s.closed_count - back) % tl_scope::kClosedKept];
+        const tl::Scope::Closed &c = s.closed[(s.closed_count - back) % tl::Scope::kClosedKept];
         if (index >= c.epoch.first_index && index <= c.last_index)
             return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)", c.name,
                         (unsigned long long)c.epoch.id, (unsigned long long)(index - c.epoch.first_index),
@@ -186,7 +205,7 @@ tl_status tl_context::lookup_slow(tl_tensor t, const tl::TensorHeader **out) {
         return fail(TL_E_INVALID_HANDLE, "ambient tensor (slot %u, gen %llu) was freed", p.slot,
                     (unsigned long long)p.generation);
     }
-    const tl_scope *s = depths_[p.depth - 1];
+    const tl::Scope *s = depths_[p.depth - 1];
     if (!s) return not_ours(t);
     if (!s->open || p.generation != s->current) return stale_scope_handle(*s, t, p.generation);
     if (p.slot >= s->headers.size()) return not_ours(t);  // the generation is current, the slot never issued
@@ -220,7 +239,7 @@ uint64_t tl_context::storage_generation(tl_tensor t) const {
 
 // ---- placing tensors -------------------------------------------------------------------------
 
-tl_status tl_context::grow_headers(tl_scope *target) {
+tl_status tl_context::grow_headers(tl::Scope *target) {
     if (!target) return ambient_.reserve_one();
     auto &headers = target->headers;
     if (headers.size() >= tl::kMaxSlots)
@@ -231,7 +250,7 @@ tl_status tl_context::grow_headers(tl_scope *target) {
     return TL_OK;
 }
 
-tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) {
+tl_tensor tl_context::place_header(tl::Scope *target, const tl::TensorHeader &h) {
     if (!target) {
         uint32_t slot;
         uint64_t generation;
@@ -246,7 +265,7 @@ tl_tensor tl_context::place_header(tl_scope *target, const tl::TensorHeader &h) 
     return scoped_handle(*target, slot);
 }
 
-tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
+tl_status tl_context::make_tensor(tl::Scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
     int64_t numel;
     size_t bytes;
     TL_TRY(tl::check_shape(ndim, shape, dt, &numel, &bytes));
@@ -287,7 +306,7 @@ tl_status tl_context::make_tensor(tl_scope *target, tl_dtype dt, int ndim, const
 }
 
 tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
-    tl_scope *target = current_scope();
+    tl::Scope *target = current_scope();
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);
     h.storage = v.data;  // storage_bytes 0: not ours to free
@@ -296,7 +315,7 @@ tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
 }
 
 tl_status tl_context::map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle) {
-    tl_scope *target = current_scope();
+    tl::Scope *target = current_scope();
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);
     h.storage = v.data;  // storage_bytes 0: the region owns it
@@ -308,7 +327,7 @@ tl_status tl_context::map_tensor(const tl::View &v, tl::MappedRegion *region, tl
 }
 
 tl_status tl_context::make_view(const tl::Resolved &base, const tl::View &v, tl_tensor *handle) {
-    tl_scope *target = current_scope();
+    tl::Scope *target = current_scope();
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);
     h.storage = base.storage;

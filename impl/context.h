@@ -49,7 +49,7 @@ struct tl_context {
     tl_status lookup(tl_tensor t, const tl::TensorHeader **out) {
         const tl::HandleParts p = tl::unpack_handle(t);
         if (p.depth != 0) {
-            const tl_scope *s = depths_[p.depth - 1];
+            const tl::Scope *s = depths_[p.depth - 1];
             if (s && s->open && p.generation == s->current && p.slot < s->headers.size()) {
                 *out = &s->headers[p.slot];
                 return TL_OK;
@@ -61,17 +61,21 @@ struct tl_context {
         return lookup_slow(t, out);
     }
 
-    tl_scope *current_scope() const { return open_depth_ ? depths_[open_depth_ - 1] : nullptr; }
-    tl_status check_scope(const tl_scope *scope) const;
-    // check_scope, and the scope is the innermost open one (the only one reset or close take).
-    tl_status check_innermost(const tl_scope *scope) const;
+    tl::Scope *current_scope() const { return open_depth_ ? depths_[open_depth_ - 1] : nullptr; }
+    // The open scope a handle names, or nullptr (no error set): closed, another context's, 0.
+    tl::Scope *peek_scope(tl_scope handle) const;
+    // peek_scope, or the refusal naming what the handle was (a closed scope, another context's).
+    tl_status find_scope(tl_scope handle, tl::Scope **out) const;
+    static tl_scope handle_of(const tl::Scope &scope);
+    // The open scope is the innermost one (the only one reset or close take).
+    tl_status check_innermost(const tl::Scope *scope) const;
 
-    tl_status open_scope(const char *name, const tl_scope_options &options, tl_scope **out);
-    tl_status reset_scope(tl_scope *scope);
-    tl_status close_scope(tl_scope *scope);
+    tl_status open_scope(const char *name, const tl_scope_options &options, tl::Scope **out);
+    tl_status reset_scope(tl::Scope *scope);
+    tl_status close_scope(tl::Scope *scope);
 
     // A new contiguous tensor in target (nullptr: ambient).  Its elements are not written.
-    tl_status make_tensor(tl_scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out);
+    tl_status make_tensor(tl::Scope *target, tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out);
     tl_status make_tensor(tl_dtype dt, int ndim, const int64_t *shape, tl::NewTensor *out) {
         return make_tensor(current_scope(), dt, ndim, shape, out);
     }
@@ -101,22 +105,22 @@ struct tl_context {
 
 private:
     tl_status lookup_slow(tl_tensor t, const tl::TensorHeader **out);
-    tl_status stale_scope_handle(const tl_scope &scope, tl_tensor t, uint64_t generation) const;
+    tl_status stale_scope_handle(const tl::Scope &scope, tl_tensor t, uint64_t generation) const;
     // An ambient owner's death: its block back to the allocator, its mapping reference dropped.
     void release_owned(const tl::TensorHeader &h);
     // Room for one more header in target first, so nothing fails after storage is taken.
     // Inline while the table has room; growing it, and the ambient store, out of line.
-    tl_status reserve_header(tl_scope *target) {
+    tl_status reserve_header(tl::Scope *target) {
         if (target && target->headers.size() < target->headers.capacity() && target->headers.size() < tl::kMaxSlots)
             return TL_OK;
         return grow_headers(target);
     }
-    tl_status grow_headers(tl_scope *target);
-    tl_tensor place_header(tl_scope *target, const tl::TensorHeader &h);
+    tl_status grow_headers(tl::Scope *target);
+    tl_tensor place_header(tl::Scope *target, const tl::TensorHeader &h);
 
     uint32_t open_depth_ = 0;
     uint64_t scopes_opened_ = 0;
-    tl_scope *depths_[TL_MAX_SCOPE_DEPTH] = {};
+    tl::Scope *depths_[TL_MAX_SCOPE_DEPTH] = {};
     tl::AmbientStore ambient_;
     std::byte *scratch_ = nullptr;
     size_t scratch_bytes_ = 0;

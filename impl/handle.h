@@ -34,4 +34,12 @@ inline HandleParts unpack_handle(tl_tensor t) {
                        t.bits & (kGenerationLimit - 1)};
 }
 
+// The 64 bits of a tl_scope: depth (5) above the generation the scope opened with (40).  That
+// generation is process-unique, so the handle of a closed scope never matches a later one.
+inline tl_scope pack_scope_handle(uint32_t depth, uint64_t opened) {
+    return tl_scope{(uint64_t(depth) << kGenerationBits) | opened};
+}
+inline uint32_t scope_handle_depth(tl_scope s) { return uint32_t(s.bits >> kGenerationBits); }
+inline uint64_t scope_handle_generation(tl_scope s) { return s.bits & (kGenerationLimit - 1); }
+
 }  // namespace tl

@@ -1,10 +1,12 @@
 #include "scope.h"
 
-tl_scope::tl_scope(tl_context *ctx, tl::Memory *memory, uint32_t d)
-    : context(ctx), depth(d), name(memory), generations(memory), slab(memory),
-      headers(tl::UninitializedStlAllocator<tl::TensorHeader>(memory)) {}
+namespace tl {
 
-tl_scope_stats tl_scope::stats() const {
+Scope::Scope(tl_context *ctx, Memory *memory, uint32_t d)
+    : context(ctx), depth(d), name(memory), generations(memory), slab(memory),
+      headers(UninitializedStlAllocator<TensorHeader>(memory)) {}
+
+tl_scope_stats Scope::stats() const {
     tl_scope_stats s = TL_SCOPE_STATS_INIT;
     s.generation = resets();
     s.slab_bytes = slab.held_bytes();
@@ -15,3 +17,5 @@ tl_scope_stats tl_scope::stats() const {
     s.live_tensors = headers.size();
     return s;
 }
+
+}  // namespace tl

@@ -12,8 +12,10 @@
 
 struct tl_context;
 
-struct tl_scope {
-    tl_scope(tl_context *context, tl::Memory *memory, uint32_t depth);
+namespace tl {
+
+struct Scope {
+    Scope(tl_context *context, Memory *memory, uint32_t depth);
 
     tl_context *const context;
     const uint32_t depth;  // 1 = outermost
@@ -22,20 +24,21 @@ struct tl_scope {
     // for each closed one so that its stale handles can be told what closed them.
     struct Epoch {
         uint64_t id = 0;           // "#N": the context's Nth scope
+        uint64_t opened = 0;       // the generation it opened with: its tl_scope handle's
         uint64_t first_index = 0;  // generations' index of its first generation
         uint64_t resets = 0;       // its generation ("gen N"): resets so far
     };
 
     bool open = false;
     Epoch epoch;                     // the open scope's
-    tl::OwnedString name;
+    OwnedString name;
     // Runs on across every scope opened at this depth, so a handle of an earlier scope here can
     // never look current; process-unique, so neither can another context's.
-    tl::GenerationSource generations;
+    GenerationSource generations;
     uint64_t current = 0;            // the generation of the open scope's live tensors
     uint32_t mapped_owners = 0;      // tensors over mapped files this generation (released at reset)
-    tl::Slab slab;
-    std::vector<tl::TensorHeader, tl::UninitializedStlAllocator<tl::TensorHeader>> headers;
+    Slab slab;
+    std::vector<TensorHeader, UninitializedStlAllocator<TensorHeader>> headers;
 
     // The scopes closed last at this depth, newest first in a ring, for messages about their
     // handles ("storage 'frame' #1 gen 1 is closed (scope was closed at gen 1)").  Names are kept
@@ -54,3 +57,5 @@ struct tl_scope {
     // What tl_scope_stats_get reports (struct_size left to the caller).
     tl_scope_stats stats() const;
 };
+
+}  // namespace tl

@@ -112,12 +112,16 @@ static inline void assert_close(const float *got, const float *want, size_t n, f
                   got[i], want[i]);
 }
 
-static inline tl_scope_stats stats_of(tl_scope *s) {
+static inline tl_scope_stats stats_of_scope(tl_context *c, tl_scope s) {
     tl_scope_stats st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    OK(tl_scope_stats_get(s, &st));
+    OK(tl_scope_stats_get(c, s, &st));
     return st;
 }
+/* The stats of scope s of the suite's ctx. */
+#define stats_of(s) stats_of_scope(ctx, s)
+/* Two scope handles name the same scope (or both none). */
+#define SAME_SCOPE(a, b) ((a).bits == (b).bits)
 
 #endif

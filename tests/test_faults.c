@@ -22,7 +22,7 @@ static tl_status scenario(tl_context *ctx) {
     for (int i = 0; i < 16 * 24; ++i) data[i] = (float)i / 100.0f;
     tl_tensor w, a, b, t, v, r;
     STEP(tl_tensor_from_data(ctx, TL_F32, 2, s2, data, sizeof data, &w)); /* ambient */
-    tl_scope *outer, *inner;
+    tl_scope outer, inner;
     STEP(tl_scope_open(ctx, "outer", 1024, &outer));
     STEP(tl_scope_open(ctx, "inner", 0, &inner));
     for (int step = 0; step < 3; ++step) {
@@ -40,9 +40,9 @@ static tl_status scenario(tl_context *ctx) {
         tl_tensor parts[2] = {a, a};
         STEP(tl_concat(ctx, 2, parts, 0, &r));
         STEP(tl_tensor_retain(ctx, r, outer, &r));
-        STEP(tl_scope_reset(inner));
+        STEP(tl_scope_reset(ctx, inner));
     }
-    STEP(tl_scope_close(inner));
+    STEP(tl_scope_close(ctx, inner));
     const char *names[2] = {"w", "r"};
     tl_tensor both[2] = {w, r};
     STEP(tl_safetensors_save(ctx, path, 2, names, both));
@@ -56,8 +56,8 @@ static tl_status scenario(tl_context *ctx) {
     tl_string_free(text);
     STEP(tl_tensor_to_json(ctx, w, &text));
     STEP(tl_tensor_from_json(ctx, text, &t) == TL_OK ? (tl_string_free(text), TL_OK) : (tl_string_free(text), TL_E_OUT_OF_MEMORY));
-    STEP(tl_tensor_retain(ctx, r, NULL, &a)); /* ambient */
-    STEP(tl_scope_close(outer));
+    STEP(tl_tensor_retain(ctx, r, TL_NO_SCOPE, &a)); /* ambient */
+    STEP(tl_scope_close(ctx, outer));
     STEP(tl_tensor_free(ctx, a));
     return TL_OK;
 }

@@ -378,7 +378,7 @@ static int run_case(const golden_case *c) {
     for (int l = 0; l < LAYOUTS; ++l) {
         for (int s = 0; s < STORAGES; ++s) {
             variant v = {(enum layout)l, (enum storage)s, 0, 0};
-            tl_scope *outer, *inner;
+            tl_scope outer, inner;
             p.wrap = s == WRAPPED;
             switch ((enum storage)s) {
                 case AMBIENT:
@@ -392,9 +392,9 @@ static int run_case(const golden_case *c) {
                         tl_tensor padding;
                         OK(tl_tensor_zeros(ctx, TL_F32, 1, &pad, &padding));
                         against_base(c, &v, base, run_variant(&p, c, &v), &compared);
-                        OK(tl_scope_reset(outer));
+                        OK(tl_scope_reset(ctx, outer));
                     }
-                    OK(tl_scope_close(outer));
+                    OK(tl_scope_close(ctx, outer));
                     break;
                 case NESTED: { /* operands in an outer scope, the result in the inner one */
                     OK(tl_scope_open(ctx, "golden-inputs", 0, &outer));
@@ -402,17 +402,17 @@ static int run_case(const golden_case *c) {
                     for (int k = 0; k < c->n_in; ++k) in[k] = place(&p, &c->in[k], v.layout);
                     OK(tl_scope_open(ctx, "golden-outputs", 0, &inner));
                     against_base(c, &v, base, run_on(ctx, c, &v, in), &compared);
-                    OK(tl_scope_close(inner));
-                    OK(tl_scope_close(outer));
+                    OK(tl_scope_close(ctx, inner));
+                    OK(tl_scope_close(ctx, outer));
                     break;
                 }
                 case RETAINED: { /* copies retained out of a scope, which is then reset */
                     tl_tensor kept[3];
                     OK(tl_scope_open(ctx, "golden-made", 0, &outer));
-                    for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), NULL, &kept[k]));
-                    OK(tl_scope_reset(outer));
+                    for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), TL_NO_SCOPE, &kept[k]));
+                    OK(tl_scope_reset(ctx, outer));
                     against_base(c, &v, base, run_on(ctx, c, &v, kept), &compared);
-                    OK(tl_scope_close(outer));
+                    OK(tl_scope_close(ctx, outer));
                     for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_free(ctx, kept[k]));
                     break;
                 }

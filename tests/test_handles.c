@@ -10,13 +10,13 @@ static const int64_t shape4[1] = {4};
 CONTEXT_SUITE(handles);
 
 Test(handles, use_after_reset_is_caught_everywhere_and_names_the_storage) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "decode-step", 1 << 14, &s));
-    for (int i = 0; i < 41; ++i) OK(tl_scope_reset(s));
+    for (int i = 0; i < 41; ++i) OK(tl_scope_reset(ctx, s));
     tl_tensor t, v, other;
     OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
     OK(tl_slice(ctx, t, 0, 1, 2, &v));
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &other)); /* the slot is reused by a live tensor */
 
     float buf[4];
@@ -37,22 +37,22 @@ Test(handles, use_after_reset_is_caught_everywhere_and_names_the_storage) {
     FAILS_WITH(tl_softmax(ctx, v, 0, &out), TL_E_STORAGE_CLOSED);
     FAILS_WITH(tl_slice(ctx, t, 0, 0, 1, &out), TL_E_STORAGE_CLOSED);
     FAILS_WITH(tl_copy_into(ctx, other, v), TL_E_STORAGE_CLOSED);
-    FAILS_WITH(tl_tensor_retain(ctx, t, NULL, &out), TL_E_STORAGE_CLOSED);
+    FAILS_WITH(tl_tensor_retain(ctx, t, TL_NO_SCOPE, &out), TL_E_STORAGE_CLOSED);
     FAILS_WITH(tl_concat(ctx, 1, &t, 0, &out), TL_E_STORAGE_CLOSED);
     cr_assert_eq(ptr, (void *)0x1);
     cr_assert_eq(out.bits, 777);
     cr_assert_eq(stats_of(s).live_tensors, 1, "failed calls placed nothing");
     OK(tl_tensor_read(ctx, other, buf, sizeof buf));
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 Test(handles, use_after_close_names_the_closed_scope) {
-    tl_scope *a, *b;
+    tl_scope a, b;
     OK(tl_scope_open(ctx, "frame", 0, &a));
-    OK(tl_scope_reset(a));
+    OK(tl_scope_reset(ctx, a));
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape4, &t));
-    OK(tl_scope_close(a));
+    OK(tl_scope_close(ctx, a));
     float buf[4];
     FAILS_WITH(tl_tensor_read(ctx, t, buf, sizeof buf), TL_E_STORAGE_CLOSED);
     cr_assert_str_eq(tl_last_error(), "storage 'frame' #1 gen 1 is closed (scope was closed at gen 1)");
@@ -62,13 +62,13 @@ Test(handles, use_after_close_names_the_closed_scope) {
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape4, &u));
     FAILS_WITH(tl_tensor_read(ctx, t, buf, sizeof buf), TL_E_STORAGE_CLOSED);
     OK(tl_tensor_read(ctx, u, buf, sizeof buf));
-    OK(tl_scope_close(b));
+    OK(tl_scope_close(ctx, b));
     /* A closed scope pointer is refused, not used. */
-    FAILS_WITH(tl_scope_close(b), TL_E_INVALID_HANDLE);
-    FAILS_WITH(tl_scope_reset(b), TL_E_INVALID_HANDLE);
+    FAILS_WITH(tl_scope_close(ctx, b), TL_E_INVALID_HANDLE);
+    FAILS_WITH(tl_scope_reset(ctx, b), TL_E_INVALID_HANDLE);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
-    FAILS_WITH(tl_scope_stats_get(b, &st), TL_E_INVALID_HANDLE);
-    cr_assert_null(tl_scope_name(b));
+    FAILS_WITH(tl_scope_stats_get(ctx, b, &st), TL_E_INVALID_HANDLE);
+    cr_assert_null(tl_scope_name(ctx, b));
 }
 
 Test(handles, freed_ambient_and_views_of_it) {
@@ -114,7 +114,7 @@ Test(handles, foreign_and_forged_handles) {
 /* A handle of the scope's current generation whose slot was never issued (the next one, and
  * ones past it within the table's capacity) is refused, not read from an unused table entry. */
 Test(handles, current_generation_with_an_unissued_slot) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "slots", 0, &s));
     tl_tensor t;
     OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
@@ -126,7 +126,7 @@ Test(handles, current_generation_with_an_unissued_slot) {
         FAILS_WITH(tl_tensor_read(ctx, forged, buf, sizeof buf), TL_E_INVALID_HANDLE);
     }
     OK(tl_tensor_read(ctx, t, buf, sizeof buf));
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 Test(handles, null_pointers_are_refused) {
@@ -141,11 +141,12 @@ Test(handles, null_pointers_are_refused) {
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, NULL, &t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_tensor_from_data(ctx, TL_F32, 1, shape4, NULL, 16, &t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_scope_open(ctx, NULL, 0, NULL), TL_E_INVALID_ARGUMENT);
-    tl_scope *s;
+    tl_scope s;
     FAILS_WITH(tl_scope_open(ctx, NULL, 0, &s), TL_E_INVALID_ARGUMENT);
-    FAILS_WITH(tl_scope_reset(NULL), TL_E_INVALID_ARGUMENT);
-    FAILS_WITH(tl_scope_close(NULL), TL_E_INVALID_ARGUMENT);
-    FAILS_WITH(tl_scope_stats_get(NULL, NULL), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_scope_reset(ctx, TL_NO_SCOPE), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_scope_close(ctx, TL_NO_SCOPE), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_scope_stats_get(ctx, TL_NO_SCOPE, NULL), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_scope_reset(NULL, s), TL_E_INVALID_ARGUMENT);
     OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
     FAILS_WITH(tl_tensor_read(ctx, t, NULL, 16), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_tensor_data(ctx, t, NULL), TL_E_INVALID_ARGUMENT);
@@ -226,4 +227,69 @@ Test(handles, status_strings_and_versions) {
     snprintf(want, sizeof want, "%d.%d.%d", TL_VERSION_MAJOR, TL_VERSION_MINOR, TL_VERSION_PATCH);
     cr_assert_str_eq(tl_version_string(), want);
     cr_assert_not_null(tl_last_error());
+}
+
+/* A closed scope's handle never names the scope opened after it at the same depth: each call
+ * refuses it, names the closed scope, and leaves the new scope and its tensors alone. */
+Test(handles, closed_scope_handle_never_names_a_later_scope) {
+    tl_scope a, b, cur;
+    OK(tl_scope_open(ctx, "a", 0, &a));
+    OK(tl_scope_close(ctx, a));
+    OK(tl_scope_open(ctx, "b", 0, &b));
+    cr_assert_eq(a.bits >> 40, b.bits >> 40, "the same depth");
+    tl_tensor t;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
+    FAILS_WITH(tl_scope_reset(ctx, a), TL_E_INVALID_HANDLE);
+    cr_assert(strstr(tl_last_error(), "scope 'a'") && strstr(tl_last_error(), "closed"), "%s", tl_last_error());
+    FAILS_WITH(tl_scope_close(ctx, a), TL_E_INVALID_HANDLE);
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
+    FAILS_WITH(tl_scope_stats_get(ctx, a, &st), TL_E_INVALID_HANDLE);
+    char *json = NULL;
+    FAILS_WITH(tl_scope_stats_json(ctx, a, &json), TL_E_INVALID_HANDLE);
+    cr_assert_null(json);
+    tl_tensor kept = {7};
+    FAILS_WITH(tl_tensor_retain(ctx, t, a, &kept), TL_E_INVALID_HANDLE);
+    cr_assert_eq(kept.bits, 7, "the output is untouched");
+    cr_assert_null(tl_scope_name(ctx, a));
+    cr_assert_str_eq(tl_scope_name(ctx, b), "b");
+    OK(tl_scope_current(ctx, &cur));
+    cr_assert_eq(cur.bits, b.bits, "b is still open and current");
+    float v[4];
+    OK(tl_tensor_read(ctx, t, v, sizeof v));  /* b's tensor lives */
+    cr_assert_eq(v[3], 1.0f);
+    OK(tl_scope_close(ctx, b));
+    /* Reopened many times at that depth: a's handle stays refused, past the kept history too. */
+    for (int i = 0; i < 20; ++i) {
+        tl_scope again;
+        OK(tl_scope_open(ctx, "again", 0, &again));
+        FAILS_WITH(tl_scope_reset(ctx, a), TL_E_INVALID_HANDLE);
+        FAILS_WITH(tl_scope_reset(ctx, b), TL_E_INVALID_HANDLE);
+        OK(tl_scope_close(ctx, again));
+    }
+}
+
+/* Scope handles of another context (open, closed, destroyed), forged bits and 0 are refused. */
+Test(handles, foreign_and_forged_scope_handles_are_refused) {
+    tl_context *other;
+    OK(tl_context_create(NULL, &other));
+    tl_scope theirs, mine;
+    OK(tl_scope_open(other, "theirs", 0, &theirs));
+    OK(tl_scope_open(ctx, "mine", 0, &mine));
+    FAILS_WITH(tl_scope_reset(ctx, theirs), TL_E_INVALID_HANDLE);
+    cr_assert(strstr(tl_last_error(), "not issued by this context"), "%s", tl_last_error());
+    FAILS_WITH(tl_scope_close(other, mine), TL_E_INVALID_HANDLE);
+    cr_assert_null(tl_scope_name(ctx, theirs));
+    cr_assert_str_eq(tl_scope_name(other, theirs), "theirs");
+    tl_context_destroy(other);  /* its open scope dies with it */
+    FAILS_WITH(tl_scope_reset(ctx, theirs), TL_E_INVALID_HANDLE);
+    const tl_scope forged[] = {{1}, {UINT64_MAX}, {mine.bits + 1}, {mine.bits ^ (UINT64_C(3) << 40)}, {(uint64_t)31 << 40}};
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; ++i) {
+        FAILS_WITH(tl_scope_reset(ctx, forged[i]), TL_E_INVALID_HANDLE);
+        cr_assert_null(tl_scope_name(ctx, forged[i]));
+    }
+    FAILS_WITH(tl_scope_reset(ctx, TL_NO_SCOPE), TL_E_INVALID_ARGUMENT);
+    cr_assert_null(tl_scope_name(ctx, TL_NO_SCOPE));
+    cr_assert_null(tl_scope_name(NULL, mine));
+    OK(tl_scope_reset(ctx, mine));  /* the real one still works */
+    OK(tl_scope_close(ctx, mine));
 }

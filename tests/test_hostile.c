@@ -260,7 +260,7 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
     tl_st_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
     cr_assert_eq(tl_st_count(f), N);
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "get-all", 0, &s));
     for (int i = N - 1; i >= 0; i -= 7) {
         char name[16];
@@ -270,9 +270,9 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
         float x;
         OK(tl_tensor_read(ctx, t, &x, sizeof x));
         cr_assert_eq(x, (float)i);
-        if (i % 4096 == 0) OK(tl_scope_reset(s));
+        if (i % 4096 == 0) OK(tl_scope_reset(ctx, s));
     }
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     tl_st_close(f);
     /* Two tensors of one name are still found. */
     const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
@@ -333,7 +333,7 @@ Test(hostile, allocator_returning_misaligned_memory_is_refused) {
 /* ---- 10. max_bytes honoured exactly ---------------------------------------------------------- */
 Test(hostile, max_bytes_fits_what_it_allows) {
     tl_scope_options o = {sizeof o, TL_GROW, 0, 100000};
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open_ex(ctx, "capped", &o, &s));
     const int64_t shape[1] = {10000}; /* 40,000 bytes */
     tl_tensor t;
@@ -342,11 +342,11 @@ Test(hostile, max_bytes_fits_what_it_allows) {
         OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t));
         FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, shape, &t), TL_E_SCOPE_FULL); /* 120,000 > 100,000 */
         tl_scope_stats st = TL_SCOPE_STATS_INIT;
-        OK(tl_scope_stats_get(s, &st));
+        OK(tl_scope_stats_get(ctx, s, &st));
         if (gen > 0) cr_assert_leq(st.slab_bytes, 100000, "gen %d holds %zu bytes", gen, st.slab_bytes);
-        OK(tl_scope_reset(s));
+        OK(tl_scope_reset(ctx, s));
     }
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* A cap that is no multiple of 64 makes a chunk of that odd size: a request that fits before
@@ -354,7 +354,7 @@ Test(hostile, max_bytes_fits_what_it_allows) {
 Test(hostile, max_bytes_counts_the_rounding) {
     tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.max_bytes = 1000;
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open_ex(ctx, "odd-cap", &o, &s));
     const int64_t big = 240, small = 8; /* 960 bytes, then 32 (64 once rounded) */
     tl_tensor t, u = {0x9};
@@ -362,10 +362,10 @@ Test(hostile, max_bytes_counts_the_rounding) {
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, &small, &u), TL_E_SCOPE_FULL);
     cr_assert_eq(u.bits, 0x9);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
-    OK(tl_scope_stats_get(s, &st));
+    OK(tl_scope_stats_get(ctx, s, &st));
     cr_assert_eq(st.used_bytes, 960);
     cr_assert_leq(st.slab_bytes, 1000);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* ---- 1. handles across contexts --------------------------------------------------------------- */
@@ -382,7 +382,7 @@ Test(hostile, handles_across_100000_contexts, .timeout = 120) {
         if (alive[k]) tl_context_destroy(alive[k]);
         OK(tl_context_create(NULL, &alive[k]));
         OK(tl_tensor_full(alive[k], TL_F32, 1, shape, (double)i, &ambient_of[k]));
-        tl_scope *s;
+        tl_scope s;
         OK(tl_scope_open(alive[k], "s", 0, &s));
         OK(tl_tensor_full(alive[k], TL_F32, 1, shape, (double)-i, &scoped_of[k]));
         /* Cross: every other live context refuses both handles; the owner reads its own. */
@@ -444,14 +444,14 @@ Test(hostile, dead_views_give_back_their_slots, .timeout = 120) {
 /* ---- 11. messages after a second close ------------------------------------------------------- */
 Test(hostile, stale_message_names_the_scope_after_another_close) {
     const int64_t shape[1] = {1};
-    tl_scope *s;
+    tl_scope s;
     tl_tensor kept;
     OK(tl_scope_open(ctx, "first-frame", 0, &s));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape, &kept));
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     OK(tl_scope_open(ctx, "second-frame", 0, &s));
-    OK(tl_scope_reset(s));
-    OK(tl_scope_close(s));
+    OK(tl_scope_reset(ctx, s));
+    OK(tl_scope_close(ctx, s));
     float x;
     FAILS_WITH(tl_tensor_read(ctx, kept, &x, sizeof x), TL_E_STORAGE_CLOSED);
     cr_assert_str_eq(tl_last_error(), "storage 'first-frame' #1 gen 0 is closed (scope was closed at gen 0)");
@@ -497,7 +497,7 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         tl_allocator alloc = counting_allocator_of(&counter);
         tl_context *c;
         OK(tl_context_create(&alloc, &c));
-        tl_scope *frame;
+        tl_scope frame;
         tl_scope_options o = {sizeof o, TL_FIXED, 1 << 16, 0};
         OK(tl_scope_open_ex(c, "frame", &o, &frame));
         tl_st_file *f;
@@ -507,7 +507,7 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         const int64_t xs[2] = {1, 64};
         OK(tl_tensor_ones(c, TL_F32, 2, xs, &x));
         OK(tl_matmul(c, x, w, &y));
-        OK(tl_scope_reset(frame));
+        OK(tl_scope_reset(c, frame));
         tl_st_close(f);
         tl_context_destroy(c);  /* the scope left open: the destroy frees it (and unmaps the file) */
         cr_assert_eq(counter.live_bytes, 0, "round %d: %lld bytes still held", i, counter.live_bytes);
@@ -595,16 +595,16 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     cr_assert(!file_is_mapped(path), "the last tensor's death unmaps the file");
     /* In a scope: the reset is the death; the stale handle is refused, never read. */
     OK(tl_safetensors_map(c, path, &f));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(c, "frame", 0, &s));
     tl_tensor scoped;
     OK(tl_st_get(c, f, "w", &scoped));
     tl_st_close(f);
     cr_assert(file_is_mapped(path));
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(c, s));
     cr_assert(!file_is_mapped(path));
     FAILS_WITH(tl_tensor_read(c, scoped, all, sizeof all), TL_E_STORAGE_CLOSED);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(c, s));
     /* A context destroyed with mapped tensors alive gives everything back. */
     OK(tl_safetensors_map(c, path, &f));
     OK(tl_st_get(c, f, "w", &w1));

@@ -68,14 +68,14 @@ Test(io, independent_writer_files_load_to_the_written_values) {
     OK(tl_st_get(ctx, f, "b_bf16", &t));
     read_f32(ctx, t, f32, 4);
     for (int i = 0; i < 4; ++i) cr_assert_eq(f32[i], (float)((i - 2) * 1.5));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "loading", 0, &s));
     OK(tl_st_get(ctx, f, "empty", &t)); /* into the current target */
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "loading");
     cr_assert(info.shape[0] == 0 && info.shape[1] == 3);
     FAILS_WITH(tl_st_get(ctx, f, "missing", &t), TL_E_INVALID_ARGUMENT);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     tl_st_close(f);
 
     /* numpy-made arrays: expected values via the JSON python wrote (no numpy: the writer failed above). */
@@ -154,12 +154,12 @@ Test(io, save_refuses_bad_input_and_leaves_no_file) {
     FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, dup, t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 1, meta, t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_safetensors_save(ctx, "/nonexistent-dir/x.safetensors", 2, ok, t), TL_E_IO);
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "gone", 0, &s));
     tl_tensor stale[2] = {t[0], make_f32(ctx, 1, s3, v)};
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, ok, stale), TL_E_STORAGE_CLOSED);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     cr_assert_neq(access(in_dir("bad.safetensors"), F_OK), 0, "no file was left behind");
     cr_assert_neq(access(in_dir("bad.safetensors.tmp-tensorlife"), F_OK), 0);
 }
@@ -221,16 +221,16 @@ static double number(const cJSON *o, const char *key) {
 }
 
 Test(io, json_reports_carry_the_real_figures) {
-    tl_scope *outer, *inner;
+    tl_scope outer, inner;
     OK(tl_scope_open(ctx, "outer", 4096, &outer));
     OK(tl_scope_open(ctx, "inner", 0, &inner));
     int64_t s[1] = {100};
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, s, &t));
-    OK(tl_scope_reset(inner));
+    OK(tl_scope_reset(ctx, inner));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, s, &t));
     char *text = NULL;
-    OK(tl_scope_stats_json(inner, &text));
+    OK(tl_scope_stats_json(ctx, inner, &text));
     cJSON *j = parse_and_free(text);
     tl_scope_stats st = stats_of(inner);
     cr_assert_str_eq(cJSON_GetObjectItem(j, "name")->valuestring, "inner");
@@ -246,15 +246,15 @@ Test(io, json_reports_carry_the_real_figures) {
     cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(scopes, 0), "name")->valuestring, "outer");
     cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "live_tensors"), 0);
     cJSON_Delete(j);
-    OK(tl_scope_close(inner));
-    OK(tl_scope_close(outer));
+    OK(tl_scope_close(ctx, inner));
+    OK(tl_scope_close(ctx, outer));
     OK(tl_tensor_zeros(ctx, TL_F64, 1, s, &t));
     OK(tl_context_report_json(ctx, &text));
     j = parse_and_free(text);
     cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "live_tensors"), 1);
     cr_assert_eq(number(cJSON_GetObjectItem(j, "ambient"), "bytes"), 800);
     cJSON_Delete(j);
-    FAILS_WITH(tl_scope_stats_json(inner, &text), TL_E_INVALID_HANDLE); /* closed */
+    FAILS_WITH(tl_scope_stats_json(ctx, inner, &text), TL_E_INVALID_HANDLE); /* closed */
 }
 
 Test(io, tensor_json_round_trips_and_refuses_bad_json) {

@@ -111,17 +111,17 @@ Test(ops, matmul_empty_inner_dim_is_zeros) {
     tl_tensor a, b, c;
     OK(tl_tensor_zeros(ctx, TL_F32, 2, sa, &a));
     OK(tl_tensor_zeros(ctx, TL_F32, 2, sb, &b));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "dirty", 4096, &s));
     tl_tensor junk;
     int64_t sj[1] = {6};
     OK(tl_tensor_full(ctx, TL_F32, 1, sj, 9.0, &junk));
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_matmul(ctx, a, b, &c));
     float got[6];
     read_f32(ctx, c, got, 6);
     for (int i = 0; i < 6; ++i) cr_assert_eq(got[i], 0.0f);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* Empty dims beside a one-row or one-column product (the matrix-vector path plans its partial

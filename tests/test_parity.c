@@ -68,7 +68,7 @@ Test(parity, slab_tensors_at_shifting_offsets_match_ambient_bitwise) {
             want_t[i * N + j] = (float)acc;
         }
 
-    tl_scope *step;
+    tl_scope step;
     OK(tl_scope_open(ctx, "parity", 1 << 16, &step));
     int64_t last_offset = -1;
     for (int s = 0; s < 5; ++s) {
@@ -87,9 +87,9 @@ Test(parity, slab_tensors_at_shifting_offsets_match_ambient_bitwise) {
         cr_assert(memcmp(scoped.rms, ambient.rms, sizeof ambient.rms) == 0, "rmsnorm differs at step %d", s);
         cr_assert(memcmp(scoped.mmt, ambient.mmt, sizeof ambient.mmt) == 0, "transposed matmul differs at step %d", s);
         assert_close(scoped.mmt, want_t, K * N, 1e-5f);
-        OK(tl_scope_reset(step));
+        OK(tl_scope_reset(ctx, step));
     }
     cr_assert_eq(stats_of(step).generation, 5);
-    OK(tl_scope_close(step));
+    OK(tl_scope_close(ctx, step));
     tl_context_destroy(ctx);
 }

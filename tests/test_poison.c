@@ -18,7 +18,7 @@
 static float *stale_pointer(tl_context **ctx_out) {
     tl_context *ctx;
     OK(tl_context_create(NULL, &ctx));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "poisoned", 1 << 16, &s));
     const int64_t n = 256;
     tl_tensor t;
@@ -26,7 +26,7 @@ static float *stale_pointer(tl_context **ctx_out) {
     void *p;
     OK(tl_tensor_data(ctx, t, &p));
     ((float *)p)[10] = 5; /* fine while the tensor lives */
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     *ctx_out = ctx;
     return p;
 }
@@ -44,7 +44,7 @@ Test(poison, write_through_a_pointer_after_reset_is_reported, .exit_code = 1) {
 Test(poison, write_into_a_tensors_rounding_padding_is_reported, .exit_code = 1) {
     tl_context *ctx;
     OK(tl_context_create(NULL, &ctx));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "padded", 1 << 16, &s));
     const int64_t n = 10;
     tl_tensor t, next;

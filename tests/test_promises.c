@@ -30,17 +30,17 @@ static tl_tensor iota_f32(tl_context *c, int ndim, const int64_t *shape) {
 /* ---- a failed call changes nothing ---------------------------------------------------------- */
 
 Test(promises, scope_open_failing_after_rounding_changes_nothing) {
-    tl_scope *outer, *got = (tl_scope *)0x1;
+    tl_scope outer, got = {1};
     OK(tl_scope_open(ctx, "outer", 0, &outer));
     /* 100 bytes fit max_bytes 100, but the slab rounds them up to 128: refused after rounding. */
     tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.slab_bytes = 100;
     o.max_bytes = 100;
     FAILS_WITH(tl_scope_open_ex(ctx, "rounded", &o, &got), TL_E_INVALID_ARGUMENT);
-    cr_assert_eq(got, (tl_scope *)0x1, "the output is untouched");
-    tl_scope *cur;
+    cr_assert_eq(got.bits, 1, "the output is untouched");
+    tl_scope cur;
     OK(tl_scope_current(ctx, &cur));
-    cr_assert_eq(cur, outer, "the failed open left the current scope as it was");
+    cr_assert(SAME_SCOPE(cur, outer), "the failed open left the current scope as it was");
     tl_tensor t;
     const int64_t n = 4;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, &n, &t));
@@ -54,12 +54,12 @@ Test(promises, scope_open_failing_after_rounding_changes_nothing) {
     cr_assert_eq(st.used_bytes, 0);
     cr_assert_eq(st.live_tensors, 0);
     cr_assert_eq(st.generation, 0);
-    OK(tl_scope_close(got));
-    OK(tl_scope_close(outer));
+    OK(tl_scope_close(ctx, got));
+    OK(tl_scope_close(ctx, outer));
 }
 
 Test(promises, op_refused_by_a_full_fixed_scope_changes_nothing) {
-    tl_scope *s;
+    tl_scope s;
     tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
     o.growth = TL_FIXED;
     o.slab_bytes = 3500; /* 3,520 once rounded: three 1 KiB tensors fit, a fourth does not */
@@ -82,24 +82,24 @@ Test(promises, op_refused_by_a_full_fixed_scope_changes_nothing) {
     double want = 0;
     for (int k = 0; k < 16; ++k) want += (double)k * (double)(k * 16);
     cr_assert_eq(got[0], (float)want);
-    OK(tl_scope_reset(s)); /* and the scope recovers */
+    OK(tl_scope_reset(ctx, s)); /* and the scope recovers */
     OK(tl_matmul(ctx, iota_f32(ctx, 2, shape), iota_f32(ctx, 2, shape), &out));
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* tl_scope_stats: peak_bytes is the high-water of used_bytes over all generations. */
 Test(promises, peak_bytes_is_a_high_water_mark_across_resets) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "peaks", 0, &s));
     const int64_t big = 1000, small = 10;
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, &big, &t)); /* 4,000 bytes: 4,032 rounded */
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, &small, &t));
     tl_scope_stats st = stats_of(s);
     cr_assert_eq(st.used_bytes, 64);
     cr_assert_eq(st.peak_bytes, 4032, "peak %zu", st.peak_bytes);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* full writes its value's exact bits: -0.0 keeps its sign (a zero fill must not drop it). */
@@ -122,7 +122,7 @@ Test(promises, every_growth_path_gives_every_byte_back) {
     tl_allocator alloc = counting_allocator_of(&counter);
     tl_context *counted;
     OK(tl_context_create(&alloc, &counted));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(counted, "growing", 0, &s)); /* chunks from nothing */
     for (int64_t n = 2; n <= 256; n *= 2) {
         /* Scratch grows: matmul copies an operand BLAS cannot take (a strided view), attention
@@ -140,10 +140,10 @@ Test(promises, every_growth_path_gives_every_byte_back) {
         tl_tensor many[64];
         for (int i = 0; i < 64; ++i) many[i] = qt;
         OK(tl_concat(counted, (int)(n < 64 ? n : 64), many, 0, &y));
-        OK(tl_scope_reset(s)); /* merges the chunks */
+        OK(tl_scope_reset(counted, s)); /* merges the chunks */
     }
     for (int i = 0; i < 300; ++i) { /* the ambient table and the header table grow too */
-        OK(tl_scope_close(s));
+        OK(tl_scope_close(counted, s));
         const int64_t one = 1;
         tl_tensor amb;
         OK(tl_tensor_zeros(counted, TL_F32, 1, &one, &amb));
@@ -187,7 +187,7 @@ Test(promises, views_die_with_their_base_in_every_storage) {
     /* ambient base freed: its ambient view and a view placed in a scope both die */
     tl_tensor base = iota_f32(ctx, 2, shape), ambient_view, scoped_view;
     OK(tl_slice(ctx, base, 0, 1, 2, &ambient_view));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "views", 0, &s));
     OK(tl_transpose(ctx, base, 0, 1, &scoped_view));
     OK(tl_tensor_free(ctx, base));
@@ -198,17 +198,17 @@ Test(promises, views_die_with_their_base_in_every_storage) {
     cr_assert_eq(out.bits, 0x77);
     /* scoped base, view in a nested scope: the outer reset kills the view too */
     tl_tensor sbase = iota_f32(ctx, 2, shape), inner_view;
-    tl_scope *inner;
+    tl_scope inner;
     OK(tl_scope_open(ctx, "inner", 0, &inner));
     OK(tl_slice(ctx, sbase, 1, 0, 2, &inner_view));
     OK(tl_tensor_read(ctx, inner_view, buf, 8 * sizeof(float)));
-    OK(tl_scope_close(inner));
+    OK(tl_scope_close(ctx, inner));
     tl_tensor outer_view;
     OK(tl_slice(ctx, sbase, 0, 0, 1, &outer_view));
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     FAILS_WITH(tl_tensor_read(ctx, outer_view, buf, sizeof buf), TL_E_STORAGE_CLOSED);
     cr_assert(strstr(tl_last_error(), "views") != NULL, "the message names the storage: %s", tl_last_error());
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 /* ---- F16 and BF16 bit patterns ------------------------------------------------------------ */

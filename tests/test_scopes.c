@@ -8,28 +8,28 @@ static const int64_t shape_1k[1] = {1024};
 CONTEXT_SUITE(scopes); /* each test's ctx; the allocator tests make their own context */
 
 Test(scopes, nest_and_current_target) {
-    tl_scope *cur = (tl_scope *)1;
+    tl_scope cur = {1};
     OK(tl_scope_current(ctx, &cur));
-    cr_assert_null(cur);
-    tl_scope *outer, *inner;
+    cr_assert_eq(cur.bits, 0);
+    tl_scope outer, inner;
     OK(tl_scope_open(ctx, "outer", 4096, &outer));
     OK(tl_scope_open(ctx, "inner", 0, &inner));
     OK(tl_scope_current(ctx, &cur));
-    cr_assert_eq(cur, inner);
+    cr_assert(SAME_SCOPE(cur, inner));
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "inner");
-    FAILS_WITH(tl_scope_reset(outer), TL_E_SCOPE_ORDER);
-    FAILS_WITH(tl_scope_close(outer), TL_E_SCOPE_ORDER);
-    OK(tl_scope_close(inner));
+    FAILS_WITH(tl_scope_reset(ctx, outer), TL_E_SCOPE_ORDER);
+    FAILS_WITH(tl_scope_close(ctx, outer), TL_E_SCOPE_ORDER);
+    OK(tl_scope_close(ctx, inner));
     OK(tl_scope_current(ctx, &cur));
-    cr_assert_eq(cur, outer);
+    cr_assert(SAME_SCOPE(cur, outer));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "outer");
-    OK(tl_scope_close(outer));
+    OK(tl_scope_close(ctx, outer));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "ambient");
@@ -37,7 +37,7 @@ Test(scopes, nest_and_current_target) {
 }
 
 Test(scopes, tensors_are_64_byte_aligned) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "align", 1 << 16, &s));
     for (int64_t n = 1; n < 40; n += 3) {
         tl_tensor t;
@@ -49,7 +49,7 @@ Test(scopes, tensors_are_64_byte_aligned) {
         OK(tl_tensor_info_get(ctx, t, &info));
         cr_assert_eq(info.offset % 16, 0);
     }
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     tl_tensor t;
     void *p;
     int64_t n = 3;
@@ -59,7 +59,7 @@ Test(scopes, tensors_are_64_byte_aligned) {
 }
 
 Test(scopes, grow_adds_chunks_then_merges_at_reset) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "grow", 4096, &s)); /* one 4 KiB tensor fits; the rest overflow */
     const int64_t shape[1] = {1024};      /* 4096 bytes each */
     for (int step = 0; step < 4; ++step) {
@@ -78,18 +78,18 @@ Test(scopes, grow_adds_chunks_then_merges_at_reset) {
             cr_assert_eq(st.overflow_bytes, 0, "step %d overflowed", step);
             cr_assert_eq(st.slab_bytes, 8 * 4096, "merged slab is the high-water size");
         }
-        OK(tl_scope_reset(s));
+        OK(tl_scope_reset(ctx, s));
     }
     tl_scope_stats st = stats_of(s);
     cr_assert_eq(st.generation, 4);
     cr_assert_eq(st.used_bytes, 0);
     cr_assert_eq(st.live_tensors, 0);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 Test(scopes, fixed_scope_exhaustion_changes_nothing_and_reset_recovers) {
     tl_scope_options o = {sizeof o, TL_FIXED, 3 * 4096, 0};
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open_ex(ctx, "fixed", &o, &s));
     tl_tensor t[3];
     for (int i = 0; i < 3; ++i) OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t[i]));
@@ -106,21 +106,21 @@ Test(scopes, fixed_scope_exhaustion_changes_nothing_and_reset_recovers) {
     cr_assert_eq(after.grow_events, 0);
     float v[1024];
     OK(tl_tensor_read(ctx, t[2], v, sizeof v)); /* existing tensors still fine */
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &extra));
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 Test(scopes, max_bytes_limits_growth) {
     tl_scope_options o = {sizeof o, TL_GROW, 4096, 8192};
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open_ex(ctx, "capped", &o, &s));
     tl_tensor t;
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t), TL_E_SCOPE_FULL);
     cr_assert_leq(stats_of(s).slab_bytes, 8192);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
     tl_scope_options bad = {sizeof bad, (tl_growth)7, 0, 0};
     FAILS_WITH(tl_scope_open_ex(ctx, "bad", &bad, &s), TL_E_INVALID_ARGUMENT);
     tl_scope_options inverted = {sizeof inverted, TL_GROW, 8192, 4096};
@@ -128,26 +128,26 @@ Test(scopes, max_bytes_limits_growth) {
 }
 
 Test(scopes, reset_slab_is_dirty_but_factories_write_everything) {
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(ctx, "dirty", 1 << 16, &s));
     tl_tensor t;
     OK(tl_tensor_full(ctx, TL_F32, 1, shape_1k, 7.5, &t));
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_1k, &t));
     float v[1024];
     read_f32(ctx, t, v, 1024);
     for (int i = 0; i < 1024; ++i) cr_assert_eq(v[i], 0.0f);
-    OK(tl_scope_reset(s));
+    OK(tl_scope_reset(ctx, s));
     OK(tl_tensor_full(ctx, TL_I32, 1, shape_1k, -3, &t));
     int32_t iv[1024];
     OK(tl_tensor_read(ctx, t, iv, sizeof iv));
     for (int i = 0; i < 1024; ++i) cr_assert_eq(iv[i], -3);
     FAILS_WITH(tl_tensor_full(ctx, TL_I32, 1, shape_1k, 0.5, &t), TL_E_INVALID_ARGUMENT);
-    OK(tl_scope_close(s));
+    OK(tl_scope_close(ctx, s));
 }
 
 Test(scopes, retain_moves_a_tensor_out) {
-    tl_scope *outer, *inner;
+    tl_scope outer, inner;
     OK(tl_scope_open(ctx, "outer", 0, &outer));
     OK(tl_scope_open(ctx, "inner", 0, &inner));
     float data[4] = {1, 2, 3, 4};
@@ -155,14 +155,14 @@ Test(scopes, retain_moves_a_tensor_out) {
     tl_tensor t = make_f32(ctx, 2, shape, data), tt, kept_outer, kept_ambient;
     OK(tl_transpose(ctx, t, 0, 1, &tt));
     OK(tl_tensor_retain(ctx, tt, outer, &kept_outer));
-    OK(tl_tensor_retain(ctx, t, NULL, &kept_ambient));
-    OK(tl_scope_reset(inner));
+    OK(tl_tensor_retain(ctx, t, TL_NO_SCOPE, &kept_ambient));
+    OK(tl_scope_reset(ctx, inner));
     float v[4];
     read_f32(ctx, kept_outer, v, 4);
     const float want_t[4] = {1, 3, 2, 4};
     assert_close(v, want_t, 4, 0);
-    OK(tl_scope_close(inner));
-    OK(tl_scope_close(outer));
+    OK(tl_scope_close(ctx, inner));
+    OK(tl_scope_close(ctx, outer));
     FAILS_WITH(tl_tensor_read(ctx, kept_outer, v, sizeof v), TL_E_STORAGE_CLOSED);
     read_f32(ctx, kept_ambient, v, 4);
     assert_close(v, data, 4, 0);
@@ -173,10 +173,10 @@ Test(scopes, retain_moves_a_tensor_out) {
 }
 
 Test(scopes, nesting_is_bounded) {
-    tl_scope *s[TL_MAX_SCOPE_DEPTH + 1];
+    tl_scope s[TL_MAX_SCOPE_DEPTH + 1];
     for (int i = 0; i < TL_MAX_SCOPE_DEPTH; ++i) OK(tl_scope_open(ctx, "deep", 0, &s[i]));
     FAILS_WITH(tl_scope_open(ctx, "too-deep", 0, &s[TL_MAX_SCOPE_DEPTH]), TL_E_SCOPE_ORDER);
-    for (int i = TL_MAX_SCOPE_DEPTH - 1; i >= 0; --i) OK(tl_scope_close(s[i]));
+    for (int i = TL_MAX_SCOPE_DEPTH - 1; i >= 0; --i) OK(tl_scope_close(ctx, s[i]));
     tl_context *left; /* destroy also frees scopes left open: */
     OK(tl_context_create(NULL, &left));
     OK(tl_scope_open(left, "left-open", 1 << 20, &s[0]));
@@ -213,24 +213,24 @@ Test(scopes, steady_state_allocates_nothing_after_step_one) {
     const int64_t se[2] = {64, 32}, s1[2] = {32, 96}, s2[2] = {96, 32}, sn[1] = {32};
     tl_tensor emb = make_f32(counted, 2, se, emb_data), w1 = make_f32(counted, 2, s1, w1_data), w2 = make_f32(counted, 2, s2, w2_data),
               norm_w = make_f32(counted, 1, sn, nw);
-    tl_scope *step;
+    tl_scope step;
     OK(tl_scope_open(counted, "decode-step", 0, &step)); /* no slab yet: step 1 grows it */
     decode_step(counted, emb, w1, w2, norm_w, 0);
-    OK(tl_scope_reset(step));
-    tl_scope_stats first = stats_of(step);
+    OK(tl_scope_reset(counted, step));
+    tl_scope_stats first = stats_of_scope(counted, step);
     cr_assert_gt(first.grow_events, 0);
     for (int token = 1; token < 100; ++token) {
         long before = counter.allocs;
         decode_step(counted, emb, w1, w2, norm_w, token);
-        OK(tl_scope_reset(step));
+        OK(tl_scope_reset(counted, step));
         cr_assert_eq(counter.allocs - before, 0, "step %d made %ld allocations", token, counter.allocs - before);
-        tl_scope_stats st = stats_of(step);
+        tl_scope_stats st = stats_of_scope(counted, step);
         cr_assert_eq(st.peak_bytes, first.peak_bytes, "step %d", token);
         cr_assert_eq(st.slab_bytes, first.slab_bytes, "step %d", token);
         cr_assert_eq(st.grow_events, first.grow_events, "step %d", token);
         cr_assert_eq(st.generation, (uint64_t)token + 1);
     }
-    OK(tl_scope_close(step));
+    OK(tl_scope_close(counted, step));
     tl_context_destroy(counted);
     cr_assert_eq(counter.allocs, counter.frees, "every allocation freed");
     cr_assert_eq(counter.live_bytes, 0);
@@ -244,7 +244,7 @@ Test(scopes, every_byte_comes_from_the_allocator) {
     cr_assert_gt(counter.allocs, 0, "the context itself is allocated through it");
     tl_tensor t;
     OK(tl_tensor_ones(counted, TL_F64, 1, shape_1k, &t));
-    tl_scope *s;
+    tl_scope s;
     OK(tl_scope_open(counted, "named", 1000, &s));
     OK(tl_tensor_ones(counted, TL_F64, 1, shape_1k, &t));
     tl_context_destroy(counted); /* scope and ambient tensor left for destroy */

@@ -17,7 +17,7 @@ unset LD_LIBRARY_PATH MONO_PATH
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/suite"
-cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build/libtensorlife.so.0" "$work/suite/"
+cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build"/libtensorlife.so.[0-9] "$work/suite/"
 mcs -nologo -warnaserror -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs"
 if [ "${2:-}" = "--bench" ]; then mono "$work/suite/Test.exe" --bench; exit 0; fi
 echo "csharp: the suite"

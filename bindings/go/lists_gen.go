@@ -62,3 +62,6 @@ const (
 	Grow  Growth = 0
 	Fixed Growth = 1
 )
+
+// BindingABIVersion is the TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
+const BindingABIVersion = 1

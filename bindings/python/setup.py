@@ -1,6 +1,6 @@
 """Builds the extension and the C library it ships with.
 
-The C++ core is built from this checkout (two folders up) with CMake, and libtensorlife.so.0
+The C++ core is built from this checkout (two folders up) with CMake, and libtensorlife.so.N
 is put in the package beside the SWIG extension, which finds it through RPATH $ORIGIN: the
 wheel needs no installed tensorlife, no LD_LIBRARY_PATH and no PYTHONPATH."""
 import os
@@ -37,7 +37,8 @@ class BuildWithCore(build_ext):
         super().run()
         # The library beside the extension, under its SONAME (what the extension asks for).
         dest = pathlib.Path(self.get_ext_fullpath(ext.name)).parent
-        shutil.copy2(core / "libtensorlife.so.0", dest / "libtensorlife.so.0")
+        soname = next(core.glob("libtensorlife.so.[0-9]")).name  # libtensorlife.so.<TL_ABI_VERSION>
+        shutil.copy2(core / soname, dest / soname)
 
 
 setup(

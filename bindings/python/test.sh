@@ -35,7 +35,7 @@ $python -m build --wheel --no-isolation --outdir "$work/dist" "$here" >"$work/bu
   { cat "$work/build.log"; exit 1; }
 wheel=$(ls "$work"/dist/tensorlife-*.whl)
 unzip -l "$wheel" > "$work/wheel.list"  # (not piped into grep -q: under pipefail its early exit fails unzip)
-grep -q "tensorlife/libtensorlife.so.0" "$work/wheel.list" || { echo "the wheel lacks libtensorlife.so.0"; exit 1; }
+grep -q "tensorlife/libtensorlife.so.[0-9]" "$work/wheel.list" || { echo "the wheel lacks libtensorlife.so.N"; exit 1; }
 (mkdir "$work/unpacked" && cd "$work/unpacked" && unzip -q "$wheel")
 runpath=$(readelf -d "$work"/unpacked/tensorlife/_tensorlife*.so | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
 [ "$runpath" = '$ORIGIN' ] || { echo "python: the wheel's extension RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
@@ -43,10 +43,11 @@ $python -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index "$wheel"
 mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$work/empty/"
 # The build tree's library out of reach: the wheel must bring its own.
-mv "$build/libtensorlife.so.0" "$build/libtensorlife.so.0.hidden"
-trap 'mv "$build/libtensorlife.so.0.hidden" "$build/libtensorlife.so.0"; rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
+soname=$(basename "$build"/libtensorlife.so.[0-9])
+mv "$build/$soname" "$build/$soname.hidden"
+trap 'mv "$build/$soname.hidden" "$build/$soname"; rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
 (cd "$work/empty" && "$work/venv/bin/python" scenario.py)
-mv "$build/libtensorlife.so.0.hidden" "$build/libtensorlife.so.0"
+mv "$build/$soname.hidden" "$build/$soname"
 trap 'rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
 
 echo "python: pip install --no-build-isolation of the source folder, in a fresh virtual environment"

@@ -267,8 +267,8 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
     if (logits) TL_CHECK(tl_tensor_read(ctx, lg, logits, sizeof(float) * (size_t)m->cfg.vocab));
     if (d->mode == MODE_SCOPED) {
         d->last_step.struct_size = sizeof d->last_step;
-        TL_CHECK(tl_scope_stats_get(d->step_scope, &d->last_step));
-        TL_CHECK(tl_scope_reset(d->step_scope));
+        TL_CHECK(tl_scope_stats_get(ctx, d->step_scope, &d->last_step));
+        TL_CHECK(tl_scope_reset(ctx, d->step_scope));
     } else {
         for (int i = d->made_count - 1; i >= 0; --i) TL_CHECK(tl_tensor_free(ctx, d->made[i]));
         d->made_count = 0;
@@ -278,8 +278,8 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
 
 void decoder_close(decoder *d) {
     if (d->mode == MODE_SCOPED) {
-        TL_CHECK(tl_scope_close(d->step_scope));
-        TL_CHECK(tl_scope_close(d->cache_scope));
+        TL_CHECK(tl_scope_close(d->ctx, d->step_scope));
+        TL_CHECK(tl_scope_close(d->ctx, d->cache_scope));
     } else {
         for (int l = 0; l < d->m->cfg.layers; ++l) {
             TL_CHECK(tl_tensor_free(d->ctx, d->k_cache[l]));

@@ -35,7 +35,7 @@ typedef struct decoder {
     tl_context *ctx;
     const model *m;
     memory_mode mode;
-    tl_scope *cache_scope, *step_scope;
+    tl_scope cache_scope, step_scope;
     tl_tensor *k_cache, *v_cache; /* [tokens, d_model] per layer */
     tl_tensor *made;              /* ambient mode: what this step made */
     float *mask_row;              /* host buffer for the step's causal mask */

@@ -26,7 +26,7 @@ tl_status finish(Memory &memory, cJSON *j, char **out) {
     return TL_OK;
 }
 
-void add_scope(cJSON *o, const tl_scope &s) {
+void add_scope(cJSON *o, const tl::Scope &s) {
     cJSON_AddStringToObject(o, "name", s.name.c_str());
     cJSON_AddNumberToObject(o, "id", double(s.epoch.id));
     cJSON_AddNumberToObject(o, "depth", s.depth);
@@ -93,7 +93,7 @@ bool value_of(const cJSON *j, double *v) {
 
 }  // namespace
 
-tl_status scope_stats_json(const tl_scope &scope, char **out) {
+tl_status scope_stats_json(const tl::Scope &scope, char **out) {
     JsonPtr root(cJSON_CreateObject());
     if (!root) return fail(TL_E_OUT_OF_MEMORY, "no memory for JSON");
     add_scope(root.get(), scope);
@@ -105,7 +105,7 @@ tl_status context_report_json(tl_context &ctx, char **out) {
     if (!root) return fail(TL_E_OUT_OF_MEMORY, "no memory for JSON");
     cJSON *scopes = cJSON_AddArrayToObject(root.get(), "scopes");
     size_t slab_total = 0;
-    ctx.for_each_open_scope([&](const tl_scope &s) {
+    ctx.for_each_open_scope([&](const tl::Scope &s) {
         cJSON *o = cJSON_CreateObject();
         add_scope(o, s);
         cJSON_AddItemToArray(scopes, o);

@@ -4,7 +4,7 @@
 
 namespace tl {
 
-tl_status scope_stats_json(const tl_scope &scope, char **out);
+tl_status scope_stats_json(const tl::Scope &scope, char **out);
 tl_status context_report_json(tl_context &ctx, char **out);
 tl_status tensor_to_json(tl_context &ctx, tl_tensor t, char **out);
 tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out);

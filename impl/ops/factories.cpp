@@ -59,10 +59,11 @@ tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
     return TL_OK;
 }
 
-tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *out) {
+tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope target_handle, tl_tensor *out) {
     Resolved r;
     TL_TRY(ctx.resolve(t, &r));
-    if (target) TL_TRY(ctx.check_scope(target));
+    Scope *target = nullptr;  // ambient for handle 0
+    if (target_handle.bits) TL_TRY(ctx.find_scope(target_handle, &target));
     NewTensor made;
     TL_TRY(ctx.make_tensor(target, r.view.dtype, r.view.ndim, r.view.shape, &made));
     const View &v = made.view;

@@ -12,7 +12,7 @@ tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *sh
 tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,
                   tl_tensor *out);
 tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes);
-tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope *target, tl_tensor *out);
+tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope target, tl_tensor *out);
 
 tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor a, tl_tensor b, tl_tensor *out);
 tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor a, tl_tensor *out);

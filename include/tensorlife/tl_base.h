@@ -9,7 +9,7 @@
 #define TL_VERSION_MINOR 1
 #define TL_VERSION_PATCH 0
 /* Bumped on every incompatible change of the ABI; tl_abi_version() returns the library's value. */
-#define TL_ABI_VERSION 0
+#define TL_ABI_VERSION 1
 /* Largest tensor rank. */
 #define TL_MAX_DIMS 8
 /* Deepest scope nesting per context (open scopes at once). */

@@ -62,10 +62,20 @@ TL_API void tl_context_destroy(tl_context *ctx);
 /* Scopes nest as a stack per context; the innermost open one is current and receives every
  * factory and op output.  With none open, outputs are ambient (individually freed) tensors.
  *
- * A tl_scope pointer stays addressable for the life of its context but refers to a nesting depth:
- * after tl_scope_close, calls on it fail with TL_E_INVALID_HANDLE until another scope is opened at
- * the same depth, which it then denotes.  Do not keep closed scope pointers. */
-typedef struct tl_scope tl_scope;
+ * A value handle, as tl_tensor is: the scope's depth and the process-unique generation it was
+ * opened with.  Once the scope is closed, every call given the handle fails with
+ * TL_E_INVALID_HANDLE (naming the closed scope) whatever opens after it, at any depth, in any
+ * context; another context's handle is TL_E_INVALID_HANDLE too.  bits == 0 is "no scope": the
+ * ambient target where a call takes one (tl_tensor_retain, tl_scope_current). */
+typedef struct tl_scope {
+    uint64_t bits;
+} tl_scope;
+/* The handle that names no scope (the ambient target). */
+#ifdef __cplusplus
+#define TL_NO_SCOPE (tl_scope{0})
+#else
+#define TL_NO_SCOPE ((tl_scope){0})
+#endif
 
 /* The sentinels are no growth modes: they make the enum span int32 (see tl_dtype). */
 typedef enum tl_growth {
@@ -89,14 +99,13 @@ typedef struct tl_scope_options {
 #define TL_SCOPE_OPTIONS_INIT {sizeof(tl_scope_options), TL_GROW, 0, 0}
 
 /* name is copied; NULL is TL_E_INVALID_ARGUMENT.  tl_scope_open is open_ex with TL_GROW. */
-TL_API tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope **out);
-TL_API tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts,
-                                  tl_scope **out);
+TL_API tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope *out);
+TL_API tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_options *opts, tl_scope *out);
 /* Every tensor placed in the scope dies; the generation goes up by one; the slab is kept (and
  * TL_GROW chunks are merged into one slab of the high-water size).  Innermost scope only. */
-TL_API tl_status tl_scope_reset(tl_scope *scope);
+TL_API tl_status tl_scope_reset(tl_context *ctx, tl_scope scope);
 /* Reset, free the slab and tables, pop the scope.  Innermost scope only. */
-TL_API tl_status tl_scope_close(tl_scope *scope);
+TL_API tl_status tl_scope_close(tl_context *ctx, tl_scope scope);
 
 typedef struct tl_scope_stats {
     uint32_t struct_size;    /* set by the caller to sizeof(tl_scope_stats): TL_SCOPE_STATS_INIT */
@@ -113,12 +122,13 @@ typedef struct tl_scope_stats {
  * bindings list them from here). */
 #define TL_SCOPE_STATS_FIELDS(X) \
     X(generation) X(slab_bytes) X(used_bytes) X(peak_bytes) X(overflow_bytes) X(grow_events) X(live_tensors)
-TL_API tl_status tl_scope_stats_get(const tl_scope *scope, tl_scope_stats *out);
+TL_API tl_status tl_scope_stats_get(tl_context *ctx, tl_scope scope, tl_scope_stats *out);
 
-/* The scope's name (valid while it is open), or NULL for a closed scope. */
-TL_API const char *tl_scope_name(const tl_scope *scope);
-/* The current (innermost open) scope, or NULL when the current target is ambient. */
-TL_API tl_status tl_scope_current(tl_context *ctx, tl_scope **out);
+/* The scope's name (valid while it is open), or NULL for a handle that names no open scope of
+ * ctx (closed, another context's, never issued): asking never fails and sets no error. */
+TL_API const char *tl_scope_name(tl_context *ctx, tl_scope scope);
+/* The current (innermost open) scope, or {0} when the current target is ambient. */
+TL_API tl_status tl_scope_current(tl_context *ctx, tl_scope *out);
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,7 @@ TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, c
 
 /* ---- JSON ------------------------------------------------------------------------------------
  * Returned strings are NUL-terminated and owned by the caller: free them with tl_string_free. */
-TL_API tl_status tl_scope_stats_json(const tl_scope *scope, char **out);
+TL_API tl_status tl_scope_stats_json(tl_context *ctx, tl_scope scope, char **out);
 /* Every open scope (outermost first), the ambient store's totals, and the context's counters. */
 TL_API tl_status tl_context_report_json(tl_context *ctx, char **out);
 /* JSON texts of tensors are bounded: to_json refuses (TL_E_INVALID_ARGUMENT) a tensor whose

@@ -78,8 +78,8 @@ typedef struct tl_tensor_info {
 TL_API tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out);
 
 /* The one way out of a scope: copies t (contiguous) into target, an open scope of ctx, or into
- * ambient when target is NULL. */
-TL_API tl_status tl_tensor_retain(tl_context *ctx, tl_tensor t, tl_scope *target, tl_tensor *out);
+ * ambient when target.bits is 0. */
+TL_API tl_status tl_tensor_retain(tl_context *ctx, tl_tensor t, tl_scope target, tl_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -42,8 +42,10 @@ struct Machine {
     tl_context *ctx[2] = {};
     uint32_t serial[2] = {};  // which context a slot holds now (each new context a new serial)
     uint32_t next_serial = 1;
-    tl_scope *scopes[2][6] = {};
+    tl_scope scopes[2][6] = {};
     int depth[2] = {};
+    tl_scope closed[4] = {};  // scopes closed last (of either context): stale for ever
+    uint32_t closed_count = 0;
     tl_tensor handles[kHandles] = {};
     uint32_t owner[kHandles] = {};  // the serial of the context that issued each handle
     bool foreign_used = false;      // the current call was given another context's handle
@@ -161,19 +163,28 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             if (m.depth[c] == 6) break;
             tl_scope_options o{sizeof o, (in.byte() & 1) ? TL_FIXED : TL_GROW, size_t(in.byte()) * 64,
                                (in.byte() & 1) ? size_t(in.byte()) * 256 : 0};
-            tl_scope *s = nullptr;
+            tl_scope s{};
             st = tl_scope_open_ex(ctx, "fuzz", &o, &s);
             if (st == TL_OK) m.scopes[c][m.depth[c]++] = s;
             break;
         }
-        case 1:
-            if (m.depth[c]) st = tl_scope_reset(m.scopes[c][(in.byte() % m.depth[c])]);
+        case 1: {
+            const uint8_t how = in.byte();
+            const tl_scope stale = m.closed[how % 4];
+            if (stale.bits && (how & 4)) {  // a closed scope's handle, whatever opened since: refused
+                const tl_status got = (how & 8) ? tl_scope_reset(ctx, stale) : tl_scope_close(ctx, stale);
+                if (got != TL_E_INVALID_HANDLE || tl_scope_name(ctx, stale)) std::abort();
+                st = got;
+            } else if (m.depth[c]) {
+                st = tl_scope_reset(ctx, m.scopes[c][(how % m.depth[c])]);
+            }
             break;
+        }
         case 2:
             if (m.depth[c]) {
                 const int which = in.byte() % m.depth[c];
-                st = tl_scope_close(m.scopes[c][which]);
-                if (st == TL_OK) --m.depth[c];
+                st = tl_scope_close(ctx, m.scopes[c][which]);
+                if (st == TL_OK) m.closed[m.closed_count++ % 4] = m.scopes[c][--m.depth[c]];
             }
             break;
         case 3: case 4: {  // factories
@@ -239,7 +250,7 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
         case 24: st = tl_gather_rows(ctx, m.pick(in, c), m.pick(in, c), &out); break;
         case 25: st = tl_copy_into(ctx, m.pick(in, c), m.pick(in, c)); check(st, kSentinel); check_foreign(m, st); return;
         case 26: {
-            tl_scope *target = m.depth[c] ? m.scopes[c][in.byte() % m.depth[c]] : nullptr;
+            const tl_scope target = m.depth[c] ? m.scopes[c][in.byte() % m.depth[c]] : TL_NO_SCOPE;
             st = tl_tensor_retain(ctx, m.pick(in, c), target, &out);
             break;
         }
@@ -332,7 +343,7 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             if (m.depth[c]) {
                 tl_scope_stats stats{};
                 stats.struct_size = sizeof stats;
-                check(tl_scope_stats_get(m.scopes[c][m.depth[c] - 1], &stats), kSentinel);
+                check(tl_scope_stats_get(ctx, m.scopes[c][m.depth[c] - 1], &stats), kSentinel);
             }
             char *text = nullptr;
             check(tl_context_report_json(ctx, &text), kSentinel);

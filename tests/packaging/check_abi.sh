@@ -8,8 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lib="$1"
-baseline="$root/capi/abi/libtensorlife.so.0.abi"
 abi=$(sed -n 's/^#define TL_ABI_VERSION \([0-9]*\)$/\1/p' "$root/include/tensorlife/tl_base.h")
+# The baseline of the current ABI number; a bump starts a new one (the old file is deleted).
+baseline="$root/capi/abi/libtensorlife.so.$abi.abi"
+[ -f "$baseline" ] || { echo "abi: no baseline $baseline: write it with scripts/abi_dump.sh"; exit 1; }
 soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
 [ "$soname" = "libtensorlife.so.$abi" ] || { echo "abi: SONAME $soname does not match TL_ABI_VERSION $abi"; exit 1; }
 base_soname=$(sed -n "1s/.*soname='\([^']*\)'.*/\1/p" "$baseline")

@@ -29,7 +29,7 @@ static void *decode(void *arg) {
     TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s1, w1, sizeof w1, &t1));
     TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, s2, w2, sizeof w2, &t2));
     TL_CHECK(tl_tensor_wrap(ctx, TL_F32, 2, sh, head, sizeof head, &th));
-    tl_scope *step;
+    tl_scope step;
     TL_CHECK(tl_scope_open(ctx, "thread-step", 0, &step));
     int32_t token = 3;
     const int64_t one = 1;
@@ -47,9 +47,9 @@ static void *decode(void *arg) {
         TL_CHECK(tl_argmax(ctx, p, -1, &best));
         TL_CHECK(tl_tensor_read(ctx, best, &token, sizeof token));
         r->tokens[i] = token;
-        TL_CHECK(tl_scope_reset(step));
+        TL_CHECK(tl_scope_reset(ctx, step));
     }
-    TL_CHECK(tl_scope_close(step));
+    TL_CHECK(tl_scope_close(ctx, step));
     tl_context_destroy(ctx); /* frees the handles, never the shared buffers */
     return NULL;
 }

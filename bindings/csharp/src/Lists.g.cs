@@ -97,4 +97,10 @@ namespace TensorLife {
     Grow = 0,
     Fixed = 1
   }
+
+  /// <summary>What this binding was made for.</summary>
+  public static class BindingInfo {
+    /// <summary>The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.</summary>
+    public const int AbiVersion = 1;
+  }
 }

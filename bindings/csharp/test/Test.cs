@@ -212,7 +212,7 @@ static class Test {
     }
 
     static void WholeApi() {
-        Check(Context.AbiVersion == 0, "abi version");
+        Check(Context.AbiVersion == BindingInfo.AbiVersion, "abi version");
         Context.BlasThreads = 1;
         Check(Context.BlasThreads == 1, "blas threads");
         Throws<InvalidArgumentException>(() => Context.BlasThreads = 0, "0 blas threads");

@@ -1,3 +1,4 @@
+import org.tensorlife.BindingInfo;
 import org.tensorlife.Context;
 import org.tensorlife.Scope;
 import org.tensorlife.Tensor;
@@ -228,7 +229,7 @@ public final class TensorLifeTest {
     }
 
     static void wholeApi() throws Exception {
-        check(Context.abiVersion() == 0, "abi version");
+        check(Context.abiVersion() == BindingInfo.ABI_VERSION, "abi version");
         Context.setBlasThreads(1);
         check(Context.blasThreads() == 1, "blas threads");
         try {

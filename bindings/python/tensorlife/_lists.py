@@ -94,4 +94,7 @@ I32 = 3
 GROW = 0
 FIXED = 1
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'F32', 'F64', 'I32', 'GROW', 'FIXED']
+# The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
+BINDING_ABI_VERSION = 1
+
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'F32', 'F64', 'I32', 'GROW', 'FIXED', 'BINDING_ABI_VERSION']

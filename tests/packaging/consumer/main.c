@@ -9,7 +9,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     tl_context *ctx;
-    tl_scope *step;
+    tl_scope step;
     if (tl_context_create(NULL, &ctx) != TL_OK) return 1;
     if (tl_scope_open(ctx, "consumer", 4096, &step) != TL_OK) return 2;
     const int64_t shape[2] = {2, 2};
@@ -20,10 +20,10 @@ int main(int argc, char **argv) {
     if (tl_matmul(ctx, x, x, &y) != TL_OK) return 4;
     if (tl_tensor_read(ctx, y, got, sizeof got) != TL_OK) return 5;
     if (got[0] != 7 || got[1] != 10 || got[2] != 15 || got[3] != 22) return 6;
-    tl_scope_reset(step);
+    tl_scope_reset(ctx, step);
     if (tl_tensor_read(ctx, y, got, sizeof got) != TL_E_STORAGE_CLOSED) return 7;
     printf("consumer ok: tensorlife %s, %s\n", tl_version_string(), tl_last_error());
-    tl_scope_close(step);
+    tl_scope_close(ctx, step);
     tl_context_destroy(ctx);
     return 0;
 }

@@ -191,25 +191,17 @@ static void* Swig_malloc(int c) {
 
 enum { TLB_MESSAGE_BYTES = 1024 };
 
-typedef struct tlb_scope_slot {
-    tl_scope *scope;
-    uint64_t serial; /* 0: no scope open at this depth */
-} tlb_scope_slot;
-
 typedef struct tlb_ctx {
     pthread_mutex_t lock;
     long refs;          /* under refs_lock: the language's Context plus each live Scope object */
     tl_context *ctx;    /* NULL once closed */
     int status;         /* of the last failure; changed only by failures */
     char message[TLB_MESSAGE_BYTES];
-    int depth;          /* scopes open now */
-    uint64_t next_serial;
-    tlb_scope_slot scopes[TL_MAX_SCOPE_DEPTH];
 } tlb_ctx;
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", 0, 0, {{NULL, 0}}};
+static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, ""};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
@@ -237,11 +229,6 @@ static int tlb_leave(tlb_ctx *x, int rc) {
     return rc;
 }
 static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
-/* A failure tlb_scope_of already recorded: unlock, return its status. */
-static int tlb_refused(tlb_ctx *x) {
-    pthread_mutex_unlock(&x->lock);
-    return x->status;
-}
 /* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
 static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
     va_list ap;
@@ -264,26 +251,9 @@ static void tlb_unref(tlb_ctx *x) {
     free(x);
 }
 
-/* A scope token: serial << 5 | depth (depth < 32). */
-static uint64_t tlb_token(int depth, uint64_t serial) { return serial << 5 | (uint64_t)depth; }
-
-/* The open scope a token names, or NULL with the failure recorded (the lock is kept). */
-static tl_scope *tlb_scope_of(tlb_ctx *x, uint64_t token) {
-    int depth = (int)(token & 31);
-    uint64_t serial = token >> 5;
-    if (serial && depth < x->depth && x->scopes[depth].serial == serial) return x->scopes[depth].scope;
-    tlb_set(x, TL_E_INVALID_HANDLE, "the scope is closed");
-    return NULL;
-}
-
-/* tlb_enter, then the open scope the token names: the record locked and *s set, or NULL with
- * the failure recorded and nothing locked. */
-static tlb_ctx *tlb_enter_scope(uint64_t c, uint64_t token, tl_scope **s) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    if ((*s = tlb_scope_of(x, token))) return x;
-    pthread_mutex_unlock(&x->lock);
-    return NULL;
+static tl_scope tlb_scope_at(uint64_t token) {
+    tl_scope s = {token};
+    return s;
 }
 
 static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : dt == TL_F64 ? "f64" : dt == TL_I32 ? "i32" : "?"; }
@@ -346,7 +316,6 @@ uint64_t tlb_context_new(void) {
     }
     pthread_mutex_init(&x->lock, NULL);
     x->refs = 1;
-    x->next_serial = 1;
     return (uint64_t)(uintptr_t)x;
 }
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
@@ -357,7 +326,6 @@ void tlb_context_close(uint64_t c) {
     pthread_mutex_lock(&x->lock);
     tl_context_destroy(x->ctx);
     x->ctx = NULL;
-    x->depth = 0;
     pthread_mutex_unlock(&x->lock);
 }
 /* The language's Context is gone (closed or collected): drops its reference. */
@@ -384,29 +352,19 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
     o.growth = (tl_growth)growth;
     o.slab_bytes = (size_t)slab_bytes;
     o.max_bytes = (size_t)max_bytes;
-    tl_scope *s = NULL;
+    tl_scope s = {0};
     int rc = tl_scope_open_ex(x->ctx, name, &o, &s);
-    if (rc != TL_OK) return tlb_leave(x, rc), 0;
-    int depth = x->depth++;
-    uint64_t serial = x->next_serial++;
-    x->scopes[depth].scope = s;
-    x->scopes[depth].serial = serial;
-    tlb_leave(x, TL_OK);
-    return tlb_token(depth, serial);
+    return tlb_leave(x, rc) == TL_OK ? s.bits : 0;
 }
 int tlb_scope_reset(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    return tlb_leave(x, tl_scope_reset(s));
+    return tlb_leave(x, tl_scope_reset(x->ctx, tlb_scope_at(token)));
 }
 int tlb_scope_close(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    int rc = tl_scope_close(s);
-    if (rc == TL_OK) x->scopes[--x->depth].serial = 0; /* only the innermost closes */
-    return tlb_leave(x, rc);
+    return tlb_leave(x, tl_scope_close(x->ctx, tlb_scope_at(token)));
 }
 /* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
 void tlb_scope_hold(uint64_t c) {
@@ -421,25 +379,21 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
     pthread_mutex_lock(&x->lock);
-    int depth = (int)(token & 31);
-    if (x->ctx && depth == x->depth - 1 && x->scopes[depth].serial == token >> 5 &&
-        tl_scope_close(x->scopes[depth].scope) == TL_OK)
-        x->scopes[--x->depth].serial = 0;
+    if (x->ctx) (void)tl_scope_close(x->ctx, tlb_scope_at(token)); /* refused unless open and innermost */
     pthread_mutex_unlock(&x->lock);
     tlb_unref(x);
 }
 /* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
  * grow events, live tensors. */
 int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
 #define TLB_ONE(field) +1
     enum { fields = 0 TL_SCOPE_STATS_FIELDS(TLB_ONE) };
 #undef TLB_ONE
     if (nstats < (size_t)fields) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "scope stats need %d slots", (int)fields);
     tl_scope_stats st = TL_SCOPE_STATS_INIT;
-    int rc = tl_scope_stats_get(s, &st);
+    int rc = tl_scope_stats_get(x->ctx, tlb_scope_at(token), &st);
     if (rc == TL_OK) {
         int i = 0;
 #define TLB_STAT(field) stats[i++] = (uint64_t)st.field;
@@ -449,18 +403,21 @@ int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) 
     return tlb_leave(x, rc);
 }
 char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
     char *json = NULL;
-    return tlb_leave(x, tl_scope_stats_json(s, &json)) == TL_OK ? json : NULL;
+    return tlb_leave(x, tl_scope_stats_json(x->ctx, tlb_scope_at(token), &json)) == TL_OK ? json : NULL;
 }
 /* The name of an open scope (copied out), or NULL with the failure recorded. */
 const char *tlb_scope_name(uint64_t c, uint64_t token) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;
-    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", tl_scope_name(s));
+    const char *name = tl_scope_name(x->ctx, tlb_scope_at(token));
+    if (!name) {
+        tlb_refuse(x, TL_E_INVALID_HANDLE, "the scope is closed, or not this context's");
+        return NULL;
+    }
+    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", name);
     tlb_leave(x, TL_OK);
     return tlb_message_copy;
 }
@@ -468,9 +425,8 @@ const char *tlb_scope_name(uint64_t c, uint64_t token) {
 int64_t tlb_scope_current(uint64_t c) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return -1;
-    int64_t token = x->depth ? (int64_t)tlb_token(x->depth - 1, x->scopes[x->depth - 1].serial) : 0;
-    tlb_leave(x, TL_OK);
-    return token;
+    tl_scope s = {0};
+    return tlb_leave(x, tl_scope_current(x->ctx, &s)) == TL_OK ? (int64_t)s.bits : -1;
 }
 
 /* ---- tensors ------------------------------------------------------------------------------- */
@@ -571,8 +527,7 @@ int tlb_free(uint64_t c, uint64_t bits) {
 uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_scope *target = NULL;
-    if (token && !(target = tlb_scope_of(x, token))) return tlb_refused(x), 0;
+    tl_scope target = tlb_scope_at(token);
     tl_tensor t = {bits}, r = {0};
     return tlb_leave_bits(x, tl_tensor_retain(x->ctx, t, target, &r), r);
 }
@@ -728,16 +683,16 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
  * (tl_add straight on the library, a reset every 256), in one call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
-    tl_scope *s;
-    tlb_ctx *x = tlb_enter_scope(c, token, &s);
+    tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
+    tl_scope s = tlb_scope_at(token);
     tl_tensor ta = {a}, tb = {b}, r;
     int rc = TL_OK;
     for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
         rc = tl_add(x->ctx, ta, tb, &r);
-        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(s);
+        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(x->ctx, s);
     }
-    if (rc == TL_OK) rc = tl_scope_reset(s);
+    if (rc == TL_OK) rc = tl_scope_reset(x->ctx, s);
     return tlb_leave(x, rc);
 }
 
@@ -745,7 +700,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_b7eea53dc6928a37(void *_swig_go_0) {
+void _wrap_Swig_free_raw_8d498dff30a34d55(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -755,7 +710,7 @@ void _wrap_Swig_free_raw_b7eea53dc6928a37(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_b7eea53dc6928a37(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_8d498dff30a34d55(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -768,7 +723,7 @@ void *_wrap_Swig_malloc_raw_b7eea53dc6928a37(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_b7eea53dc6928a37(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_8d498dff30a34d55(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -781,7 +736,7 @@ _gostring_ _wrap_tlb_status_string_raw_b7eea53dc6928a37(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_b7eea53dc6928a37() {
+_gostring_ _wrap_tlb_version_raw_8d498dff30a34d55() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -792,7 +747,7 @@ _gostring_ _wrap_tlb_version_raw_b7eea53dc6928a37() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_b7eea53dc6928a37() {
+intgo _wrap_tlb_abi_version_raw_8d498dff30a34d55() {
   int result;
   intgo _swig_go_result;
   
@@ -803,7 +758,7 @@ intgo _wrap_tlb_abi_version_raw_b7eea53dc6928a37() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_b7eea53dc6928a37(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_8d498dff30a34d55(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -816,7 +771,7 @@ intgo _wrap_tlb_set_blas_threads_raw_b7eea53dc6928a37(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_b7eea53dc6928a37() {
+intgo _wrap_tlb_blas_threads_raw_8d498dff30a34d55() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +782,7 @@ intgo _wrap_tlb_blas_threads_raw_b7eea53dc6928a37() {
 }
 
 
-intgo _wrap_tlb_status_raw_b7eea53dc6928a37(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -840,7 +795,7 @@ intgo _wrap_tlb_status_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_b7eea53dc6928a37(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -853,7 +808,7 @@ _gostring_ _wrap_tlb_message_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_b7eea53dc6928a37() {
+long long _wrap_tlb_context_new_raw_8d498dff30a34d55() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -864,7 +819,7 @@ long long _wrap_tlb_context_new_raw_b7eea53dc6928a37() {
 }
 
 
-void _wrap_tlb_context_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -874,7 +829,7 @@ void _wrap_tlb_context_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_b7eea53dc6928a37(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -884,7 +839,7 @@ void _wrap_tlb_context_release_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -910,7 +865,7 @@ long long _wrap_tlb_scope_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -925,7 +880,7 @@ intgo _wrap_tlb_scope_reset_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -940,7 +895,7 @@ intgo _wrap_tlb_scope_close_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_b7eea53dc6928a37(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -950,7 +905,7 @@ void _wrap_tlb_scope_hold_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -962,7 +917,7 @@ void _wrap_tlb_scope_release_raw_b7eea53dc6928a37(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -983,7 +938,7 @@ intgo _wrap_tlb_scope_stats_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -999,7 +954,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_b7eea53dc6928a37(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1014,7 +969,7 @@ _gostring_ _wrap_tlb_scope_name_raw_b7eea53dc6928a37(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_b7eea53dc6928a37(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1027,7 +982,7 @@ long long _wrap_tlb_scope_current_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1052,7 +1007,7 @@ long long _wrap_tlb_from_f32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1077,7 +1032,7 @@ long long _wrap_tlb_from_f64_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1102,7 +1057,7 @@ long long _wrap_tlb_from_i32_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1127,7 +1082,7 @@ long long _wrap_tlb_fill_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1152,7 +1107,7 @@ long long _wrap_tlb_wrap_raw_b7eea53dc6928a37(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1173,7 +1128,7 @@ intgo _wrap_tlb_read_f32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1194,7 +1149,7 @@ intgo _wrap_tlb_read_f64_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1215,7 +1170,7 @@ intgo _wrap_tlb_read_i32_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1236,7 +1191,7 @@ intgo _wrap_tlb_info_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1251,7 +1206,7 @@ _gostring_ _wrap_tlb_storage_raw_b7eea53dc6928a37(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1266,7 +1221,7 @@ intgo _wrap_tlb_free_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1283,7 +1238,7 @@ long long _wrap_tlb_retain_raw_b7eea53dc6928a37(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1300,7 +1255,7 @@ long long _wrap_tlb_matmul_raw_b7eea53dc6928a37(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1317,7 +1272,7 @@ long long _wrap_tlb_add_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1334,7 +1289,7 @@ long long _wrap_tlb_sub_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1351,7 +1306,7 @@ long long _wrap_tlb_mul_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1368,7 +1323,7 @@ long long _wrap_tlb_div_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1385,7 +1340,7 @@ long long _wrap_tlb_gather_rows_raw_b7eea53dc6928a37(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1400,7 +1355,7 @@ long long _wrap_tlb_relu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1415,7 +1370,7 @@ long long _wrap_tlb_gelu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1430,7 +1385,7 @@ long long _wrap_tlb_silu_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1445,7 +1400,7 @@ long long _wrap_tlb_exp_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1460,7 +1415,7 @@ long long _wrap_tlb_tanh_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1475,7 +1430,7 @@ long long _wrap_tlb_contiguous_raw_b7eea53dc6928a37(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1494,7 +1449,7 @@ long long _wrap_tlb_rmsnorm_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1515,7 +1470,7 @@ long long _wrap_tlb_layernorm_raw_b7eea53dc6928a37(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1534,7 +1489,7 @@ long long _wrap_tlb_sum_raw_b7eea53dc6928a37(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1553,7 +1508,7 @@ long long _wrap_tlb_mean_raw_b7eea53dc6928a37(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1570,7 +1525,7 @@ long long _wrap_tlb_argmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1587,7 +1542,7 @@ long long _wrap_tlb_softmax_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1604,7 +1559,7 @@ long long _wrap_tlb_scale_raw_b7eea53dc6928a37(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1627,7 +1582,7 @@ long long _wrap_tlb_attention_raw_b7eea53dc6928a37(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1648,7 +1603,7 @@ long long _wrap_tlb_slice_raw_b7eea53dc6928a37(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1667,7 +1622,7 @@ long long _wrap_tlb_transpose_raw_b7eea53dc6928a37(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1688,7 +1643,7 @@ long long _wrap_tlb_reshape_raw_b7eea53dc6928a37(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1709,7 +1664,7 @@ long long _wrap_tlb_concat_raw_b7eea53dc6928a37(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1726,7 +1681,7 @@ intgo _wrap_tlb_copy_into_raw_b7eea53dc6928a37(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1746,7 +1701,7 @@ long long _wrap_tlb_st_open_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1766,7 +1721,7 @@ long long _wrap_tlb_st_map_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1786,7 +1741,7 @@ intgo _wrap_tlb_st_maps_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_b7eea53dc6928a37(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1799,7 +1754,7 @@ long long _wrap_tlb_st_count_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1814,7 +1769,7 @@ _gostring_ _wrap_tlb_st_name_raw_b7eea53dc6928a37(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1836,7 +1791,7 @@ long long _wrap_tlb_st_get_raw_b7eea53dc6928a37(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1846,7 +1801,7 @@ void _wrap_tlb_st_close_raw_b7eea53dc6928a37(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1879,7 +1834,7 @@ intgo _wrap_tlb_safetensors_save_raw_b7eea53dc6928a37(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_b7eea53dc6928a37(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_8d498dff30a34d55(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1893,7 +1848,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_b7eea53dc6928a37(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1909,7 +1864,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_b7eea53dc6928a37(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_b7eea53dc6928a37(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1929,7 +1884,7 @@ long long _wrap_tlb_tensor_from_json_raw_b7eea53dc6928a37(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_b7eea53dc6928a37(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

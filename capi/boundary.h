@@ -5,8 +5,8 @@
 #include <exception>
 #include <new>
 
-#include "../impl/context.h"
-#include "../impl/error.h"
+#include "core/context.h"
+#include "core/error.h"
 
 namespace tl {
 

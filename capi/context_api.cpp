@@ -1,6 +1,5 @@
 // Contexts and scopes.
-#include <cblas.h>
-
+#include "blas/blas.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
 
@@ -95,11 +94,11 @@ tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor) 
 
 tl_status tl_set_blas_threads(int threads) {
     if (threads < 1) return fail(TL_E_INVALID_ARGUMENT, "BLAS threads must be at least 1, not %d", threads);
-    openblas_set_num_threads(threads);
+    tl::blas::set_threads(threads);
     return TL_OK;
 }
 
-int tl_blas_threads(void) { return openblas_get_num_threads(); }
+int tl_blas_threads(void) { return tl::blas::threads(); }
 
 tl_status tl_scope_current(tl_context *ctx, tl_scope *out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {

@@ -1,7 +1,7 @@
 // safetensors and JSON.
-#include "../impl/io/json.h"
-#include "../impl/owned_string.h"
-#include "../impl/io/safetensors.h"
+#include "io/json.h"
+#include "core/owned_string.h"
+#include "io/safetensors.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
 

@@ -1,5 +1,5 @@
 // The eager ops: each is one line onto impl/ops.
-#include "../impl/ops/ops.h"
+#include "ops/ops.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
 

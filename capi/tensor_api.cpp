@@ -1,5 +1,5 @@
 // Factories, access and lifetime of tensors.
-#include "../impl/ops/ops.h"
+#include "ops/ops.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
 

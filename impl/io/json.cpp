@@ -1,4 +1,4 @@
-#include "json.h"
+#include "io/json.h"
 
 #include <clocale>
 #include <cmath>
@@ -7,10 +7,10 @@
 #include <cstring>
 #include <vector>
 
-#include "../error.h"
-#include "../kernels/strided_loop.h"
-#include "cjson_util.h"
-#include "../owned_string.h"
+#include "core/error.h"
+#include "kernels/strided_loop.h"
+#include "io/cjson_util.h"
+#include "core/owned_string.h"
 #include "tensorlife/tl_io.h"
 
 namespace tl {

@@ -1,6 +1,6 @@
 // JSON through cJSON: scope and context reports, and tensors as {"dtype","shape","data"}.
 #pragma once
-#include "../context.h"
+#include "core/context.h"
 
 namespace tl {
 

@@ -5,7 +5,8 @@
 #include <atomic>
 #include <cstddef>
 
-#include "../memory.h"
+#include "core/memory.h"
+#include "platform/platform.h"
 
 namespace tl {
 
@@ -15,8 +16,8 @@ struct MappedRegion {
     std::atomic<long> refs;
     Memory memory;  // what the record itself came from
 
-    // A mapping of the whole file behind fd, one reference held; nullptr with a message.
-    static tl_status map(Memory &memory, int fd, size_t bytes, const char *path, MappedRegion **out);
+    // A mapping of the first bytes of file, one reference held; a status with a message.
+    static tl_status map(Memory &memory, const platform::File &file, size_t bytes, const char *path, MappedRegion **out);
     void acquire() { refs.fetch_add(1, std::memory_order_relaxed); }
     void release();  // the last release unmaps and frees the record
 };

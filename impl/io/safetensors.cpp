@@ -1,30 +1,23 @@
-#include "safetensors.h"
-
-#include <fcntl.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "io/safetensors.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <memory>
 #include <vector>
 
-#include "../error.h"
-#include "../kernels/kernels.h"
-#include "cjson_util.h"
-#include "half.h"
+#include "core/error.h"
+#include "kernels/kernels.h"
+#include "io/cjson_util.h"
+#include "io/half.h"
+#include "platform/platform.h"
 
 tl_st_file::tl_st_file(const tl::Memory &m)
     : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)),
       by_name(tl::StlAllocator<uint32_t>(&memory)) {}
 
 tl_st_file::~tl_st_file() {
-    if (file) std::fclose(file);
+    tl::platform::close(&file);
     if (region) region->release();  // tensors over it keep it until they die
 }
 
@@ -46,9 +39,14 @@ bool host_is_little_endian() {
     return first == 1;
 }
 
-struct FileCloser {
-    void operator()(std::FILE *f) const {
-        if (f) std::fclose(f);
+// A file open for reading, closed on every path unless released.
+struct OpenFile {
+    platform::File file;
+    ~OpenFile() { platform::close(&file); }
+    platform::File release() {
+        platform::File f = file;
+        file = platform::File{};
+        return f;
     }
 };
 
@@ -61,10 +59,7 @@ struct Buffer {
     ~Buffer() { memory.release(data, size); }
 };
 
-bool read_at(std::FILE *f, uint64_t offset, void *dst, size_t n) {
-    if (offset > uint64_t(INT64_MAX) || fseeko(f, off_t(offset), SEEK_SET) != 0) return false;
-    return n == 0 || std::fread(dst, 1, n, f) == n;
-}
+using platform::read_at;
 
 const char *stored_name(tl_st_file::Stored s) {
     switch (s) {
@@ -164,102 +159,6 @@ tl_status check_no_overlap(tl_st_file &f, const char *path) {
     return TL_OK;
 }
 
-// Opens a regular file for reading.  O_NONBLOCK so that a FIFO with no writer cannot hang the
-// open; anything that is not a regular file (a directory, a FIFO, a device) is refused.
-tl_status open_regular(const char *path, std::unique_ptr<std::FILE, FileCloser> *out) {
-    const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return fail(TL_E_IO, "%s: not a regular file", path);
-    }
-    const int flags = fcntl(fd, F_GETFL);
-    std::FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? nullptr : fdopen(fd, "rb");
-    if (!f) {
-        const int err = errno;
-        ::close(fd);
-        return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(err));
-    }
-    out->reset(f);
-    return TL_OK;
-}
-
-// A file written beside its target under a name of its own and renamed over it: readers never
-// see half a file, two writers of one path never mix their bytes (the last rename wins, whole),
-// and a link planted at any name we might use is never followed (O_CREAT | O_EXCL |
-// O_NOFOLLOW).  The new file keeps the permission bits of the file it replaces; a first save
-// gets 0666 less the umask, as fopen would.  Data and the folder entry are fsynced.
-struct AtomicFile {
-    std::FILE *file = nullptr;
-    const char *target = nullptr;
-    char tmp[4096];
-
-    ~AtomicFile() {
-        if (file) {
-            std::fclose(file);
-            ::unlink(tmp);
-        }
-    }
-
-    tl_status create(const char *path) {
-        target = path;
-        const char *slash = std::strrchr(path, '/');
-        const int dir_len = slash ? int(slash - path + 1) : 0;
-        if (!path[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", path);
-        static std::atomic<uint64_t> serial{0};
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            // Unpredictable as well as unique, so names planted in advance cannot block a save.
-            uint64_t noise = 0;
-            if (getrandom(&noise, sizeof noise, GRND_NONBLOCK) != sizeof noise) {
-                timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                noise = uint64_t(ts.tv_nsec) * 0x9e3779b97f4a7c15u ^ uint64_t(ts.tv_sec);
-            }
-            const int len = std::snprintf(tmp, sizeof tmp, "%.*s.%s.tmp-tensorlife-%ld-%llu-%016llx", dir_len, path,
-                                          path + dir_len, long(getpid()),
-                                          (unsigned long long)serial.fetch_add(1, std::memory_order_relaxed),
-                                          (unsigned long long)noise);
-            if (len < 0 || len >= int(sizeof tmp)) return fail(TL_E_IO, "%s: path too long", path);
-            const int fd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-            if (fd < 0 && errno == EEXIST) continue;
-            if (fd < 0) return fail(TL_E_IO, "%s: cannot create: %s", tmp, std::strerror(errno));
-            struct stat st;
-            if (::stat(path, &st) == 0 && S_ISREG(st.st_mode)) fchmod(fd, st.st_mode & 07777);
-            file = fdopen(fd, "wb");
-            if (!file) {
-                ::close(fd);
-                ::unlink(tmp);
-                return fail(TL_E_IO, "%s: cannot open for writing", tmp);
-            }
-            return TL_OK;
-        }
-        return fail(TL_E_IO, "%s: no unused temporary name beside it", path);
-    }
-
-    tl_status commit() {
-        const bool ok = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
-        int err = errno;
-        const bool closed = std::fclose(file) == 0;
-        file = nullptr;
-        if (ok && closed && std::rename(tmp, target) == 0) {
-            char dir[4096];
-            const char *slash = std::strrchr(target, '/');
-            std::snprintf(dir, sizeof dir, "%.*s", slash ? (slash == target ? 1 : int(slash - target)) : 1,
-                          slash ? target : ".");
-            const int dfd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (dfd >= 0) {
-                fsync(dfd);  // the rename durable too; failing here still leaves a complete file
-                ::close(dfd);
-            }
-            return TL_OK;
-        }
-        if (ok && closed) err = errno;
-        ::unlink(tmp);
-        return fail(TL_E_IO, "%s: cannot write: %s", target, std::strerror(err));
-    }
-};
-
 }  // namespace
 
 }  // namespace tl
@@ -274,14 +173,11 @@ namespace tl {
 
 tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) {
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
-    std::unique_ptr<std::FILE, FileCloser> file;
-    TL_TRY(open_regular(path, &file));
-    if (fseeko(file.get(), 0, SEEK_END) != 0) return fail(TL_E_IO, "%s: cannot seek", path);
-    const off_t end = ftello(file.get());
-    if (end < 0) return fail(TL_E_IO, "%s: cannot tell its size", path);
-    const uint64_t file_bytes = uint64_t(end);
+    OpenFile file;
+    uint64_t file_bytes = 0;
+    TL_TRY(platform::open_for_reading(path, &file.file, &file_bytes));
     unsigned char len_bytes[8];
-    if (file_bytes < 8 || !read_at(file.get(), 0, len_bytes, 8))
+    if (file_bytes < 8 || !read_at(file.file, 0, len_bytes, 8))
         return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path, (unsigned long long)file_bytes);
     uint64_t header_bytes = 0;
     for (int i = 7; i >= 0; --i) header_bytes = header_bytes << 8 | len_bytes[i];
@@ -294,7 +190,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     if (header_bytes < 2) return fail(TL_E_PARSE, "%s: header of %llu bytes is no JSON object", path, (unsigned long long)header_bytes);
     Buffer text(ctx.memory, size_t(header_bytes));
     if (!text.data) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path, (unsigned long long)header_bytes);
-    if (!read_at(file.get(), 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
+    if (!read_at(file.file, 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
     JsonPtr header;
     size_t at = 0;  // after the object only padding: safetensors writers pad with spaces
     switch (parse_exactly(reinterpret_cast<const char *>(text.data), size_t(header_bytes), &header, &at)) {
@@ -339,7 +235,7 @@ tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out) {
         safetensors_close(f);
         return fail(TL_E_IO, "%s: too large to map", path);
     }
-    const tl_status st = MappedRegion::map(f->memory, fileno(f->file), size_t(f->file_bytes), path, &f->region);
+    const tl_status st = MappedRegion::map(f->memory, f->file, size_t(f->file_bytes), path, &f->region);
     if (st != TL_OK) {
         safetensors_close(f);
         return st;
@@ -430,12 +326,12 @@ tl_status save_header(int n, const char *const *names, const View *views, JsonPt
 tl_status write_atomically(const char *path, const char *text, int n, const View *views, std::byte *staging) {
     const size_t text_len = std::strlen(text);
     const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad
-    AtomicFile out;
+    platform::AtomicWriter out;
     TL_TRY(out.create(path));
     unsigned char len_bytes[8];
     for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
-    bool ok = std::fwrite(len_bytes, 1, 8, out.file) == 8 && std::fwrite(text, 1, text_len, out.file) == text_len;
-    for (size_t i = text_len; ok && i < padded; ++i) ok = std::fputc(' ', out.file) != EOF;
+    static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    bool ok = out.write(len_bytes, 8) && out.write(text, text_len) && out.write(spaces, padded - text_len);
     for (int i = 0; ok && i < n; ++i) {
         const View &v = views[i];
         const size_t bytes = size_t(v.numel()) * dtype_size(v.dtype);
@@ -444,9 +340,9 @@ tl_status write_atomically(const char *path, const char *text, int n, const View
             copy_kernel(v, contiguous_over(v, staging));
             src = staging;
         }
-        ok = bytes == 0 || std::fwrite(src, 1, bytes, out.file) == bytes;
+        ok = out.write(src, bytes);
     }
-    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, std::strerror(errno));
+    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, out.last_failure());
     return out.commit();
 }
 

@@ -1,11 +1,11 @@
 // safetensors: an 8-byte little-endian header length, a JSON header naming each tensor's
 // dtype, shape and [begin, end) byte range in the data section, then the data.
 #pragma once
-#include <cstdio>
 #include <vector>
 
-#include "../context.h"
-#include "mapped.h"
+#include "core/context.h"
+#include "io/mapped.h"
+#include "platform/platform.h"
 #include "tensorlife/tl_io.h"
 
 struct tl_st_file {
@@ -22,7 +22,7 @@ struct tl_st_file {
     };
 
     tl::Memory memory;  // a copy: the file may outlive its context
-    std::FILE *file = nullptr;
+    tl::platform::File file;  // read at offsets: no stdio buffer
     uint64_t data_start = 0, file_bytes = 0;
     tl::MappedRegion *region = nullptr;  // tl_safetensors_map: the whole file, one reference
     std::vector<Entry, tl::StlAllocator<Entry>> entries;

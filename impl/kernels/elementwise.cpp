@@ -3,8 +3,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels.h"
-#include "strided_loop.h"
+#include "kernels/kernels.h"
+#include "kernels/strided_loop.h"
 
 namespace tl {
 namespace {

@@ -1,7 +1,7 @@
 // Numeric kernels on Views.  They do no checking: the ops in impl/ops check shapes and dtypes
 // and make the outputs first, so a kernel never fails.
 #pragma once
-#include "../view.h"
+#include "core/view.h"
 
 namespace tl {
 
@@ -26,5 +26,9 @@ void softmax_kernel(const View &a, int axis, const View &out);
 // w, b: nullptr for none.
 void rmsnorm_kernel(const View &x, const View *w, double eps, const View &out);
 void layernorm_kernel(const View &x, const View *w, const View *b, double eps, const View &out);
+// Heads [h0, h1) of fused attention (ops/attention.cpp): each head's scores at
+// scores + h * cache_rows and its hd sums at sums + h * hd, so heads run on any thread.
+void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,
+                      int64_t cache_rows, double *sums, const View &out, int64_t h0, int64_t h1);
 
 }  // namespace tl

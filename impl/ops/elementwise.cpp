@@ -1,7 +1,7 @@
 // Elementwise ops: NumPy broadcasting for the binary ones, float-only unary math.
-#include "../error.h"
-#include "../parallel.h"
-#include "ops.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "ops/ops.h"
 
 namespace tl {
 namespace {

@@ -1,8 +1,8 @@
 // Making tensors from values and data, reading them back, and retaining them out of a scope.
 #include <cstring>
 
-#include "../error.h"
-#include "ops.h"
+#include "core/error.h"
+#include "ops/ops.h"
 
 namespace tl {
 

@@ -2,10 +2,10 @@
 // concat, gather_rows) and the in-place copy_into.
 #include <new>
 
-#include "../error.h"
-#include "../kernels/strided_loop.h"
-#include "../parallel.h"
-#include "ops.h"
+#include "core/error.h"
+#include "kernels/strided_loop.h"
+#include "core/parallel.h"
+#include "ops/ops.h"
 
 namespace tl {
 namespace {

@@ -1,13 +1,12 @@
 // matmul through OpenBLAS.  A strided matrix goes to BLAS as it is when one of its strides is 1
 // (row-major with a leading dimension, or a transpose); otherwise it is copied to scratch first.
-#include <cblas.h>
-
 #include <algorithm>
 #include <climits>
 
-#include "../error.h"
-#include "gemv.h"
-#include "ops.h"
+#include "blas/blas.h"
+#include "core/error.h"
+#include "kernels/gemv.h"
+#include "ops/ops.h"
 
 namespace tl {
 namespace {
@@ -17,7 +16,7 @@ struct Matrix {
 };
 
 struct BlasOperand {
-    CBLAS_TRANSPOSE trans;
+    blas::Trans trans;
     int64_t ld;
 };
 
@@ -26,11 +25,11 @@ bool blas_form(Matrix m, BlasOperand *out) {
     if (m.rows == 1) m.row_stride = m.cols;  // a stride of a length-1 dimension is free
     if (m.cols == 1) m.col_stride = 1;
     if (m.col_stride == 1 && m.row_stride >= (m.cols > 1 ? m.cols : 1) && m.row_stride <= INT_MAX) {
-        *out = {CblasNoTrans, m.row_stride};
+        *out = {blas::Trans::no, m.row_stride};
         return true;
     }
     if (m.row_stride == 1 && m.col_stride >= (m.rows > 1 ? m.rows : 1) && m.col_stride <= INT_MAX) {
-        *out = {CblasTrans, m.col_stride};
+        *out = {blas::Trans::yes, m.col_stride};
         return true;
     }
     return false;
@@ -43,14 +42,7 @@ Matrix matrix_of(const View &v) {
 
 void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
           const std::byte *b, std::byte *c) {
-    if (dt == TL_F32)
-        cblas_sgemm(CblasRowMajor, ta.trans, tb.trans, int(m), int(n), int(k), 1.0f, reinterpret_cast<const float *>(a),
-                    int(ta.ld), reinterpret_cast<const float *>(b), int(tb.ld), 0.0f, reinterpret_cast<float *>(c),
-                    int(n > 1 ? n : 1));
-    else
-        cblas_dgemm(CblasRowMajor, ta.trans, tb.trans, int(m), int(n), int(k), 1.0, reinterpret_cast<const double *>(a),
-                    int(ta.ld), reinterpret_cast<const double *>(b), int(tb.ld), 0.0, reinterpret_cast<double *>(c),
-                    int(n > 1 ? n : 1));
+    blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, n, k, a, b, c);
 }
 
 // A one-row (or one-column) product is a matrix-vector product.  Debian's OpenBLAS runs sgemm
@@ -71,13 +63,13 @@ void product(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb,
     // dimension's stride as free, so a row is NoTrans with its elements 1 apart (a strided row
     // was copied) and a column is NoTrans with its elements ld apart.
     if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a (B stored [k,n]) or B a (stored [n,k])
-        if (tb.trans == CblasNoTrans) gemv_run(ctx, Gemv{dt, CblasTrans, k, n, tb.ld, b, a, 1, c}, scratch);
-        else gemv_run(ctx, Gemv{dt, CblasNoTrans, n, k, tb.ld, b, a, 1, c}, scratch);
+        if (tb.trans == blas::Trans::no) gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, n, tb.ld, b, a, 1, c}, scratch);
+        else gemv_run(ctx, Gemv{dt, blas::Trans::no, n, k, tb.ld, b, a, 1, c}, scratch);
         return;
     }
     if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b (A stored [m,k]) or A^T b (stored [k,m])
-        if (ta.trans == CblasNoTrans) gemv_run(ctx, Gemv{dt, CblasNoTrans, m, k, ta.ld, a, b, tb.ld, c}, scratch);
-        else gemv_run(ctx, Gemv{dt, CblasTrans, k, m, ta.ld, a, b, tb.ld, c}, scratch);
+        if (ta.trans == blas::Trans::no) gemv_run(ctx, Gemv{dt, blas::Trans::no, m, k, ta.ld, a, b, tb.ld, c}, scratch);
+        else gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
         return;
     }
     gemm(dt, ta, tb, m, n, k, a, b, c);
@@ -139,7 +131,7 @@ void run(const tl_context &ctx, const Plan &p, const View &a, const View &b, con
     const int64_t elem = int64_t(dtype_size(a.dtype));
     const int64_t a_batch = p.batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
     // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
-    if (p.batched && b.ndim == 2 && p.fa.trans == CblasNoTrans && (p.batches == 1 || a_batch == p.m * p.fa.ld)) {
+    if (p.batched && b.ndim == 2 && p.fa.trans == blas::Trans::no && (p.batches == 1 || a_batch == p.m * p.fa.ld)) {
         product(ctx, a.dtype, p.fa, p.fb, p.batches * p.m, p.n, p.k, a.data, b.data, c.data, scratch);
         return;
     }

@@ -1,8 +1,8 @@
 // The ops behind the C API.  Each one checks its handles, dtypes and shapes, makes its output
 // in the current target, and only then runs its kernel, so a failure changes nothing.
 #pragma once
-#include "../context.h"
-#include "../kernels/kernels.h"
+#include "core/context.h"
+#include "kernels/kernels.h"
 
 namespace tl {
 

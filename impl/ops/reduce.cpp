@@ -1,7 +1,7 @@
 // Ops that reduce or normalise along an axis.
-#include "../error.h"
-#include "../parallel.h"
-#include "ops.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "ops/ops.h"
 
 namespace tl {
 

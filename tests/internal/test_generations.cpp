@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "../../impl/generations.h"
+#include "core/generations.h"
 
 #define OK(call) cr_assert_eq((call), TL_OK, "%s: %s", #call, tl_last_error())
 

@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "memory.h"
-#include "poison.h"
+#include "core/memory.h"
+#include "core/poison.h"
 
 namespace tl {
 

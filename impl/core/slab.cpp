@@ -1,6 +1,6 @@
-#include "slab.h"
+#include "core/slab.h"
 
-#include "error.h"
+#include "core/error.h"
 
 namespace tl {
 namespace {

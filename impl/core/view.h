@@ -1,6 +1,6 @@
 // Views of views: new shapes and strides over the same elements, for ops and kernels alike.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace tl {
 

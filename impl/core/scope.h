@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "generations.h"
-#include "owned_string.h"
-#include "slab.h"
-#include "tensor.h"
+#include "core/generations.h"
+#include "core/owned_string.h"
+#include "core/slab.h"
+#include "core/tensor.h"
 
 struct tl_context;
 

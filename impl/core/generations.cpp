@@ -1,9 +1,9 @@
-#include "generations.h"
+#include "core/generations.h"
 
 #include <algorithm>
 #include <atomic>
 
-#include "error.h"
+#include "core/error.h"
 
 namespace tl {
 namespace {

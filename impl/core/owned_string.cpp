@@ -1,4 +1,4 @@
-#include "owned_string.h"
+#include "core/owned_string.h"
 
 #include <cstring>
 

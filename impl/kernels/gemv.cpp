@@ -1,7 +1,7 @@
 // Matrix-vector products in row blocks (gemv.h says why and what stays bitwise).
-#include "gemv.h"
+#include "kernels/gemv.h"
 
-#include "../parallel.h"
+#include "core/parallel.h"
 
 namespace tl {
 namespace {
@@ -36,17 +36,6 @@ Blocks blocks_of(int64_t rows, int64_t cols, size_t elem, int64_t alignment) {
 // The first row of block i (i == count: the end), never past the matrix.
 int64_t row_of(const Blocks &b, int64_t i, int64_t rows) { return i * b.rows_each < rows ? i * b.rows_each : rows; }
 
-// One BLAS call: y = op(M) x over `rows` rows of M.
-void blas_gemv(tl_dtype dt, CBLAS_TRANSPOSE trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld,
-               const std::byte *x, int64_t incx, std::byte *y) {
-    if (dt == TL_F32)
-        cblas_sgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0f, reinterpret_cast<const float *>(m), int(ld),
-                    reinterpret_cast<const float *>(x), int(incx), 0.0f, reinterpret_cast<float *>(y), 1);
-    else
-        cblas_dgemv(CblasRowMajor, trans, int(rows), int(cols), 1.0, reinterpret_cast<const double *>(m), int(ld),
-                    reinterpret_cast<const double *>(x), int(incx), 0.0, reinterpret_cast<double *>(y), 1);
-}
-
 // y += each partial in turn (block order), element by element: the one order of additions.
 template <class T>
 void add_partials(T *y, const T *partials, int64_t n, int64_t count) {
@@ -61,7 +50,7 @@ void add_partials(T *y, const T *partials, int64_t n, int64_t count) {
 // then share each call again).
 template <class F>
 void over_blocks(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
-    if (openblas_get_num_threads() != 1) return body(int64_t(0), count);
+    if (blas::threads() != 1) return body(int64_t(0), count);
     run_split(ctx, count, elements, body);
 }
 
@@ -74,11 +63,11 @@ size_t gemv_scratch_bytes(size_t elem, int64_t rows, int64_t cols) {
 void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
     const size_t elem = dtype_size(g.dtype);
     const int64_t elements = g.rows * g.cols;
-    if (g.trans == CblasNoTrans) {  // y[rows] = M x: each task its own rows of y
+    if (g.trans == blas::Trans::no) {  // y[rows] = M x: each task its own rows of y
         const Blocks b = blocks_of(g.rows, g.cols, elem, kRowAlignment);
         over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
             const int64_t r0 = row_of(b, lo, g.rows), r1 = row_of(b, hi, g.rows);
-            blas_gemv(g.dtype, CblasNoTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
+            blas::gemv(g.dtype, blas::Trans::no, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
                       g.x, g.incx, g.y + r0 * int64_t(elem));
         });
         return;
@@ -89,7 +78,7 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
         for (int64_t i = lo; i < hi; ++i) {
             const int64_t r0 = row_of(b, i, g.rows), r1 = row_of(b, i + 1, g.rows);
             std::byte *out = i == 0 ? g.y : scratch + (i - 1) * g.cols * int64_t(elem);
-            blas_gemv(g.dtype, CblasTrans, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
+            blas::gemv(g.dtype, blas::Trans::yes, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
                       g.x + r0 * g.incx * int64_t(elem), g.incx, out);
         }
     });

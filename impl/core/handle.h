@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "generations.h"
+#include "core/generations.h"
 #include "tensorlife/tl_tensor.h"
 
 namespace tl {

@@ -1,6 +1,6 @@
-#include "view.h"
+#include "core/view.h"
 
-#include "error.h"
+#include "core/error.h"
 
 namespace tl {
 

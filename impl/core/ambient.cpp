@@ -1,7 +1,7 @@
-#include "ambient.h"
+#include "core/ambient.h"
 
-#include "error.h"
-#include "handle.h"
+#include "core/error.h"
+#include "core/handle.h"
 
 namespace tl {
 

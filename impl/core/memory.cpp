@@ -1,10 +1,10 @@
-#include "memory.h"
-
-#include <sys/mman.h>
+#include "core/memory.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+
+#include "platform/platform.h"
 
 namespace tl {
 namespace {
@@ -17,8 +17,7 @@ constexpr size_t kMappedBlockBytes = 512 * 1024;
 
 void *default_alloc(void *, size_t size, size_t alignment) {
     if (size >= kMappedBlockBytes && alignment <= 4096) {
-        void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? nullptr : p;
+        return platform::map_pages(size);
     }
     if (alignment < sizeof(void *)) alignment = sizeof(void *);
     void *p = nullptr;
@@ -28,7 +27,7 @@ void *default_alloc(void *, size_t size, size_t alignment) {
 // The size is the one asked for, so it tells which way the block was made.
 void default_free(void *, void *ptr, size_t size) {
     if (size >= kMappedBlockBytes)
-        munmap(ptr, size);
+        platform::unmap_pages(ptr, size);
     else
         std::free(ptr);
 }

@@ -1,10 +1,10 @@
-#include "context.h"
+#include "core/context.h"
 
 #include <cstdio>
 #include <new>
 
-#include "error.h"
-#include "handle.h"
+#include "core/error.h"
+#include "core/handle.h"
 
 using tl::fail;
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "error.h"
-#include "memory.h"
+#include "core/error.h"
+#include "core/memory.h"
 
 namespace tl {
 

@@ -15,17 +15,16 @@
 //   - y = M x (each output one row's dot product) is cut into row ranges only when an executor
 //     takes it, at multiples of 16 rows, and each output's dot product is BLAS's whole-row one.
 #pragma once
-#include <cblas.h>
-
-#include "../context.h"
+#include "blas/blas.h"
+#include "core/context.h"
 
 namespace tl {
 
 // y = op(M) x: M row-major [rows, cols] with leading dimension ld, x at stride incx (> 0),
-// y contiguous (cols elements when trans is CblasTrans, rows when CblasNoTrans).
+// y contiguous (cols elements when trans is blas::Trans::yes, rows when blas::Trans::no).
 struct Gemv {
     tl_dtype dtype;
-    CBLAS_TRANSPOSE trans;
+    blas::Trans trans;
     int64_t rows, cols, ld;
     const std::byte *m, *x;
     int64_t incx;

@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cstdint>
 
-#include "ambient.h"
-#include "handle.h"
+#include "core/ambient.h"
+#include "core/handle.h"
 #include "io/mapped.h"
-#include "memory.h"
-#include "scope.h"
-#include "tensor.h"
+#include "core/memory.h"
+#include "core/scope.h"
+#include "core/tensor.h"
 
 namespace tl {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "generations.h"
-#include "memory.h"
-#include "tensor.h"
+#include "core/generations.h"
+#include "core/memory.h"
+#include "core/tensor.h"
 
 namespace tl {
 

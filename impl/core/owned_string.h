@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include "memory.h"
+#include "core/memory.h"
 
 namespace tl {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "context.h"
+#include "core/context.h"
 
 namespace tl {
 

@@ -1,0 +1,26 @@
+// The one seam onto BLAS (OpenBLAS): no other file includes cblas.h.  Row-major, f32 or f64
+// (the dtype picks s or d), beta 0: what matmul and the matrix-vector kernels need, no more.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tensorlife/tl_tensor.h"
+
+namespace tl::blas {
+
+enum class Trans { no, yes };
+
+// C[m,n] (contiguous, ldc = max(n, 1)) = op(A) op(B), A and B row-major with leading dims.
+void gemm(tl_dtype dt, Trans ta, int64_t lda, Trans tb, int64_t ldb, int64_t m, int64_t n, int64_t k,
+          const std::byte *a, const std::byte *b, std::byte *c);
+// y (contiguous) = op(M) x; M row-major [rows, cols] with leading dim ld, x at stride incx.
+void gemv(tl_dtype dt, Trans trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld, const std::byte *x,
+          int64_t incx, std::byte *y);
+
+// OpenBLAS's thread pool, process-wide.
+void set_threads(int threads);
+int threads();
+// The kernel family OpenBLAS chose for this CPU ("Haswell", "Prescott", ...).
+const char *core_name();
+
+}  // namespace tl::blas

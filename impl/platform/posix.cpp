@@ -1,0 +1,162 @@
+// platform.h on POSIX systems (Linux and the BSDs).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "core/error.h"
+#include "platform/platform.h"
+
+namespace tl::platform {
+namespace {
+
+int fd_of(intptr_t handle) { return int(handle); }
+
+}  // namespace
+
+tl_status open_for_reading(const char *path, File *out, uint64_t *bytes) {
+    // O_NONBLOCK so that a FIFO with no writer cannot hang the open.
+    const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail(TL_E_IO, "%s: not a regular file", path);
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(err));
+    }
+    out->handle = fd;
+    *bytes = uint64_t(st.st_size);
+    return TL_OK;
+}
+
+bool read_at(const File &file, uint64_t offset, void *dst, size_t n) {
+    auto *to = static_cast<char *>(dst);
+    while (n > 0) {
+        if (offset > uint64_t(INT64_MAX)) return false;
+        const ssize_t got = ::pread(fd_of(file.handle), to, n, off_t(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;  // an error, or the file ends first
+        to += got, offset += uint64_t(got), n -= size_t(got);
+    }
+    return true;
+}
+
+void close(File *file) {
+    if (file->is_open()) ::close(fd_of(file->handle));
+    file->handle = -1;
+}
+
+tl_status map_file(const File &file, size_t bytes, const char *path, const std::byte **out) {
+    if (bytes == 0) return *out = nullptr, TL_OK;
+    void *data = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd_of(file.handle), 0);
+    if (data == MAP_FAILED) return fail(TL_E_IO, "%s: cannot map: %s", path, std::strerror(errno));
+    *out = static_cast<const std::byte *>(data);
+    return TL_OK;
+}
+
+void unmap_file(const std::byte *data, size_t bytes) {
+    if (data && bytes) munmap(const_cast<std::byte *>(data), bytes);
+}
+
+void *map_pages(size_t bytes) {
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+}
+
+void unmap_pages(void *data, size_t bytes) { munmap(data, bytes); }
+
+uint64_t random_bits() {
+    uint64_t bits = 0;
+#if defined(__linux__)
+    if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) == ssize_t(sizeof bits)) return bits;
+#else
+    arc4random_buf(&bits, sizeof bits);
+    return bits;
+#endif
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_nsec) * 0x9e3779b97f4a7c15u ^ uint64_t(ts.tv_sec);
+}
+
+AtomicWriter::~AtomicWriter() {
+    if (handle_ == -1) return;
+    ::close(fd_of(handle_));
+    ::unlink(tmp_);
+}
+
+tl_status AtomicWriter::create(const char *target) {
+    target_ = target;
+    const char *slash = std::strrchr(target, '/');
+    const int dir_len = slash ? int(slash - target + 1) : 0;
+    if (!target[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", target);
+    static std::atomic<uint64_t> serial{0};
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        // Unpredictable as well as unique, so names planted in advance cannot block a save.
+        const int len = std::snprintf(tmp_, sizeof tmp_, "%.*s.%s.tmp-tensorlife-%ld-%llu-%016llx", dir_len, target,
+                                      target + dir_len, long(getpid()),
+                                      (unsigned long long)serial.fetch_add(1, std::memory_order_relaxed),
+                                      (unsigned long long)random_bits());
+        if (len < 0 || len >= int(sizeof tmp_)) return fail(TL_E_IO, "%s: path too long", target);
+        const int fd = ::open(tmp_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST) continue;
+        if (fd < 0) return fail(TL_E_IO, "%s: cannot create: %s", tmp_, std::strerror(errno));
+        struct stat st;
+        if (::stat(target, &st) == 0 && S_ISREG(st.st_mode)) fchmod(fd, st.st_mode & 07777);
+        handle_ = fd;
+        return TL_OK;
+    }
+    return fail(TL_E_IO, "%s: no unused temporary name beside it", target);
+}
+
+bool AtomicWriter::write(const void *data, size_t n) {
+    auto *from = static_cast<const char *>(data);
+    while (n > 0) {
+        const ssize_t put = ::write(fd_of(handle_), from, n);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) {
+            failure_ = put < 0 ? std::strerror(errno) : "nothing written";
+            return false;
+        }
+        from += put, n -= size_t(put);
+    }
+    return true;
+}
+
+tl_status AtomicWriter::commit() {
+    const int fd = fd_of(handle_);
+    handle_ = -1;
+    const bool synced = fsync(fd) == 0;
+    int err = errno;
+    const bool closed = ::close(fd) == 0;
+    if (synced && closed && std::rename(tmp_, target_) == 0) {
+        char dir[4096];
+        const char *slash = std::strrchr(target_, '/');
+        std::snprintf(dir, sizeof dir, "%.*s", slash ? (slash == target_ ? 1 : int(slash - target_)) : 1,
+                      slash ? target_ : ".");
+        const int dfd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            fsync(dfd);  // the rename durable too; failing here still leaves a complete file
+            ::close(dfd);
+        }
+        return TL_OK;
+    }
+    if (synced && closed) err = errno;
+    ::unlink(tmp_);
+    return fail(TL_E_IO, "%s: cannot write: %s", target_, std::strerror(err));
+}
+
+}  // namespace tl::platform

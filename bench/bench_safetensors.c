@@ -43,13 +43,13 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
                         long *rss_get, long *rss_touch) {
     const long before = resident_kib();
     const double t0 = now_ns();
-    tl_st_file *f;
+    tl_safetensors_file *f;
     TL_CHECK(mapped ? tl_safetensors_map(ctx, path, &f) : tl_safetensors_open(ctx, path, &f));
     tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
     char name[16];
     for (int i = 0; i < tensors; ++i) {
         snprintf(name, sizeof name, "w%d", i);
-        TL_CHECK(tl_st_get(ctx, f, name, &ts[i]));
+        TL_CHECK(tl_safetensors_get(ctx, f, name, &ts[i]));
     }
     const double t1 = now_ns();
     *rss_get = resident_kib() - before;
@@ -67,7 +67,7 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
     *get_ms = (t1 - t0) / 1e6;
     *touch_ms = (t2 - t1) / 1e6;
     for (int i = 0; i < tensors; ++i) TL_CHECK(tl_tensor_free(ctx, ts[i]));
-    tl_st_close(f);
+    tl_safetensors_close(f);
     free(ts);
     (void)sink;
 }
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         for (int s = 0; s < sizes; ++s) {
             const int n = counts[s];
             double t0 = now_ns();
-            tl_st_file *f;
+            tl_safetensors_file *f;
             TL_CHECK(tl_safetensors_open(ctx, paths[s], &f));
             double t1 = now_ns();
             tl_scope scope;
@@ -139,12 +139,12 @@ int main(int argc, char **argv) {
             for (int i = n - 1; i >= 0; --i) {
                 snprintf(name, sizeof name, "t%d", i);
                 tl_tensor t;
-                TL_CHECK(tl_st_get(ctx, f, name, &t));
+                TL_CHECK(tl_safetensors_get(ctx, f, name, &t));
                 if ((i & 4095) == 0) TL_CHECK(tl_scope_reset(ctx, scope));
             }
             double t2 = now_ns();
             TL_CHECK(tl_scope_close(ctx, scope));
-            tl_st_close(f);
+            tl_safetensors_close(f);
             open_ns[s][r] = (t1 - t0) / n;
             get_ns[s][r] = (t2 - t1) / n;
         }

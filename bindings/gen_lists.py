@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes each binding's status and dtype lists from the C headers, the one source:
-TL_STATUS_MAP and TL_ABI_VERSION in tl_base.h, tl_dtype in tl_tensor.h, tl_growth in tl_context.h.
+"""Writes each binding's lists from the C headers, the one source: TL_STATUS_MAP and
+TL_ABI_VERSION in tl_base.h, TL_DTYPE_MAP and TL_TENSOR_INFO_FIELDS in tl_tensor.h, tl_growth
+and TL_SCOPE_STATS_FIELDS in tl_context.h.
 
     bindings/gen_lists.py           write the generated files
     bindings/gen_lists.py --check   fail (exit 1) when a committed file is stale
@@ -29,6 +30,48 @@ def statuses():
     return [(name, int(value), doc) for name, value, doc in found]
 
 
+def dtypes():
+    """(NAME, value, name) of each TL_DTYPE_MAP entry."""
+    text = (INCLUDE / "tl_tensor.h").read_text()
+    body = text[text.index("#define TL_DTYPE_MAP(X)"):]
+    body = body[:body.index("\n\n")]
+    found = re.findall(r'X\((\w+), (\d+), "(\w+)",', body)
+    if not found:
+        sys.exit("gen_lists: no TL_DTYPE_MAP entries found")
+    return [(n, int(v), name) for n, v, name in found]
+
+
+def macro_body(header, name):
+    text = (INCLUDE / header).read_text()
+    body = text[text.index("#define " + name):]
+    return body[:body.index("\n\n") if "\n\n" in body else len(body)].split("\n#")[0]
+
+
+def stats_fields():
+    """The tl_scope_stats fields past struct_size, in order (TL_SCOPE_STATS_FIELDS)."""
+    return re.findall(r"X\((\w+)\)", macro_body("tl_context.h", "TL_SCOPE_STATS_FIELDS(X)"))
+
+
+def info_slots():
+    """(field, first slot, slots) of the tensor info array (TL_TENSOR_INFO_FIELDS), then count."""
+    body = macro_body("tl_tensor.h", "TL_TENSOR_INFO_FIELDS(X, XA)")
+    max_dims = int(re.search(r"^#define TL_MAX_DIMS (\d+)$", (INCLUDE / "tl_base.h").read_text(), re.M).group(1))
+    slots, at = [], 0
+    for m in re.finditer(r"XA?\((\w+)(?:, (\w+))?\)", body.split("\\\n", 1)[1]):
+        n = 1 if m.group(2) is None else (max_dims if m.group(2) == "TL_MAX_DIMS" else int(m.group(2)))
+        slots.append((m.group(1), at, n))
+        at += n
+    slots.append(("count", at, 1))
+    return slots
+
+
+def camel_field(name, upper_first=True):
+    """slab_bytes -> SlabBytes (or slabBytes)."""
+    words = name.split("_")
+    first = words[0].capitalize() if upper_first else words[0]
+    return first + "".join(w.capitalize() for w in words[1:])
+
+
 def abi_version():
     m = re.search(r"^#define TL_ABI_VERSION (\d+)$", (INCLUDE / "tl_base.h").read_text(), re.M)
     if not m:
@@ -44,6 +87,12 @@ def enum_values(header, typename):
     m = re.search(r"typedef enum %s \{(.*?)\} %s;" % (typename, typename), text, re.S)
     items = re.findall(r"TL_([A-Z0-9]+) = (-?\d+)", m.group(1))
     return [(n, int(v)) for n, v in items if not n.endswith("_") and "FORCE" not in n and "SIGNED" not in n]
+
+
+def go_dtype(name):
+    """F32 -> Float32, BF16 -> BFloat16, I32 -> Int32; a block type keeps its name (Q8_0)."""
+    m = re.fullmatch(r"(BF|F|I)(\d+)", name)
+    return {"BF": "BFloat", "F": "Float", "I": "Int"}[m.group(1)] + m.group(2) if m else name
 
 
 def camel(name):
@@ -62,11 +111,21 @@ def go(sts, dts, grs):
         out.append(f"\t{value}: Err{'IO' if name == 'E_IO' else camel(name)},")
     out += ["}", "", "// DType of a tensor.", "type DType int", "", "const ("]
     for name, value in dts:
-        out.append(f"\t{ {'F32': 'Float32', 'F64': 'Float64', 'I32': 'Int32'}[name]} DType = {value}")
+        out.append(f"\t{go_dtype(name)} DType = {value}")
     out += [")", "", "// Growth of a scope: Grow adds chunks as needed, Fixed refuses with ErrScopeFull.", "type Growth int", "", "const ("]
     for name, value in grs:
         out.append(f"\t{name.capitalize()} Growth = {value}")
     out += [")", "", f"// BindingABIVersion is {ABI_DOC}.", f"const BindingABIVersion = {abi_version()}", ""]
+    fields = stats_fields()
+    out += ["// ScopeStats are a scope's memory figures, the fields of tl_scope_stats.", "type ScopeStats struct {"]
+    out += [f"\t{camel_field(f)} uint64" for f in fields]
+    out += ["}", "", f"const scopeStatsSlots = {len(fields)}", "",
+            "func scopeStatsOf(v []uint64) ScopeStats {",
+            "\treturn ScopeStats{" + ", ".join(f"{camel_field(f)}: v[{i}]" for i, f in enumerate(fields)) + "}", "}", "",
+            "// The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count).", "const ("]
+    slots = info_slots()
+    out += [f"\tinfo{camel_field(n)} = {at}" for n, at, _ in slots]
+    out += [f"\tinfoSlots = {slots[-1][1] + 1}", ")", ""]
     text = "\n".join(out)
     if not shutil.which("gofmt"):
         sys.exit("gen_lists: gofmt (golang-go) is needed to write the Go list")
@@ -114,7 +173,20 @@ def java(sts, dts, grs):
     info = [f"// {HEADER}.", "package org.tensorlife;", "", "/** What this binding was made for. */",
             "public final class BindingInfo {", f"    /** {ABI_DOC[0].upper() + ABI_DOC[1:]}. */",
             f"    public static final int ABI_VERSION = {abi_version()};", "", "    private BindingInfo() {}", "}", ""]
-    return "\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info)
+    fields = stats_fields()
+    stats = [f"// {HEADER}.", "package org.tensorlife;", "",
+             "/** A scope's memory figures, the fields of tl_scope_stats. */",
+             "public record ScopeStats(" + ", ".join(f"long {camel_field(f, False)}" for f in fields) + ") {",
+             f"    static final int SLOTS = {len(fields)};", "",
+             "    static ScopeStats of(long[] v) {",
+             "        return new ScopeStats(" + ", ".join(f"v[{i}]" for i in range(len(fields))) + ");", "    }", "}", ""]
+    slots = info_slots()
+    islots = [f"// {HEADER}.", "package org.tensorlife;", "",
+              "/** The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count). */",
+              "final class InfoSlots {"]
+    islots += [f"    static final int {n.upper()} = {at};" for n, at, _ in slots]
+    islots += [f"    static final int SLOTS = {slots[-1][1] + 1};", "", "    private InfoSlots() {}", "}", ""]
+    return "\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info), "\n".join(stats), "\n".join(islots)
 
 
 def csharp(sts, dts, grs):
@@ -142,14 +214,25 @@ def csharp(sts, dts, grs):
     out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in grs))
     out += ["  }", "", "  /// <summary>What this binding was made for.</summary>", "  public static class BindingInfo {",
             f"    /// <summary>{ABI_DOC[0].upper() + ABI_DOC[1:]}.</summary>", f"    public const int AbiVersion = {abi_version()};",
-            "  }", "}", ""]
+            "  }"]
+    fields = stats_fields()
+    out += ["", "  /// <summary>A scope's memory figures, the fields of tl_scope_stats.</summary>", "  public struct ScopeStats {"]
+    out += [f"    public ulong {camel_field(f)} {{ get; }}" for f in fields]
+    out += [f"    internal const int Slots = {len(fields)};",
+            "    internal ScopeStats(ulong[] v) {"]
+    out += [f"      {camel_field(f)} = v[{i}];" for i, f in enumerate(fields)]
+    out += ["    }", "  }", "", "  /// <summary>The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count).</summary>",
+            "  internal static class InfoSlots {"]
+    slots = info_slots()
+    out += [f"    internal const int {camel_field(n)} = {at};" for n, at, _ in slots]
+    out += [f"    internal const int Slots = {slots[-1][1] + 1};", "  }", "}", ""]
     return "\n".join(out)
 
 
 def python(sts, dts, grs):
     bases = {"E_INVALID_ARGUMENT": "ValueError", "E_SHAPE": "ValueError", "E_DTYPE": "TypeError",
              "E_OUT_OF_MEMORY": "MemoryError"}
-    out = [f'"""Status and dtype lists, {HEADER}."""', "", "",
+    out = [f'"""Status and dtype lists, {HEADER}."""', "", "from collections import namedtuple as _namedtuple", "",
            "class TensorLifeError(Exception):",
            '    """A failed call: .status is the tl_status code, str() the name and the library\'s message."""', "",
            "    status = None", "    name = 'TL_E_UNKNOWN'", "",
@@ -167,16 +250,22 @@ def python(sts, dts, grs):
     for n, v in grs:
         out.append(f"{n} = {v}")
     out += ["", f"# {ABI_DOC[0].upper() + ABI_DOC[1:]}.", f"BINDING_ABI_VERSION = {abi_version()}"]
+    out += ["", "# A scope's memory figures, the fields of tl_scope_stats.",
+            "ScopeStats = _namedtuple('ScopeStats', [" + ", ".join(f"'{f}'" for f in stats_fields()) + "])"]
+    out += ["", "# The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count)."]
+    slots = info_slots()
+    out += [f"_INFO_{n.upper()} = {at}" for n, at, _ in slots]
+    out += [f"_INFO_SLOTS = {slots[-1][1] + 1}"]
     out += ["", "__all__ = ['TensorLifeError', " + ", ".join(f"'{camel(n)}Error'" for n, _, _ in sts[1:]) + ", "
-            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'BINDING_ABI_VERSION']", ""]
+            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
     return "\n".join(out)
 
 
 def outputs():
     sts = statuses()
-    dts = enum_values("tl_tensor.h", "tl_dtype")
+    dts = [(n, v) for n, v, _ in dtypes()]
     grs = enum_values("tl_context.h", "tl_growth")
-    j_exc, j_dtype, j_growth, j_info = java(sts, dts, grs)
+    j_exc, j_dtype, j_growth, j_info, j_stats, j_slots = java(sts, dts, grs)
     jdir = ROOT / "bindings/java/src/org/tensorlife"
     return {
         ROOT / "bindings/go/lists_gen.go": go(sts, dts, grs),
@@ -184,6 +273,8 @@ def outputs():
         jdir / "DType.java": j_dtype,
         jdir / "Growth.java": j_growth,
         jdir / "BindingInfo.java": j_info,
+        jdir / "ScopeStats.java": j_stats,
+        jdir / "InfoSlots.java": j_slots,
         ROOT / "bindings/csharp/src/Lists.g.cs": csharp(sts, dts, grs),
         ROOT / "bindings/python/tensorlife/_lists.py": python(sts, dts, grs),
     }

@@ -97,7 +97,13 @@ static tl_scope tlb_scope_at(uint64_t token) {
     return s;
 }
 
-static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : dt == TL_F64 ? "f64" : dt == TL_I32 ? "i32" : "?"; }
+/* The tensor info array's slots: TL_TENSOR_INFO_FIELDS, then the element count (the layout
+ * each binding's generated list names). */
+#define TLB_ONE_SLOT(field) +1
+#define TLB_SLOTS(field, n) +(n)
+enum { TLB_INFO_SLOTS = 0 TL_TENSOR_INFO_FIELDS(TLB_ONE_SLOT, TLB_SLOTS) + 1 };
+#undef TLB_ONE_SLOT
+#undef TLB_SLOTS
 %}
 
 %include <stdint.i>
@@ -612,7 +618,7 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
         return tlb_refusef(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
-                           tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
+                           tl_dtype_name(info.dtype), tl_dtype_name(dt));
     }
     return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
 }
@@ -620,24 +626,24 @@ int tlb_read_f32(uint64_t c, uint64_t bits, float *data, size_t count) { return 
 int tlb_read_f64(uint64_t c, uint64_t bits, double *data, size_t count) { return tlb_read(c, bits, TL_F64, data, count * sizeof(double)); }
 int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count) { return tlb_read(c, bits, TL_I32, data, count * sizeof(int32_t)); }
 
-/* The whole tl_tensor_info: info[0] dtype, [1] ndim, [2..10) shape, [10..18) strides,
- * [18] offset, [19] generation, [20] element count (the storage name: tlb_storage). */
+/* The whole tl_tensor_info as TL_TENSOR_INFO_FIELDS lays it out (dims past ndim are 0), then
+ * the element count (TLB_INFO_SLOTS); the storage name travels on its own (tlb_storage). */
 int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    if (ninfo < 21) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "tensor info needs 21 slots");
+    if (ninfo < TLB_INFO_SLOTS) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
     tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &in);
     if (rc == TL_OK) {
-        int64_t count = 1;
-        info[0] = in.dtype, info[1] = in.ndim;
-        for (int i = 0; i < TL_MAX_DIMS; ++i) {
-            info[2 + i] = i < in.ndim ? in.shape[i] : 0;
-            info[10 + i] = i < in.ndim ? in.strides[i] : 0;
-            if (i < in.ndim) count *= in.shape[i];
-        }
-        info[18] = in.offset, info[19] = (int64_t)in.generation, info[20] = count;
+        int64_t *at = info, count = 1;
+#define TLB_PUT(field) *at++ = (int64_t)in.field;
+#define TLB_PUT_ARRAY(field, n) for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
+        TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
+#undef TLB_PUT
+#undef TLB_PUT_ARRAY
+        for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
+        *at = count;
     }
     return tlb_leave(x, rc);
 }
@@ -725,7 +731,7 @@ uint64_t tlb_concat(uint64_t c, uint64_t *handles, size_t nhandles, int axis) {
     if (nhandles > 65536) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "concat takes at most 65536 tensors"), 0;
     /* tl_tensor is exactly its 64 bits, so the array passes as it is. */
     tl_tensor r = {0};
-    return tlb_leave_bits(x, tl_concat(x->ctx, (int)nhandles, (const tl_tensor *)handles, axis, &r), r);
+    return tlb_leave_bits(x, tl_concat(x->ctx, nhandles, (const tl_tensor *)handles, axis, &r), r);
 }
 int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
     tlb_ctx *x = tlb_enter(c);
@@ -738,29 +744,29 @@ int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
 uint64_t tlb_st_open(uint64_t c, const char *path) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_st_file *f = NULL;
+    tl_safetensors_file *f = NULL;
     return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
 /* The file mapped read-only: its aligned F32/F64/I32 tensors come out over the mapping. */
 uint64_t tlb_st_map(uint64_t c, const char *path) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_st_file *f = NULL;
+    tl_safetensors_file *f = NULL;
     return tlb_leave(x, tl_safetensors_map(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
-int tlb_st_maps(uint64_t f, const char *name) { return tl_st_maps((const tl_st_file *)(uintptr_t)f, name); }
-int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_st_count((const tl_st_file *)(uintptr_t)f); }
+int tlb_st_maps(uint64_t f, const char *name) { return tl_safetensors_maps((const tl_safetensors_file *)(uintptr_t)f, name); }
+int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_safetensors_count((const tl_safetensors_file *)(uintptr_t)f); }
 const char *tlb_st_name(uint64_t f, int64_t i) {
-    return i < 0 ? NULL : tl_st_name((const tl_st_file *)(uintptr_t)f, (size_t)i);
+    return i < 0 ? NULL : tl_safetensors_name((const tl_safetensors_file *)(uintptr_t)f, (size_t)i);
 }
 uint64_t tlb_st_get(uint64_t c, uint64_t f, const char *name) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
     if (!f) return tlb_refuse(x, TL_E_INVALID_HANDLE, "the safetensors file is closed"), 0;
     tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_st_get(x->ctx, (tl_st_file *)(uintptr_t)f, name, &t), t);
+    return tlb_leave_bits(x, tl_safetensors_get(x->ctx, (tl_safetensors_file *)(uintptr_t)f, name, &t), t);
 }
-void tlb_st_close(uint64_t f) { tl_st_close((tl_st_file *)(uintptr_t)f); }
+void tlb_st_close(uint64_t f) { tl_safetensors_close((tl_safetensors_file *)(uintptr_t)f); }
 /* Saves nhandles tensors; names joined by '\n' (so no language passes an array of strings). */
 int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line, uint64_t *handles,
                          size_t nhandles) {
@@ -787,7 +793,7 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
         char *nl = strchr(p, '\n');
         if (nl) *nl = 0, p = nl + 1;
     }
-    int rc = tl_safetensors_save(x->ctx, path, (int)nhandles, names, (const tl_tensor *)handles);
+    int rc = tl_safetensors_save(x->ctx, path, nhandles, names, (const tl_tensor *)handles);
     free(copy);
     free((void *)names);
     return tlb_leave(x, rc);

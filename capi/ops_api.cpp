@@ -1,4 +1,6 @@
 // The eager ops: each is one line onto impl/ops.
+#include <climits>
+
 #include "ops/ops.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
@@ -85,8 +87,11 @@ tl_status tl_contiguous(tl_context *ctx, tl_tensor a, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_contiguous(c, a, out); });
 }
 
-tl_status tl_concat(tl_context *ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_concat(c, n, ts, axis, out); });
+tl_status tl_concat(tl_context *ctx, size_t n, const tl_tensor *ts, int axis, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (n > size_t(INT_MAX)) return tl::fail(TL_E_INVALID_ARGUMENT, "concat: %zu tensors, past INT_MAX", n);
+        return tl::op_concat(c, int(n), ts, axis, out);
+    });
 }
 
 tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids, tl_tensor *out) {

@@ -26,6 +26,19 @@ const char *tl_version_string(void) {
 
 int tl_abi_version(void) { return TL_ABI_VERSION; }
 
+const char *tl_status_description(tl_status status) {
+    switch (status) {
+#define TL_STATUS_DESCRIPTION_(name, value, description) \
+    case TL_##name: return description;
+        TL_STATUS_MAP(TL_STATUS_DESCRIPTION_)
+#undef TL_STATUS_DESCRIPTION_
+        case TL_STATUS_FORCE_INT32_: break;
+    }
+    return "no tensorlife status";
+}
+
 size_t tl_dtype_size(tl_dtype dt) { return tl::dtype_size(dt); }
+
+const char *tl_dtype_name(tl_dtype dt) { return tl::dtype_name(dt); }
 
 }  // extern "C"

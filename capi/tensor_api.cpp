@@ -62,6 +62,7 @@ tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out) 
         info.offset = tl::elements_between(r.storage, r.view.data, r.view.dtype);
         info.storage = c.storage_name(t);
         info.generation = c.storage_generation(t);
+        info.read_only = r.read_only ? 1 : 0;
         tl::write_versioned(info, out);
         return TL_OK;
     });

@@ -46,10 +46,10 @@ static tl_status scenario(tl_context *ctx) {
     const char *names[2] = {"w", "r"};
     tl_tensor both[2] = {w, r};
     STEP(tl_safetensors_save(ctx, path, 2, names, both));
-    tl_st_file *f;
+    tl_safetensors_file *f;
     STEP(tl_safetensors_open(ctx, path, &f));
-    tl_status st = tl_st_get(ctx, f, "r", &t);
-    tl_st_close(f);
+    tl_status st = tl_safetensors_get(ctx, f, "r", &t);
+    tl_safetensors_close(f);
     STEP(st);
     char *text;
     STEP(tl_context_report_json(ctx, &text));

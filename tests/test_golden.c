@@ -51,9 +51,9 @@ static size_t elem_size(tl_dtype dt) { return tl_dtype_size(dt); }
 
 /* ---- reading the golden files ------------------------------------------------------------- */
 
-static array read_array(tl_context *c, tl_st_file *f, const char *name) {
+static array read_array(tl_context *c, tl_safetensors_file *f, const char *name) {
     tl_tensor t;
-    OK(tl_st_get(c, f, name, &t));
+    OK(tl_safetensors_get(c, f, name, &t));
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(c, t, &info));
     array a = {info.dtype, info.ndim, {0}, 1, NULL};
@@ -434,7 +434,7 @@ Test(golden, every_case_in_every_layout_and_storage_matches_numpy) {
     cr_assert(cJSON_IsArray(cases) && cJSON_GetArraySize(cases) > 100, "golden.json holds too few cases");
     tl_context *reader;
     OK(tl_context_create(NULL, &reader));
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(reader, TL_SOURCE_DIR "/tests/golden/golden.safetensors", &f));
     int n_cases = 0, compared = 0;
     for (const cJSON *j = cases->child; j; j = j->next) {
@@ -453,7 +453,7 @@ Test(golden, every_case_in_every_layout_and_storage_matches_numpy) {
     }
     cr_log_info("golden: %d NumPy cases, %d results compared (%d layouts x %d storages each)", n_cases, compared,
                 LAYOUTS, STORAGES);
-    tl_st_close(f);
+    tl_safetensors_close(f);
     tl_context_destroy(reader);
     cJSON_Delete(root);
     free(text);

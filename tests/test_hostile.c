@@ -54,16 +54,16 @@ Test(hostile, atomic_save_two_contexts_one_path) {
     pthread_create(&tb, NULL, save_rounds, &b);
     /* While they race, every read sees one whole file: all 1s or all 2s. */
     for (int round = 0; round < 200; ++round) {
-        tl_st_file *f;
+        tl_safetensors_file *f;
         if (tl_safetensors_open(ctx, path, &f) != TL_OK) continue; /* not written yet */
         tl_tensor t;
-        OK(tl_st_get(ctx, f, "x", &t));
+        OK(tl_safetensors_get(ctx, f, "x", &t));
         float v[4096];
         OK(tl_tensor_read(ctx, t, v, sizeof v));
         for (int i = 1; i < 4096; ++i) cr_assert_eq(v[i], v[0], "a mixed file: %g then %g at %d", v[0], v[i], i);
         cr_assert(v[0] == 1.0f || v[0] == 2.0f);
         tl_tensor_free(ctx, t);
-        tl_st_close(f);
+        tl_safetensors_close(f);
     }
     pthread_join(ta, NULL);
     pthread_join(tb, NULL);
@@ -230,17 +230,17 @@ Test(hostile, nul_in_safetensors_names_and_dtypes) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         cr_assert_eq(write_raw_safetensors(path, bad[i], strlen(bad[i]), data, sizeof data), 0);
-        tl_st_file *f = NULL;
+        tl_safetensors_file *f = NULL;
         FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
         cr_assert_null(f);
     }
     /* An escaped backslash before "u0000" is no NUL: that name loads. */
     const char *fine = "{\"a\\\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}  ";
     cr_assert_eq(write_raw_safetensors(path, fine, strlen(fine), data, sizeof data), 0);
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
-    cr_assert_str_eq(tl_st_name(f, 0), "a\\u0000");
-    tl_st_close(f);
+    cr_assert_str_eq(tl_safetensors_name(f, 0), "a\\u0000");
+    tl_safetensors_close(f);
 }
 
 Test(hostile, nul_in_json_dtype_and_trailing_text) {
@@ -257,23 +257,23 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
     char path[300];
     path_in_dir(path, sizeof path, "many.safetensors");
     cr_assert_eq(write_tiny_tensors(path, N), 0);
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
-    cr_assert_eq(tl_st_count(f), N);
+    cr_assert_eq(tl_safetensors_count(f), N);
     tl_scope s;
     OK(tl_scope_open(ctx, "get-all", 0, &s));
     for (int i = N - 1; i >= 0; i -= 7) {
         char name[16];
         snprintf(name, sizeof name, "t%d", i);
         tl_tensor t;
-        OK(tl_st_get(ctx, f, name, &t));
+        OK(tl_safetensors_get(ctx, f, name, &t));
         float x;
         OK(tl_tensor_read(ctx, t, &x, sizeof x));
         cr_assert_eq(x, (float)i);
         if (i % 4096 == 0) OK(tl_scope_reset(ctx, s));
     }
     OK(tl_scope_close(ctx, s));
-    tl_st_close(f);
+    tl_safetensors_close(f);
     /* Two tensors of one name are still found. */
     const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
     const float two[2] = {0, 1};
@@ -284,7 +284,7 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
 
 /* ---- 6. paths that are not files ------------------------------------------------------------ */
 Test(hostile, paths_that_are_not_regular_files, .timeout = 10) {
-    tl_st_file *f;
+    tl_safetensors_file *f;
     FAILS_WITH(tl_safetensors_open(ctx, dir, &f), TL_E_IO);
     cr_assert(strstr(tl_last_error(), "not a regular file"), "%s", tl_last_error());
     char fifo[300];
@@ -500,15 +500,15 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         tl_scope frame;
         tl_scope_options o = {sizeof o, TL_FIXED, 1 << 16, 0};
         OK(tl_scope_open_ex(c, "frame", &o, &frame));
-        tl_st_file *f;
+        tl_safetensors_file *f;
         OK(i % 2 ? tl_safetensors_map(c, path, &f) : tl_safetensors_open(c, path, &f));  /* mapped, or read */
         tl_tensor w, x, y;
-        OK(tl_st_get(c, f, "w", &w));
+        OK(tl_safetensors_get(c, f, "w", &w));
         const int64_t xs[2] = {1, 64};
         OK(tl_tensor_ones(c, TL_F32, 2, xs, &x));
         OK(tl_matmul(c, x, w, &y));
         OK(tl_scope_reset(c, frame));
-        tl_st_close(f);
+        tl_safetensors_close(f);
         tl_context_destroy(c);  /* the scope left open: the destroy frees it (and unmaps the file) */
         cr_assert_eq(counter.live_bytes, 0, "round %d: %lld bytes still held", i, counter.live_bytes);
         cr_assert_eq(counter.allocs, counter.frees, "round %d", i);
@@ -555,16 +555,16 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
         OK(tl_tensor_free(c, w));
         OK(tl_tensor_free(c, i));
     }
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_map(c, path, &f));
     cr_assert(file_is_mapped(path));
-    cr_assert_eq(tl_st_maps(f, "w"), 1);
-    cr_assert_eq(tl_st_maps(f, "ids"), 1);
-    cr_assert_eq(tl_st_maps(f, "none"), 0);
+    cr_assert_eq(tl_safetensors_maps(f, "w"), 1);
+    cr_assert_eq(tl_safetensors_maps(f, "ids"), 1);
+    cr_assert_eq(tl_safetensors_maps(f, "none"), 0);
     tl_tensor w1, w2, ids;
-    OK(tl_st_get(c, f, "w", &w1));
-    OK(tl_st_get(c, f, "w", &w2));
-    OK(tl_st_get(c, f, "ids", &ids));
+    OK(tl_safetensors_get(c, f, "w", &w1));
+    OK(tl_safetensors_get(c, f, "w", &w2));
+    OK(tl_safetensors_get(c, f, "ids", &ids));
     void *p1, *p2;
     OK(tl_tensor_data(c, w1, &p1));
     OK(tl_tensor_data(c, w2, &p2));
@@ -584,8 +584,16 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     FAILS_WITH(tl_copy_into(c, src, row), TL_E_INVALID_ARGUMENT);
     OK(tl_copy_into(c, w1, src));
     OK(tl_add(c, w1, w2, &sum));
+    /* The info says which pointers must not be written: the mapping and its views, not copies. */
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(c, w1, &info));
+    cr_assert_eq(info.read_only, 1, "over the mapping");
+    OK(tl_tensor_info_get(c, row, &info));
+    cr_assert_eq(info.read_only, 1, "a view of the mapping");
+    OK(tl_tensor_info_get(c, sum, &info));
+    cr_assert_eq(info.read_only, 0, "a result in memory of its own");
     /* Closing the file keeps the mapping while tensors over it live; the last one unmaps it. */
-    tl_st_close(f);
+    tl_safetensors_close(f);
     cr_assert(file_is_mapped(path));
     OK(tl_tensor_read(c, w2, all, sizeof all));
     OK(tl_tensor_free(c, w1));
@@ -598,8 +606,8 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     tl_scope s;
     OK(tl_scope_open(c, "frame", 0, &s));
     tl_tensor scoped;
-    OK(tl_st_get(c, f, "w", &scoped));
-    tl_st_close(f);
+    OK(tl_safetensors_get(c, f, "w", &scoped));
+    tl_safetensors_close(f);
     cr_assert(file_is_mapped(path));
     OK(tl_scope_reset(c, s));
     cr_assert(!file_is_mapped(path));
@@ -607,8 +615,8 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     OK(tl_scope_close(c, s));
     /* A context destroyed with mapped tensors alive gives everything back. */
     OK(tl_safetensors_map(c, path, &f));
-    OK(tl_st_get(c, f, "w", &w1));
-    tl_st_close(f);
+    OK(tl_safetensors_get(c, f, "w", &w1));
+    tl_safetensors_close(f);
     tl_context_destroy(c);
     cr_assert(!file_is_mapped(path));
     cr_assert_eq(counter.live_bytes, 0, "%lld bytes still held", counter.live_bytes);

@@ -27,9 +27,9 @@ static const char *write_raw(const char *name, const char *header, long long dec
 }
 
 static void expect_parse_error(const char *path, tl_status code, const char *words) {
-    tl_st_file *f = (tl_st_file *)0x1;
+    tl_safetensors_file *f = (tl_safetensors_file *)0x1;
     FAILS_WITH(tl_safetensors_open(ctx, path, &f), code);
-    cr_assert_eq(f, (tl_st_file *)0x1, "output untouched");
+    cr_assert_eq(f, (tl_safetensors_file *)0x1, "output untouched");
     cr_assert(strstr(tl_last_error(), words) != NULL, "message '%s' lacks '%s'", tl_last_error(), words);
 }
 
@@ -39,44 +39,44 @@ Test(io, independent_writer_files_load_to_the_written_values) {
     const char *python = "/usr/bin/python3";
     snprintf(cmd, sizeof cmd, "%s %s/tests/io/write_safetensors.py %s >/dev/null", python, TL_SOURCE_DIR, dir);
     cr_assert_eq(system(cmd), 0, "the python writer failed");
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(ctx, in_dir("independent.safetensors"), &f));
-    cr_assert_eq(tl_st_count(f), 6);
-    cr_assert_str_eq(tl_st_name(f, 0), "empty"); /* file (header) order */
-    cr_assert_null(tl_st_name(f, 6));
+    cr_assert_eq(tl_safetensors_count(f), 6);
+    cr_assert_str_eq(tl_safetensors_name(f, 0), "empty"); /* file (header) order */
+    cr_assert_null(tl_safetensors_name(f, 6));
     tl_tensor t;
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
     float f32[12];
-    OK(tl_st_get(ctx, f, "w_f32", &t));
+    OK(tl_safetensors_get(ctx, f, "w_f32", &t));
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert(info.dtype == TL_F32 && info.ndim == 2 && info.shape[0] == 3 && info.shape[1] == 4);
     read_f32(ctx, t, f32, 12);
     for (int i = 0; i < 12; ++i) cr_assert_eq(f32[i], (float)(i * 0.25 - 1.5));
     double f64[6];
-    OK(tl_st_get(ctx, f, "w_f64", &t));
+    OK(tl_safetensors_get(ctx, f, "w_f64", &t));
     OK(tl_tensor_read(ctx, t, f64, sizeof f64));
     for (int i = 0; i < 6; ++i) cr_assert_eq(f64[i], i / 3.0);
     int32_t ids[5];
-    OK(tl_st_get(ctx, f, "ids", &t));
+    OK(tl_safetensors_get(ctx, f, "ids", &t));
     OK(tl_tensor_read(ctx, t, ids, sizeof ids));
     for (int i = 0; i < 5; ++i) cr_assert_eq(ids[i], i * 7 - 10);
-    OK(tl_st_get(ctx, f, "h_f16", &t)); /* F16 arrives as f32 */
+    OK(tl_safetensors_get(ctx, f, "h_f16", &t)); /* F16 arrives as f32 */
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_eq(info.dtype, TL_F32);
     read_f32(ctx, t, f32, 6);
     for (int i = 0; i < 6; ++i) cr_assert_eq(f32[i], (float)(i * 0.5 - 1.0));
-    OK(tl_st_get(ctx, f, "b_bf16", &t));
+    OK(tl_safetensors_get(ctx, f, "b_bf16", &t));
     read_f32(ctx, t, f32, 4);
     for (int i = 0; i < 4; ++i) cr_assert_eq(f32[i], (float)((i - 2) * 1.5));
     tl_scope s;
     OK(tl_scope_open(ctx, "loading", 0, &s));
-    OK(tl_st_get(ctx, f, "empty", &t)); /* into the current target */
+    OK(tl_safetensors_get(ctx, f, "empty", &t)); /* into the current target */
     OK(tl_tensor_info_get(ctx, t, &info));
     cr_assert_str_eq(info.storage, "loading");
     cr_assert(info.shape[0] == 0 && info.shape[1] == 3);
-    FAILS_WITH(tl_st_get(ctx, f, "missing", &t), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_safetensors_get(ctx, f, "missing", &t), TL_E_NOT_FOUND);
     OK(tl_scope_close(ctx, s));
-    tl_st_close(f);
+    tl_safetensors_close(f);
 
     /* numpy-made arrays: expected values via the JSON python wrote (no numpy: the writer failed above). */
     cr_assert_eq(access(in_dir("numpy.safetensors"), R_OK), 0, "the writer made no numpy fixture");
@@ -89,12 +89,12 @@ Test(io, independent_writer_files_load_to_the_written_values) {
         tl_tensor want, got;
         OK(tl_tensor_from_json(ctx, json, &want));
         OK(tl_safetensors_open(ctx, in_dir("numpy.safetensors"), &f));
-        OK(tl_st_get(ctx, f, "arr", &got));
+        OK(tl_safetensors_get(ctx, f, "arr", &got));
         float a[12], b[12];
         read_f32(ctx, want, a, 12);
         read_f32(ctx, got, b, 12);
         cr_assert(memcmp(a, b, sizeof a) == 0, "numpy array differs");
-        tl_st_close(f);
+        tl_safetensors_close(f);
     }
 }
 
@@ -114,12 +114,12 @@ Test(io, save_then_load_round_trips_bit_exactly) {
     OK(tl_tensor_zeros(ctx, TL_F32, 1, s0, &t[5]));
     const char *names[6] = {"weird", "doubles", "ints", "transposed", "scalar", "empty"};
     OK(tl_safetensors_save(ctx, in_dir("round.safetensors"), 6, names, t));
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(ctx, in_dir("round.safetensors"), &f));
-    cr_assert_eq(tl_st_count(f), 6);
+    cr_assert_eq(tl_safetensors_count(f), 6);
     for (int i = 0; i < 6; ++i) {
         tl_tensor back;
-        OK(tl_st_get(ctx, f, names[i], &back));
+        OK(tl_safetensors_get(ctx, f, names[i], &back));
         tl_tensor_info a = TL_TENSOR_INFO_INIT, b = TL_TENSOR_INFO_INIT;
         OK(tl_tensor_info_get(ctx, t[i], &a));
         OK(tl_tensor_info_get(ctx, back, &b));
@@ -135,15 +135,15 @@ Test(io, save_then_load_round_trips_bit_exactly) {
         for (int k = 0; k < a.ndim; ++k) bytes *= (size_t)a.shape[k];
         cr_assert(memcmp(x, y, bytes) == 0, "'%s' differs after the round trip", names[i]);
     }
-    tl_st_close(f);
+    tl_safetensors_close(f);
     /* The transposed view was stored in logical order. */
     float tr[6];
     OK(tl_safetensors_open(ctx, in_dir("round.safetensors"), &f));
     tl_tensor back;
-    OK(tl_st_get(ctx, f, "transposed", &back));
+    OK(tl_safetensors_get(ctx, f, "transposed", &back));
     read_f32(ctx, back, tr, 6);
     cr_assert(tr[0] == 1.5f && tr[1] == INFINITY && signbit(tr[2]) && tr[3] == -INFINITY);
-    tl_st_close(f);
+    tl_safetensors_close(f);
 }
 
 Test(io, save_refuses_bad_input_and_leaves_no_file) {
@@ -202,9 +202,9 @@ Test(io, malformed_files_are_refused_with_the_problem_named) {
                        TL_E_PARSE, "9 dims");
     expect_parse_error(write_raw("entry", "{\"t\":5}", -1, 0), TL_E_PARSE, "not an object");
     /* A well-formed one, to show the helper itself makes loadable files. */
-    tl_st_file *ok;
+    tl_safetensors_file *ok;
     OK(tl_safetensors_open(ctx, write_raw("fine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", -1, 8), &ok));
-    tl_st_close(ok);
+    tl_safetensors_close(ok);
 }
 
 static cJSON *parse_and_free(char *s) {
@@ -305,13 +305,13 @@ Test(io, strings_and_files_come_from_the_allocator_and_outlive_the_context) {
     OK(tl_safetensors_save(c, in_dir("alloc.safetensors"), 1, names, &t));
     char *text;
     OK(tl_tensor_to_json(c, t, &text));
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(c, in_dir("alloc.safetensors"), &f));
     tl_context_destroy(c);
     cr_assert_gt(counter.live_bytes, 0, "the string and the file's index are still held");
-    cr_assert_str_eq(tl_st_name(f, 0), "v");
+    cr_assert_str_eq(tl_safetensors_name(f, 0), "v");
     tl_string_free(text);
-    tl_st_close(f);
+    tl_safetensors_close(f);
     cr_assert_eq(counter.live_bytes, 0);
     cr_assert_eq(counter.allocs, counter.frees);
 }

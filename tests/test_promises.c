@@ -139,7 +139,7 @@ Test(promises, every_growth_path_gives_every_byte_back) {
         OK(tl_attention(counted, qt, kt, kt, n, 0.01, &y));
         tl_tensor many[64];
         for (int i = 0; i < 64; ++i) many[i] = qt;
-        OK(tl_concat(counted, (int)(n < 64 ? n : 64), many, 0, &y));
+        OK(tl_concat(counted, (size_t)(n < 64 ? n : 64), many, 0, &y));
         OK(tl_scope_reset(counted, s)); /* merges the chunks */
     }
     for (int i = 0; i < 300; ++i) { /* the ambient table and the header table grow too */
@@ -245,12 +245,12 @@ Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
         data[2 * N + 2 * i] = data[2 * i], data[2 * N + 2 * i + 1] = data[2 * i + 1];
     }
     cr_assert_eq(write_raw_safetensors(path, header, strlen(header), data, sizeof data), 0);
-    tl_st_file *f;
+    tl_safetensors_file *f;
     OK(tl_safetensors_open(ctx, path, &f));
     const char *names[2] = {"h", "b"};
     for (int k = 0; k < 2; ++k) {
         tl_tensor t;
-        OK(tl_st_get(ctx, f, names[k], &t));
+        OK(tl_safetensors_get(ctx, f, names[k], &t));
         float got[N];
         read_f32(ctx, t, got, N);
         for (int i = 0; i < N; ++i) {
@@ -264,6 +264,6 @@ Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
             }
         }
     }
-    tl_st_close(f);
+    tl_safetensors_close(f);
     temp_dir_remove(dir);
 }

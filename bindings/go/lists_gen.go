@@ -28,6 +28,8 @@ var (
 	ErrInternal = &Error{Status: -11, Name: "TL_E_INTERNAL"}
 	// ErrBusy: the context is in a call on another thread (one thread at a time).
 	ErrBusy = &Error{Status: -12, Name: "TL_E_BUSY"}
+	// ErrNotFound: no tensor or key of that name in the file.
+	ErrNotFound = &Error{Status: -13, Name: "TL_E_NOT_FOUND"}
 )
 
 // sentinels by status, for Error.Is.
@@ -44,6 +46,7 @@ var sentinels = map[int]*Error{
 	-10: ErrParse,
 	-11: ErrInternal,
 	-12: ErrBusy,
+	-13: ErrNotFound,
 }
 
 // DType of a tensor.
@@ -65,3 +68,33 @@ const (
 
 // BindingABIVersion is the TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
 const BindingABIVersion = 1
+
+// ScopeStats are a scope's memory figures, the fields of tl_scope_stats.
+type ScopeStats struct {
+	Generation    uint64
+	SlabBytes     uint64
+	UsedBytes     uint64
+	PeakBytes     uint64
+	OverflowBytes uint64
+	GrowEvents    uint64
+	LiveTensors   uint64
+}
+
+const scopeStatsSlots = 7
+
+func scopeStatsOf(v []uint64) ScopeStats {
+	return ScopeStats{Generation: v[0], SlabBytes: v[1], UsedBytes: v[2], PeakBytes: v[3], OverflowBytes: v[4], GrowEvents: v[5], LiveTensors: v[6]}
+}
+
+// The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count).
+const (
+	infoDtype      = 0
+	infoNdim       = 1
+	infoShape      = 2
+	infoStrides    = 10
+	infoOffset     = 18
+	infoGeneration = 19
+	infoReadOnly   = 20
+	infoCount      = 21
+	infoSlots      = 22
+)

@@ -95,6 +95,7 @@ type Info struct {
 	Storage    string  // the scope's name, or "ambient"
 	Generation uint64  // the scope generation it belongs to; 0 for ambient
 	Count      int64   // elements
+	ReadOnly   bool    // over a read-only mapping: never write through its memory
 }
 
 // Info reads the tensor's dtype, shape, strides, offset and storage.
@@ -102,13 +103,14 @@ func (t Tensor) Info() (Info, error) {
 	if err := t.live(); err != nil {
 		return Info{}, err
 	}
-	v := make([]int64, 21)
+	v := make([]int64, infoSlots)
 	if err := t.ctx.status(raw.Tlb_info(t.ctx.c, t.bits, v)); err != nil {
 		return Info{}, err
 	}
-	n := v[1]
-	return Info{DType(v[0]), append([]int64(nil), v[2:2+n]...), append([]int64(nil), v[10:10+n]...), v[18],
-		raw.Tlb_storage(t.ctx.c, t.bits), uint64(v[19]), v[20]}, nil
+	n := v[infoNdim]
+	return Info{DType(v[infoDtype]), append([]int64(nil), v[infoShape:infoShape+n]...),
+		append([]int64(nil), v[infoStrides:infoStrides+n]...), v[infoOffset], raw.Tlb_storage(t.ctx.c, t.bits),
+		uint64(v[infoGeneration]), v[infoCount], v[infoReadOnly] != 0}, nil
 }
 
 // readAll copies every element out; the tensor must be of the slice's dtype (the C layer

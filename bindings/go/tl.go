@@ -218,18 +218,13 @@ func (s *Scope) Is(o *Scope) bool {
 	return s != nil && o != nil && s.ctx == o.ctx && s.token == o.token
 }
 
-// ScopeStats are the scope's memory figures.
-type ScopeStats struct {
-	Generation, SlabBytes, UsedBytes, PeakBytes, OverflowBytes, GrowEvents, LiveTensors uint64
-}
-
 // Stats reads the scope's figures now.
 func (s *Scope) Stats() (ScopeStats, error) {
-	v := make([]uint64, 7)
+	v := make([]uint64, scopeStatsSlots)
 	if err := s.ctx.status(raw.Tlb_scope_stats(s.ctx.c, s.token, v)); err != nil {
 		return ScopeStats{}, err
 	}
-	return ScopeStats{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}, nil
+	return scopeStatsOf(v), nil
 }
 
 // StatsJSON is tl_scope_stats_json: the same figures and the name, as JSON.

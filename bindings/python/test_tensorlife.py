@@ -44,8 +44,8 @@ def test_decode_loop_scenario():
                 if s == 0:
                     first = st
                 else:
-                    assert (st["slab_bytes"], st["peak_bytes"], st["grow_events"]) == \
-                        (first["slab_bytes"], first["peak_bytes"], first["grow_events"])
+                    assert (st.slab_bytes, st.peak_bytes, st.grow_events) == \
+                        (first.slab_bytes, first.peak_bytes, first.grow_events)
             with pytest.raises(tl.StorageClosedError) as e:
                 kept.tolist()
             assert "storage 'decode-step'" in str(e.value)

@@ -87,8 +87,8 @@ void model_save(tl_context *ctx, const model *m, const char *path) {
 }
 
 /* One named tensor of the expected f32 shape, or -1. */
-static int load_tensor(tl_context *ctx, tl_st_file *f, const char *name, int ndim, const int64_t *shape, tl_tensor *out) {
-    if (tl_st_get(ctx, f, name, out) != TL_OK) {
+static int load_tensor(tl_context *ctx, tl_safetensors_file *f, const char *name, int ndim, const int64_t *shape, tl_tensor *out) {
+    if (tl_safetensors_get(ctx, f, name, out) != TL_OK) {
         fprintf(stderr, "decode: weights: %s\n", tl_last_error());
         return -1;
     }
@@ -101,15 +101,15 @@ static int load_tensor(tl_context *ctx, tl_st_file *f, const char *name, int ndi
 }
 
 int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
-    tl_st_file *f;
+    tl_safetensors_file *f;
     if (tl_safetensors_open(ctx, path, &f) != TL_OK) {
         fprintf(stderr, "decode: %s\n", tl_last_error());
         return -1;
     }
     tl_tensor embed;
-    if (tl_st_get(ctx, f, "embed", &embed) != TL_OK) {
+    if (tl_safetensors_get(ctx, f, "embed", &embed) != TL_OK) {
         fprintf(stderr, "decode: weights: %s\n", tl_last_error());
-        tl_st_close(f);
+        tl_safetensors_close(f);
         return -1;
     }
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
@@ -120,12 +120,12 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     for (;; ++layers) {
         snprintf(name, sizeof name, "layers.%d.wq", layers);
         int found = 0;
-        for (size_t i = 0; i < tl_st_count(f) && !found; ++i) found = strcmp(tl_st_name(f, i), name) == 0;
+        for (size_t i = 0; i < tl_safetensors_count(f) && !found; ++i) found = strcmp(tl_safetensors_name(f, i), name) == 0;
         if (!found) break;
     }
     if (info.ndim != 2 || layers == 0) {
         fprintf(stderr, "decode: %s is not a decoder model (embed [vocab, d] and layers.N.*)\n", path);
-        tl_st_close(f);
+        tl_safetensors_close(f);
         return -1;
     }
     cfg->vocab = (int)info.shape[0];
@@ -144,7 +144,7 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
             snprintf(name, sizeof name, "layers.%d.%s", l, layer_names[k]);
             bad = load_tensor(ctx, f, name, shapes[k] == s_d ? 1 : 2, shapes[k], &(&m->layer[l].attn_norm)[k]);
         }
-    tl_st_close(f);
+    tl_safetensors_close(f);
     return bad ? -1 : 0;
 }
 

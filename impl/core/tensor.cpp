@@ -1,23 +1,37 @@
 #include "core/tensor.h"
 
 #include <cstring>
-#include <initializer_list>
 
 namespace tl {
 
-const char *dtype_name(tl_dtype dt) {
-    switch (dt) {
-        case TL_F32: return "f32";
-        case TL_F64: return "f64";
-        case TL_I32: return "i32";
-        default: break;  // no dtype: refused by every caller before it names one
-    }
-    return "?";
+const DtypeInfo kDtypes[kDtypeCount + 1] = {
+    {0, "?", nullptr, -1},
+#define TL_DTYPE_INFO_(NAME, value, name, bytes, safetensors, gguf) {bytes, name, safetensors, gguf},
+    TL_DTYPE_MAP(TL_DTYPE_INFO_)
+#undef TL_DTYPE_INFO_
+};
+// The table is indexed by value: the map must list the dtypes in value order, 1, 2, ...
+namespace {
+#define TL_DTYPE_VALUE_(NAME, value, name, bytes, safetensors, gguf) value,
+constexpr int kValues[] = {0, TL_DTYPE_MAP(TL_DTYPE_VALUE_)};
+#undef TL_DTYPE_VALUE_
+constexpr bool listed_in_value_order() {
+    for (unsigned i = 0; i <= kDtypeCount; ++i)
+        if (kValues[i] != int(i)) return false;
+    return true;
 }
+static_assert(listed_in_value_order(), "TL_DTYPE_MAP lists the dtypes in value order, from 1");
+}  // namespace
 
 bool dtype_from_name(const char *name, tl_dtype *out) {
-    for (tl_dtype dt : {TL_F32, TL_F64, TL_I32})
-        if (std::strcmp(name, dtype_name(dt)) == 0) return *out = dt, true;
+    for (unsigned v = 1; v <= kDtypeCount; ++v)
+        if (std::strcmp(name, kDtypes[v].name) == 0) return *out = tl_dtype(v), true;
+    return false;
+}
+
+bool dtype_from_safetensors(const char *s, tl_dtype *out) {
+    for (unsigned v = 1; v <= kDtypeCount; ++v)
+        if (kDtypes[v].safetensors && std::strcmp(s, kDtypes[v].safetensors) == 0) return *out = tl_dtype(v), true;
     return false;
 }
 

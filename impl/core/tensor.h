@@ -52,15 +52,28 @@ struct View {
     }
 };
 
+// The dtypes' values are 1..kDtypeCount (TL_DTYPE_MAP), so tables indexed by value serve them.
+#define TL_DTYPE_COUNT_(NAME, value, name, bytes, safetensors, gguf) +1
+constexpr unsigned kDtypeCount = 0 TL_DTYPE_MAP(TL_DTYPE_COUNT_);
+#undef TL_DTYPE_COUNT_
+
+// What TL_DTYPE_MAP says of one dtype; index 0 is "no dtype" (size 0, name "?").
+struct DtypeInfo {
+    size_t size;
+    const char *name, *safetensors;
+    int gguf;
+};
+extern const DtypeInfo kDtypes[kDtypeCount + 1];
+inline const DtypeInfo &dtype_info(tl_dtype dt) { return kDtypes[unsigned(dt) <= kDtypeCount ? unsigned(dt) : 0]; }
+
 // 0 for a value that is no dtype (callers refuse it).  Inline, and a table rather than a
-// switch: every op and factory asks, a tiny op several times (callgrind of bench_calls' add).
-inline size_t dtype_size(tl_dtype dt) {
-    static constexpr unsigned char bytes[4] = {0, 4, 8, 4};  // none, TL_F32, TL_F64, TL_I32
-    return unsigned(dt) < 4 ? bytes[unsigned(dt)] : 0;
-}
+// switch: every op and factory asks, a tiny op several times.
+inline size_t dtype_size(tl_dtype dt) { return dtype_info(dt).size; }
 inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
-const char *dtype_name(tl_dtype dt);  // "f32", "f64", "i32"
+inline const char *dtype_name(tl_dtype dt) { return dtype_info(dt).name; }  // "f32"; "?" for none
 bool dtype_from_name(const char *name, tl_dtype *out);  // the inverse of dtype_name
+// The dtype whose safetensors string is s (TL_DTYPE_MAP's column); false for none.
+bool dtype_from_safetensors(const char *s, tl_dtype *out);
 // Whether v is an integer in int32's range (i32 tensors take exactly these values).
 inline bool is_int32_value(double v) { return v == std::floor(v) && v >= -2147483648.0 && v <= 2147483647.0; }
 
@@ -75,6 +88,12 @@ void with_dtype(tl_dtype dt, Run &&run) {
         case TL_I32: return run(int32_t());
         default: break;
     }
+}
+// with_dtype over the float dtypes alone (the ops that take floats check it first).
+template <class Run>
+void with_float_dtype(tl_dtype dt, Run &&run) {
+    if (dt == TL_F32) return run(float());
+    if (dt == TL_F64) return run(double());
 }
 
 // The elements in `bytes` of a dt (sizes are powers of two: a shift, not a division, on the

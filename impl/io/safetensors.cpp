@@ -12,16 +12,16 @@
 #include "io/half.h"
 #include "platform/platform.h"
 
-tl_st_file::tl_st_file(const tl::Memory &m)
+tl_safetensors_file::tl_safetensors_file(const tl::Memory &m)
     : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)),
       by_name(tl::StlAllocator<uint32_t>(&memory)) {}
 
-tl_st_file::~tl_st_file() {
+tl_safetensors_file::~tl_safetensors_file() {
     tl::platform::close(&file);
     if (region) region->release();  // tensors over it keep it until they die
 }
 
-const tl_st_file::Entry *tl_st_file::find(const char *name) const {
+const tl_safetensors_file::Entry *tl_safetensors_file::find(const char *name) const {
     auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
                                [this](uint32_t i, const char *n) { return std::strcmp(name_of(entries[i]), n) < 0; });
     return it != by_name.end() && std::strcmp(name_of(entries[*it]), name) == 0 ? &entries[*it] : nullptr;
@@ -61,46 +61,46 @@ struct Buffer {
 
 using platform::read_at;
 
-const char *stored_name(tl_st_file::Stored s) {
+const char *stored_name(tl_safetensors_file::Stored s) {
     switch (s) {
-        case tl_st_file::Stored::f32: return "F32";
-        case tl_st_file::Stored::f64: return "F64";
-        case tl_st_file::Stored::i32: return "I32";
-        case tl_st_file::Stored::f16: return "F16";
-        case tl_st_file::Stored::bf16: return "BF16";
+        case tl_safetensors_file::Stored::f32: return "F32";
+        case tl_safetensors_file::Stored::f64: return "F64";
+        case tl_safetensors_file::Stored::i32: return "I32";
+        case tl_safetensors_file::Stored::f16: return "F16";
+        case tl_safetensors_file::Stored::bf16: return "BF16";
     }
     return "?";
 }
 
-bool parse_stored(const char *s, tl_st_file::Stored *out) {
-    static const tl_st_file::Stored all[] = {tl_st_file::Stored::f32, tl_st_file::Stored::f64, tl_st_file::Stored::i32,
-                                             tl_st_file::Stored::f16, tl_st_file::Stored::bf16};
-    for (tl_st_file::Stored k : all)
+bool parse_stored(const char *s, tl_safetensors_file::Stored *out) {
+    static const tl_safetensors_file::Stored all[] = {tl_safetensors_file::Stored::f32, tl_safetensors_file::Stored::f64, tl_safetensors_file::Stored::i32,
+                                             tl_safetensors_file::Stored::f16, tl_safetensors_file::Stored::bf16};
+    for (tl_safetensors_file::Stored k : all)
         if (std::strcmp(s, stored_name(k)) == 0) return *out = k, true;
     return false;
 }
 
-size_t stored_size(tl_st_file::Stored s) {
-    return s == tl_st_file::Stored::f64 ? 8 : (s == tl_st_file::Stored::f16 || s == tl_st_file::Stored::bf16) ? 2 : 4;
+size_t stored_size(tl_safetensors_file::Stored s) {
+    return s == tl_safetensors_file::Stored::f64 ? 8 : (s == tl_safetensors_file::Stored::f16 || s == tl_safetensors_file::Stored::bf16) ? 2 : 4;
 }
 
-tl_dtype loaded_dtype(tl_st_file::Stored s) {
-    return s == tl_st_file::Stored::f64 ? TL_F64 : s == tl_st_file::Stored::i32 ? TL_I32 : TL_F32;
+tl_dtype loaded_dtype(tl_safetensors_file::Stored s) {
+    return s == tl_safetensors_file::Stored::f64 ? TL_F64 : s == tl_safetensors_file::Stored::i32 ? TL_I32 : TL_F32;
 }
 
 // How a tensor of dt is saved: as itself (the inverse of loaded_dtype for the three dtypes).
-tl_st_file::Stored saved_as(tl_dtype dt) {
-    return dt == TL_F64 ? tl_st_file::Stored::f64 : dt == TL_I32 ? tl_st_file::Stored::i32 : tl_st_file::Stored::f32;
+tl_safetensors_file::Stored saved_as(tl_dtype dt) {
+    return dt == TL_F64 ? tl_safetensors_file::Stored::f64 : dt == TL_I32 ? tl_safetensors_file::Stored::i32 : tl_safetensors_file::Stored::f32;
 }
 
 // Checks one header entry and appends it; the message names the tensor and the problem.
-tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, const char *path) {
+tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_bytes, const char *path) {
     const char *name = item->string;
     if (!cJSON_IsObject(item)) return fail(TL_E_PARSE, "%s: entry '%s' is not an object", path, name);
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(item, "dtype");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(item, "shape");
     const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(item, "data_offsets");
-    tl_st_file::Entry e{};
+    tl_safetensors_file::Entry e{};
     if (!cJSON_IsString(dtype)) return fail(TL_E_PARSE, "%s: tensor '%s' has no dtype string", path, name);
     if (!parse_stored(dtype->valuestring, &e.stored))
         return fail(TL_E_PARSE, "%s: tensor '%s' has dtype '%s'; F32, F64, I32, F16 and BF16 load", path, name,
@@ -132,7 +132,7 @@ tl_status parse_entry(tl_st_file &f, const cJSON *item, uint64_t data_bytes, con
 }
 
 // The name index; two tensors of one name are neighbours in it.
-tl_status index_names(tl_st_file &f, const char *path) {
+tl_status index_names(tl_safetensors_file &f, const char *path) {
     if (f.entries.size() > UINT32_MAX) return fail(TL_E_PARSE, "%s: too many tensors", path);
     f.by_name.resize(f.entries.size());
     for (uint32_t i = 0; i < f.by_name.size(); ++i) f.by_name[i] = i;
@@ -146,9 +146,9 @@ tl_status index_names(tl_st_file &f, const char *path) {
 }
 
 // No two tensors may share a byte.
-tl_status check_no_overlap(tl_st_file &f, const char *path) {
-    std::vector<const tl_st_file::Entry *, StlAllocator<const tl_st_file::Entry *>> order(
-        StlAllocator<const tl_st_file::Entry *>(&f.memory));
+tl_status check_no_overlap(tl_safetensors_file &f, const char *path) {
+    std::vector<const tl_safetensors_file::Entry *, StlAllocator<const tl_safetensors_file::Entry *>> order(
+        StlAllocator<const tl_safetensors_file::Entry *>(&f.memory));
     for (const auto &e : f.entries)
         if (e.end > e.begin) order.push_back(&e);
     std::sort(order.begin(), order.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
@@ -163,7 +163,7 @@ tl_status check_no_overlap(tl_st_file &f, const char *path) {
 
 }  // namespace tl
 
-bool tl_st_file::maps(const Entry &e) const {
+bool tl_safetensors_file::maps(const Entry &e) const {
     if (!region || e.end == e.begin) return false;
     if (e.stored != Stored::f32 && e.stored != Stored::f64 && e.stored != Stored::i32) return false;
     return (data_start + e.begin) % tl::stored_size(e.stored) == 0;  // a misaligned tensor is copied
@@ -171,7 +171,7 @@ bool tl_st_file::maps(const Entry &e) const {
 
 namespace tl {
 
-tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) {
+tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_file **out) {
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
     OpenFile file;
     uint64_t file_bytes = 0;
@@ -181,9 +181,9 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
         return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path, (unsigned long long)file_bytes);
     uint64_t header_bytes = 0;
     for (int i = 7; i >= 0; --i) header_bytes = header_bytes << 8 | len_bytes[i];
-    if (header_bytes > TL_ST_MAX_HEADER_BYTES)
+    if (header_bytes > TL_SAFETENSORS_MAX_HEADER_BYTES)
         return fail(TL_E_PARSE, "%s: header length %llu is past the %u-byte limit", path, (unsigned long long)header_bytes,
-                    TL_ST_MAX_HEADER_BYTES);
+                    TL_SAFETENSORS_MAX_HEADER_BYTES);
     if (header_bytes > file_bytes - 8)
         return fail(TL_E_PARSE, "%s: header length %llu runs past the end of the %llu-byte file", path,
                     (unsigned long long)header_bytes, (unsigned long long)file_bytes);
@@ -202,9 +202,9 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     }
     if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
 
-    void *p = ctx.memory.allocate(sizeof(tl_st_file), alignof(tl_st_file));
+    void *p = ctx.memory.allocate(sizeof(tl_safetensors_file), alignof(tl_safetensors_file));
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index", path);
-    tl_st_file *f = new (p) tl_st_file(ctx.memory);
+    tl_safetensors_file *f = new (p) tl_safetensors_file(ctx.memory);
     f->data_start = 8 + header_bytes;
     f->file_bytes = file_bytes;
     const uint64_t data_bytes = file_bytes - f->data_start;
@@ -228,8 +228,8 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out) 
     return TL_OK;
 }
 
-tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out) {
-    tl_st_file *f = nullptr;
+tl_status safetensors_map(tl_context &ctx, const char *path, tl_safetensors_file **out) {
+    tl_safetensors_file *f = nullptr;
     TL_TRY(safetensors_open(ctx, path, &f));
     if (f->file_bytes > SIZE_MAX) {
         safetensors_close(f);
@@ -244,15 +244,15 @@ tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out) {
     return TL_OK;
 }
 
-void safetensors_close(tl_st_file *f) {
+void safetensors_close(tl_safetensors_file *f) {
     Memory memory = f->memory;  // the file's own copy frees the file itself last
-    f->~tl_st_file();
-    memory.release(f, sizeof(tl_st_file));
+    f->~tl_safetensors_file();
+    memory.release(f, sizeof(tl_safetensors_file));
 }
 
-tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out) {
-    const tl_st_file::Entry *e = f.find(name);
-    if (!e) return fail(TL_E_INVALID_ARGUMENT, "safetensors: no tensor named '%s'", name);
+tl_status safetensors_get(tl_context &ctx, tl_safetensors_file &f, const char *name, tl_tensor *out) {
+    const tl_safetensors_file::Entry *e = f.find(name);
+    if (!e) return fail(TL_E_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     if (f.maps(*e)) {  // a read-only tensor over the mapping: no copy
         View v{};
         v.dtype = loaded_dtype(e->stored);
@@ -271,12 +271,12 @@ tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_t
     NewTensor made;
     TL_TRY(ctx.make_tensor(loaded_dtype(e->stored), e->ndim, e->shape, &made));
     const View &v = made.view;
-    if (e->stored == tl_st_file::Stored::f16 || e->stored == tl_st_file::Stored::bf16) {
+    if (e->stored == tl_safetensors_file::Stored::f16 || e->stored == tl_safetensors_file::Stored::bf16) {
         float *to = reinterpret_cast<float *>(v.data);
         for (size_t i = 0; i < bytes / 2; ++i) {
             uint16_t h;
             std::memcpy(&h, staging + 2 * i, 2);
-            to[i] = e->stored == tl_st_file::Stored::f16 ? f16_to_float(h) : bf16_to_float(h);
+            to[i] = e->stored == tl_safetensors_file::Stored::f16 ? f16_to_float(h) : bf16_to_float(h);
         }
     } else if (bytes) {
         std::memcpy(v.data, staging, bytes);

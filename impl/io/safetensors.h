@@ -8,9 +8,9 @@
 #include "platform/platform.h"
 #include "tensorlife/tl_io.h"
 
-struct tl_st_file {
-    explicit tl_st_file(const tl::Memory &m);
-    ~tl_st_file();
+struct tl_safetensors_file {
+    explicit tl_safetensors_file(const tl::Memory &m);
+    ~tl_safetensors_file();
 
     enum class Stored { f32, f64, i32, f16, bf16 };
     struct Entry {
@@ -28,23 +28,23 @@ struct tl_st_file {
     std::vector<Entry, tl::StlAllocator<Entry>> entries;
     std::vector<char, tl::StlAllocator<char>> names;  // NUL-separated
     // Entries by name (indices into entries, sorted with strcmp): duplicates are neighbours and
-    // tl_st_get is a binary search, so a file of a million tiny tensors costs n log n, not n^2.
+    // tl_safetensors_get is a binary search, so a file of a million tiny tensors costs n log n, not n^2.
     std::vector<uint32_t, tl::StlAllocator<uint32_t>> by_name;
 
     const char *name_of(const Entry &e) const { return &names[e.name_offset]; }
     const Entry *find(const char *name) const;
-    // Whether tl_st_get of e gives a tensor over the mapping (else a copy).
+    // Whether tl_safetensors_get of e gives a tensor over the mapping (else a copy).
     bool maps(const Entry &e) const;
 };
 
 namespace tl {
 
-tl_status safetensors_open(tl_context &ctx, const char *path, tl_st_file **out);
+tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_file **out);
 // safetensors_open, and the whole file mapped read-only for tensors over it.
-tl_status safetensors_map(tl_context &ctx, const char *path, tl_st_file **out);
+tl_status safetensors_map(tl_context &ctx, const char *path, tl_safetensors_file **out);
 // Closes the file and frees its index (with the allocator it was made with).
-void safetensors_close(tl_st_file *f);
-tl_status safetensors_get(tl_context &ctx, tl_st_file &f, const char *name, tl_tensor *out);
+void safetensors_close(tl_safetensors_file *f);
+tl_status safetensors_get(tl_context &ctx, tl_safetensors_file &f, const char *name, tl_tensor *out);
 tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors);
 
 }  // namespace tl

@@ -39,7 +39,8 @@ extern "C" {
 #endif
 
 /* Every status, once (libuv's UV_ERRNO_MAP): X(NAME, value, description).  The enum below,
- * tl_status_string and every binding's error list (bindings/gen_status.py) come from here. */
+ * tl_status_string, tl_status_description and every binding's error list (bindings/gen_lists.py)
+ * come from here. */
 #define TL_STATUS_MAP(X)                                                                                \
     X(OK, 0, "success")                                                                                 \
     X(E_INVALID_ARGUMENT, -1, "NULL pointer, ndim outside 0..TL_MAX_DIMS, negative dim, bad axis or dtype") \
@@ -53,7 +54,8 @@ extern "C" {
     X(E_IO, -9, "a file could not be opened, read or written")                                          \
     X(E_PARSE, -10, "malformed JSON or safetensors")                                                    \
     X(E_INTERNAL, -11, "a bug caught at the ABI boundary")                                              \
-    X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")
+    X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")                 \
+    X(E_NOT_FOUND, -13, "no tensor or key of that name in the file")
 
 /* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.
  * A failed call leaves every output untouched and every tensor and scope as it was. */
@@ -66,6 +68,9 @@ typedef enum tl_status {
 
 /* A static name such as "TL_E_STORAGE_CLOSED"; "TL_E_UNKNOWN" for a value that is no status. */
 TL_API const char *tl_status_string(tl_status status);
+/* The status's description from TL_STATUS_MAP ("the tensor's scope was reset or closed after it
+ * was made"); "no tensorlife status" for a value that is none. */
+TL_API const char *tl_status_description(tl_status status);
 /* This thread's last failure message; never NULL; "" before any failure.  The text stays valid
  * until this thread's next failing call.  Successful calls do not clear it. */
 TL_API const char *tl_last_error(void);

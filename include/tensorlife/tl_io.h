@@ -2,9 +2,8 @@
  *
  * JSON is parsed and printed with cJSON.  cJSON's allocation hooks are process-wide, so
  * tensorlife leaves them to the application: the transient nodes of a parse or a print come
- * from the C heap.  An open tl_st_file also holds a libc FILE (and its stdio buffer, from the
- * C heap) until tl_st_close.  Every other byte tensorlife keeps (tensors, a file's index,
- * returned strings) comes from the context's allocator.
+ * from the C heap.  Every byte tensorlife keeps (tensors, an open file's index, returned
+ * strings) comes from the context's allocator; an open file holds one descriptor.
  *
  * Paths must name regular files: directories, FIFOs and devices are TL_E_IO, and opening never
  * blocks on them. */
@@ -19,43 +18,43 @@ extern "C" {
 
 /* ---- safetensors ---------------------------------------------------------------------------
  * An open file: its header is parsed and checked at open (dtypes, shapes, offsets in range and
- * not overlapping, byte counts matching shapes); tensor data is read at tl_st_get.  F32, F64 and
+ * not overlapping, byte counts matching shapes); tensor data is read at tl_safetensors_get.  F32, F64 and
  * I32 load as they are; F16 and BF16 are converted to TL_F32.  Malformed files give TL_E_PARSE
  * (or TL_E_IO for files that cannot be opened or read) with a message naming the problem. */
-typedef struct tl_st_file tl_st_file;
+typedef struct tl_safetensors_file tl_safetensors_file;
 
 /* Headers larger than this are refused as malformed (TL_E_PARSE). */
-#define TL_ST_MAX_HEADER_BYTES (100u * 1024u * 1024u)
+#define TL_SAFETENSORS_MAX_HEADER_BYTES (100u * 1024u * 1024u)
 
-TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_st_file **out);
+TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_safetensors_file **out);
 /* tl_safetensors_open, and the file's data mapped read-only (mmap) instead of read at each get:
- * tl_st_get then gives F32, F64 and I32 tensors whose data is aligned to their element size as
- * tensors over the mapping, with no copy (tl_st_maps says which); others (F16/BF16, misaligned,
+ * tl_safetensors_get then gives F32, F64 and I32 tensors whose data is aligned to their element size as
+ * tensors over the mapping, with no copy (tl_safetensors_maps says which); others (F16/BF16, misaligned,
  * empty) are copied as with tl_safetensors_open.  Tensors over the mapping are read-only:
  * tl_copy_into into one (or a view of one) is TL_E_INVALID_ARGUMENT, and writing through
- * tl_tensor_data's pointer faults.  The mapping lives until tl_st_close and the death of the last
+ * tl_tensor_data's pointer faults.  The mapping lives until tl_safetensors_close and the death of the last
  * tensor over it (its free, its scope's reset or close, its context's destroy), whichever comes
  * later, so no tensor is ever read after its mapping is gone. */
-TL_API tl_status tl_safetensors_map(tl_context *ctx, const char *path, tl_st_file **out);
-/* 1 when tl_st_get of name gives a tensor over the mapping, 0 when it copies or there is none. */
-TL_API int tl_st_maps(const tl_st_file *f, const char *name);
+TL_API tl_status tl_safetensors_map(tl_context *ctx, const char *path, tl_safetensors_file **out);
+/* 1 when tl_safetensors_get of name gives a tensor over the mapping, 0 when it copies or there is none. */
+TL_API int tl_safetensors_maps(const tl_safetensors_file *f, const char *name);
 /* Number of tensors (0 for NULL).  Names in file order, NULL past the end. */
-TL_API size_t tl_st_count(const tl_st_file *f);
-TL_API const char *tl_st_name(const tl_st_file *f, size_t i);
+TL_API size_t tl_safetensors_count(const tl_safetensors_file *f);
+TL_API const char *tl_safetensors_name(const tl_safetensors_file *f, size_t i);
 /* Reads one tensor into the current target (ambient or the current scope).  Names are looked
  * up in a sorted index: opening costs O(n log n) in the tensor count, a get O(log n).  A header
  * whose strings hold a NUL character, or with bytes after its JSON object other than space
- * padding, is TL_E_PARSE. */
-TL_API tl_status tl_st_get(tl_context *ctx, tl_st_file *f, const char *name, tl_tensor *out);
+ * padding, is TL_E_PARSE.  A name the file does not hold is TL_E_NOT_FOUND. */
+TL_API tl_status tl_safetensors_get(tl_context *ctx, tl_safetensors_file *f, const char *name, tl_tensor *out);
 /* NULL is a no-op.  A file keeps its own copy of the allocator, so it may outlive its context. */
-TL_API void tl_st_close(tl_st_file *f);
+TL_API void tl_safetensors_close(tl_safetensors_file *f);
 /* Writes n tensors (any layout; stored contiguous) under their names, atomically: the data
  * goes to a new file of an unpredictable name in the same folder (created with O_EXCL and
  * O_NOFOLLOW, so no planted link is followed), is fsynced and renamed over path, so readers see
  * the old file or the new one, never a mix, and two saves of one path at once leave one of
  * them whole.  A replaced file's permission bits are kept; a new file gets 0666 less the
  * umask.  Names must be distinct, non-empty, not "__metadata__". */
-TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, int n, const char *const *names,
+TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, size_t n, const char *const *names,
                                      const tl_tensor *tensors);
 
 /* ---- JSON ------------------------------------------------------------------------------------

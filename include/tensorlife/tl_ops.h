@@ -61,7 +61,7 @@ TL_API tl_status tl_transpose(tl_context *ctx, tl_tensor a, int d0, int d1, tl_t
 TL_API tl_status tl_reshape(tl_context *ctx, tl_tensor a, int ndim, const int64_t *shape, tl_tensor *out);
 
 TL_API tl_status tl_contiguous(tl_context *ctx, tl_tensor a, tl_tensor *out);
-TL_API tl_status tl_concat(tl_context *ctx, int n, const tl_tensor *ts, int axis, tl_tensor *out);
+TL_API tl_status tl_concat(tl_context *ctx, size_t n, const tl_tensor *ts, int axis, tl_tensor *out);
 /* out[i..., :] = table[ids[i...], :]; ids are TL_I32 of any shape, each in 0..rows-1. */
 TL_API tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids, tl_tensor *out);
 

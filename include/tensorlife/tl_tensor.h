@@ -22,19 +22,33 @@ typedef struct tl_tensor {
     uint64_t bits;
 } tl_tensor;
 
+/* Every dtype, once: X(NAME, value, name, bytes, safetensors, gguf) with
+ *   name         its lowercase name ("f32"), as tl_dtype_name returns it;
+ *   bytes        of one element;
+ *   safetensors  its dtype string in safetensors headers;
+ *   gguf         its ggml_type number in GGUF files (-1: GGUF has none).
+ * The enum, tl_dtype_size, tl_dtype_name, the file formats' mappings and every binding's list
+ * come from here. */
+#define TL_DTYPE_MAP(X)                   \
+    X(F32, 1, "f32", 4, "F32", 0)        \
+    X(F64, 2, "f64", 8, "F64", 28)       \
+    X(I32, 3, "i32", 4, "I32", 26)
+
 /* The two sentinels (spelled TL_<TYPE>_FORCE_..._ in every enum) are no dtypes: they make the
  * enum span int32, so that any value a caller passes is a value of the type (and is refused
  * with TL_E_INVALID_ARGUMENT), never undefined. */
+#define TL_DTYPE_ENUM_ITEM_(NAME, value, name, bytes, safetensors, gguf) TL_##NAME = value,
 typedef enum tl_dtype {
-    TL_F32 = 1,
-    TL_F64 = 2,
-    TL_I32 = 3,
+    TL_DTYPE_MAP(TL_DTYPE_ENUM_ITEM_)
     TL_DTYPE_FORCE_SIGNED_ = -1,
     TL_DTYPE_FORCE_INT32_ = 0x7fffffff
 } tl_dtype;
+#undef TL_DTYPE_ENUM_ITEM_
 
 /* Bytes of one element of dt, or 0 for a value that is no dtype. */
 TL_API size_t tl_dtype_size(tl_dtype dt);
+/* A static lowercase name ("f32"), or "?" for a value that is no dtype. */
+TL_API const char *tl_dtype_name(tl_dtype dt);
 
 /* Factories place the tensor in the current target.  shape may be NULL when ndim is 0 (a scalar).
  * zeros, ones and full write every element (slab memory is not cleared at reset).
@@ -60,7 +74,9 @@ TL_API tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t 
  * scope's reset. */
 TL_API tl_status tl_tensor_free(tl_context *ctx, tl_tensor t);
 /* The address of the first element; valid until the storage's reset, close or free.
- * Elements sit at the strides that tl_tensor_info_get reports. */
+ * Elements sit at the strides that tl_tensor_info_get reports.  The pointer is not const, but a
+ * tensor whose info says read_only (over a mapped file) must not be written through it: the
+ * pages are read-only and a write faults. */
 TL_API tl_status tl_tensor_data(tl_context *ctx, tl_tensor t, void **ptr);
 
 typedef struct tl_tensor_info {
@@ -72,9 +88,16 @@ typedef struct tl_tensor_info {
     int64_t offset;     /* elements from the start of its storage (slab chunk, or ambient block) */
     const char *storage; /* scope name, or "ambient"; valid while the storage is */
     uint64_t generation; /* the scope generation it belongs to; 0 for ambient */
+    int32_t read_only;   /* 1 over a read-only mapping (or a view of one): never write through
+                          * tl_tensor_data's pointer; 0 otherwise */
 } tl_tensor_info;
 /* tl_tensor_info info = TL_TENSOR_INFO_INIT; (as libgit2's GIT_*_OPTIONS_INIT) */
-#define TL_TENSOR_INFO_INIT {sizeof(tl_tensor_info), (tl_dtype)0, 0, {0}, {0}, 0, NULL, 0}
+#define TL_TENSOR_INFO_INIT {sizeof(tl_tensor_info), (tl_dtype)0, 0, {0}, {0}, 0, NULL, 0, 0}
+/* The numeric fields past struct_size, in order, once: X(field) for one value, XA(field, n) for
+ * an array (the bindings pass them as one int64 array laid out from here; storage, a string,
+ * travels on its own). */
+#define TL_TENSOR_INFO_FIELDS(X, XA) \
+    X(dtype) X(ndim) XA(shape, TL_MAX_DIMS) XA(strides, TL_MAX_DIMS) X(offset) X(generation) X(read_only)
 TL_API tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out);
 
 /* The one way out of a scope: copies t (contiguous) into target, an open scope of ctx, or into

@@ -304,7 +304,7 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             check(st, kSentinel);
             check_foreign(m, st);
             if (st != TL_OK) return;
-            tl_st_file *f = nullptr;
+            tl_safetensors_file *f = nullptr;
             const bool mapped = in.byte() & 1;  // read back copied or over a mapping
             if ((mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f)) != TL_OK) {
                 std::fprintf(stderr, "a saved file does not open: %s\n", tl_last_error());
@@ -314,7 +314,7 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
                 tl_tensor back;
                 tl_tensor_info a{}, b{};
                 a.struct_size = b.struct_size = sizeof a;
-                const tl_status got = tl_st_get(ctx, f, names[i], &back);
+                const tl_status got = tl_safetensors_get(ctx, f, names[i], &back);
                 if (got == TL_E_SCOPE_FULL || got == TL_E_OUT_OF_MEMORY) continue;  // no room here: fair
                 if (got != TL_OK || tl_tensor_info_get(ctx, back, &b) != TL_OK ||
                     tl_tensor_info_get(ctx, ts[i], &a) != TL_OK || a.dtype != b.dtype || a.ndim != b.ndim ||
@@ -330,13 +330,13 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
                     std::fprintf(stderr, "tensor '%s' came back with other bytes\n", names[i]);
                     std::abort();
                 }
-                if (tl_st_maps(f, names[i]) && tl_copy_into(ctx, ts[i], back) != TL_E_INVALID_ARGUMENT) {
+                if (tl_safetensors_maps(f, names[i]) && tl_copy_into(ctx, ts[i], back) != TL_E_INVALID_ARGUMENT) {
                     std::fprintf(stderr, "a tensor over a mapping was written\n");
                     std::abort();
                 }
                 if (in.byte() & 1) m.keep(in, back, c);  // mapped tensors live on in the program
             }
-            tl_st_close(f);
+            tl_safetensors_close(f);
             return;
         }
         default: {

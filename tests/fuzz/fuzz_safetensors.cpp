@@ -28,18 +28,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::fclose(f);
     tl_context *ctx;
     if (tl_context_create(nullptr, &ctx) != TL_OK) std::abort();
-    tl_st_file *st = nullptr;
+    tl_safetensors_file *st = nullptr;
     tl_status s = tl_safetensors_open(ctx, path, &st);
     if (s == TL_OK) {
-        for (size_t i = 0; i < tl_st_count(st); ++i) {
+        for (size_t i = 0; i < tl_safetensors_count(st); ++i) {
             tl_tensor t;
-            tl_status g = tl_st_get(ctx, st, tl_st_name(st, i), &t);
+            tl_status g = tl_safetensors_get(ctx, st, tl_safetensors_name(st, i), &t);
             if (g != TL_OK && g != TL_E_OUT_OF_MEMORY) {
                 std::fprintf(stderr, "an indexed tensor did not load: %s\n", tl_last_error());
                 std::abort();
             }
         }
-        tl_st_close(st);
+        tl_safetensors_close(st);
     } else if (s != TL_E_PARSE && s != TL_E_IO && s != TL_E_OUT_OF_MEMORY) {
         std::fprintf(stderr, "open gave %s\n", tl_status_string(s));
         std::abort();

@@ -20,6 +20,7 @@ namespace TensorLife {
         case -10: return new ParseException(message);
         case -11: return new InternalException(message);
         case -12: return new BusyException(message);
+        case -13: return new NotFoundException(message);
         default: return new TensorLifeException(status, "TL_E_UNKNOWN", message);
       }
     }
@@ -85,6 +86,11 @@ namespace TensorLife {
     internal BusyException(string message) : base(-12, "TL_E_BUSY", message) { }
   }
 
+  /// <summary>TL_E_NOT_FOUND: no tensor or key of that name in the file.</summary>
+  public sealed class NotFoundException : TensorLifeException {
+    internal NotFoundException(string message) : base(-13, "TL_E_NOT_FOUND", message) { }
+  }
+
   /// <summary>Element types.</summary>
   public enum DType {
     F32 = 1,
@@ -102,5 +108,39 @@ namespace TensorLife {
   public static class BindingInfo {
     /// <summary>The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.</summary>
     public const int AbiVersion = 1;
+  }
+
+  /// <summary>A scope's memory figures, the fields of tl_scope_stats.</summary>
+  public struct ScopeStats {
+    public ulong Generation { get; }
+    public ulong SlabBytes { get; }
+    public ulong UsedBytes { get; }
+    public ulong PeakBytes { get; }
+    public ulong OverflowBytes { get; }
+    public ulong GrowEvents { get; }
+    public ulong LiveTensors { get; }
+    internal const int Slots = 7;
+    internal ScopeStats(ulong[] v) {
+      Generation = v[0];
+      SlabBytes = v[1];
+      UsedBytes = v[2];
+      PeakBytes = v[3];
+      OverflowBytes = v[4];
+      GrowEvents = v[5];
+      LiveTensors = v[6];
+    }
+  }
+
+  /// <summary>The tensor info array's slots (TL_TENSOR_INFO_FIELDS, then the element count).</summary>
+  internal static class InfoSlots {
+    internal const int Dtype = 0;
+    internal const int Ndim = 1;
+    internal const int Shape = 2;
+    internal const int Strides = 10;
+    internal const int Offset = 18;
+    internal const int Generation = 19;
+    internal const int ReadOnly = 20;
+    internal const int Count = 21;
+    internal const int Slots = 22;
   }
 }

@@ -225,11 +225,11 @@ public sealed class Scope : IDisposable {
     public void Dispose() { if (!closed) Close(); }
     public string Name => R.tlb_scope_name(ctx.c, token) ?? throw ctx.Failure();
 
-    /// generation, slabBytes, usedBytes, peakBytes, overflowBytes, growEvents, liveTensors.
-    public ulong[] Stats() {
-        var v = new ulong[7];
+    /// The scope's memory figures now.
+    public ScopeStats Stats() {
+        var v = new ulong[ScopeStats.Slots];
         ctx.Check(R.tlb_scope_stats(ctx.c, token, v, (uint)v.Length));
-        return v;
+        return new ScopeStats(v);
     }
     public string StatsJson() => R.tlb_scope_stats_json(ctx.c, token) ?? throw ctx.Failure();
 
@@ -272,18 +272,21 @@ public sealed class Tensor {
     /// The whole tl_tensor_info.
     public sealed class TensorInfo {
         public DType DType; public long[] Shape, Strides; public long Offset, Generation, Count; public string Storage;
+        public bool ReadOnly;  // over a read-only mapping: never write through its memory
     }
 
     public TensorInfo Info() {
-        var v = new long[21];
+        var v = new long[InfoSlots.Slots];
         ctx.Check(R.tlb_info(ctx.c, bits, v, (uint)v.Length));
-        int n = (int)v[1];
+        int n = (int)v[InfoSlots.Ndim];
         var shape = new long[n];
         var strides = new long[n];
-        Array.Copy(v, 2, shape, 0, n);
-        Array.Copy(v, 10, strides, 0, n);
-        return new TensorInfo { DType = (DType)v[0], Shape = shape, Strides = strides, Offset = v[18],
-                                Generation = v[19], Count = v[20], Storage = R.tlb_storage(ctx.c, bits) };
+        Array.Copy(v, InfoSlots.Shape, shape, 0, n);
+        Array.Copy(v, InfoSlots.Strides, strides, 0, n);
+        return new TensorInfo { DType = (DType)v[InfoSlots.Dtype], Shape = shape, Strides = strides,
+                                Offset = v[InfoSlots.Offset], Generation = v[InfoSlots.Generation],
+                                Count = v[InfoSlots.Count], Storage = R.tlb_storage(ctx.c, bits),
+                                ReadOnly = v[InfoSlots.ReadOnly] != 0 };
     }
 
     public long[] Shape => Info().Shape;

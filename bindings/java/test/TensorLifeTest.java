@@ -1,3 +1,4 @@
+import org.tensorlife.ScopeStats;
 import org.tensorlife.BindingInfo;
 import org.tensorlife.Context;
 import org.tensorlife.Scope;
@@ -40,7 +41,7 @@ public final class TensorLifeTest {
             Tensor tw = ctx.fromFloats(new long[] {D, D}, w), tb = ctx.fromFloats(new long[] {D}, b);
             Tensor kept = null;
             try (Scope step = ctx.openScope("decode-step", 0)) {
-                long[] first = null;
+                ScopeStats first = null;
                 for (int s = 0; s < 50; s++) {
                     float[] x = new float[D];
                     for (int i = 0; i < D; i++) x[i] = ((s + i) % 5) - 2;
@@ -58,9 +59,10 @@ public final class TensorLifeTest {
                         check(Math.abs(got[j] - Math.exp(logits[j] - top) / total) < 1e-5, "step " + s + " col " + j);
                     kept = p;
                     step.reset();
-                    long[] st = step.stats();
+                    ScopeStats st = step.stats();
                     if (s == 0) first = st;
-                    else check(st[1] == first[1] && st[3] == first[3] && st[5] == first[5], "no growth after step 1");
+                    else check(st.slabBytes() == first.slabBytes() && st.peakBytes() == first.peakBytes()
+                               && st.growEvents() == first.growEvents(), "no growth after step 1");
                 }
                 try {
                     kept.toFloats();
@@ -119,7 +121,7 @@ public final class TensorLifeTest {
             catch (TensorLifeException e) { check(e.getMessage().contains("TL_E_PARSE"), e.getMessage()); }
             try (Scope s = ctx.openScope("report-me", 0)) {
                 check(ctx.reportJson().contains("\"name\":\"report-me\""), ctx.reportJson());
-                check(s.stats()[6] == 0, "an empty scope");
+                check(s.stats().liveTensors() == 0, "an empty scope");
             }
             new java.io.File(path).delete();
             dir.toFile().delete();
@@ -251,13 +253,13 @@ public final class TensorLifeTest {
             check(ctx.currentScope() == null, "ambient after close");
             try (Scope capped = ctx.openScope("capped", Growth.GROW, 0, (1L << 32) + 4096)) {
                 ctx.zeros(DType.F32, 2048); // 8 KiB: past 4096, inside 4 GiB
-                check(capped.stats()[2] >= 8192, "a 4 GiB cap cut short");
+                check(capped.stats().usedBytes() >= 8192, "a 4 GiB cap cut short");
             }
             Tensor f = ctx.full(DType.I32, 7, 2, 3);
             check(f.toInts()[5] == 7, "full");
             Tensor.Info info = ctx.transpose(f, 0, 1).info();
-            check(info.dtype == DType.I32 && info.shape[0] == 3 && info.strides[0] == 1 && info.strides[1] == 3
-                  && info.storage.equals("ambient") && info.count == 6, "info");
+            check(info.dtype() == DType.I32 && info.shape()[0] == 3 && info.strides()[0] == 1 && info.strides()[1] == 3
+                  && info.storage().equals("ambient") && info.count() == 6 && !info.readOnly(), "info");
             try {
                 f.toFloats();
                 check(false, "i32 read as f32");

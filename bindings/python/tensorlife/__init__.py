@@ -15,10 +15,10 @@ close() is released with every scope and tensor in it.
 """
 import array as _array
 
-from . import _tensorlife as _r
+from . import _lists, _tensorlife as _r
 from ._lists import *  # noqa: F401,F403  (the exception classes, F32/F64/I32, GROW/FIXED)
 from ._lists import ERRORS as _ERRORS, F32, F64, I32, GROW, TensorLifeError, InvalidArgumentError, \
-    InvalidHandleError, DtypeError
+    InvalidHandleError, DtypeError, ScopeStats
 
 try:
     import numpy as _np
@@ -29,7 +29,6 @@ _TYPECODE = {F32: "f", F64: "d", I32: "i"}
 _NUMPY = {F32: "float32", F64: "float64", I32: "int32"}
 _FROM = {F32: _r.tlb_from_f32, F64: _r.tlb_from_f64, I32: _r.tlb_from_i32}
 _READ = {F32: _r.tlb_read_f32, F64: _r.tlb_read_f64, I32: _r.tlb_read_i32}
-_STATS = ("generation", "slab_bytes", "used_bytes", "peak_bytes", "overflow_bytes", "grow_events", "live_tensors")
 
 
 def _error(c):
@@ -314,9 +313,10 @@ class Scope:
         return name
 
     def stats(self):
-        v = _array.array("Q", [0] * 7)
+        """The scope's memory figures now (a ScopeStats named tuple)."""
+        v = _array.array("Q", [0] * len(ScopeStats._fields))
         self._ctx._check(_r.tlb_scope_stats(self._ctx._c, self._token, v))
-        return dict(zip(_STATS, v))
+        return ScopeStats(*v)
 
     def stats_json(self):
         s = _r.tlb_scope_stats_json(self._ctx._c, self._token)
@@ -370,12 +370,14 @@ class Tensor(_r._TensorBase):
 
     def info(self):
         """dtype, shape, strides (elements), offset, storage name, generation, count."""
-        v = _array.array("q", [0] * 21)
+        v = _array.array("q", [0] * _lists._INFO_SLOTS)
         self._ctx._check(_r.tlb_info(self._ctx._c, self._bits, v))
-        n = v[1]
+        n = v[_lists._INFO_NDIM]
         storage = _r.tlb_storage(self._ctx._c, self._bits)
-        return {"dtype": v[0], "shape": tuple(v[2:2 + n]), "strides": tuple(v[10:10 + n]), "offset": v[18],
-                "storage": storage, "generation": v[19], "count": v[20]}
+        return {"dtype": v[_lists._INFO_DTYPE], "shape": tuple(v[_lists._INFO_SHAPE:_lists._INFO_SHAPE + n]),
+                "strides": tuple(v[_lists._INFO_STRIDES:_lists._INFO_STRIDES + n]), "offset": v[_lists._INFO_OFFSET],
+                "storage": storage, "generation": v[_lists._INFO_GENERATION], "count": v[_lists._INFO_COUNT],
+                "read_only": bool(v[_lists._INFO_READ_ONLY])}
 
     @property
     def shape(self):

@@ -12,7 +12,7 @@ static class Consumer {
         using (var ctx = new Context()) {
             var tw = ctx.FromFloats(new long[] { d, d }, w);
             using (var step = ctx.OpenScope("decode-step", 1 << 16)) {
-                ulong[] first = null;
+                ScopeStats? first = null;
                 Tensor kept = null;
                 for (int s = 0; s < 50; s++) {
                     var x = new float[d];
@@ -31,7 +31,7 @@ static class Consumer {
                     step.Reset();
                     var st = step.Stats();
                     if (first == null) first = st;
-                    else if (st[1] != first[1] || st[5] != first[5]) { Console.WriteLine($"step {s} grew"); return 1; }
+                    else if (st.SlabBytes != first.Value.SlabBytes || st.GrowEvents != first.Value.GrowEvents) { Console.WriteLine($"step {s} grew"); return 1; }
                 }
                 try {
                     kept.ToFloats();

@@ -14,7 +14,7 @@ public final class Consumer {
         try (Context ctx = new Context()) {
             Tensor tw = ctx.fromFloats(new long[] {d, d}, w);
             try (Scope step = ctx.openScope("decode-step", 1 << 16)) {
-                long[] first = null;
+                org.tensorlife.ScopeStats first = null;
                 Tensor kept = null;
                 for (int s = 0; s < 50; s++) {
                     float[] x = new float[d];
@@ -31,9 +31,10 @@ public final class Consumer {
                         if (Math.abs(p[j] - Math.exp(logits[j] - top) / total) > 1e-5) throw new AssertionError("step " + s + " col " + j);
                     kept = ctx.zeros(org.tensorlife.DType.F32, 1);
                     step.reset();
-                    long[] st = step.stats();
+                    org.tensorlife.ScopeStats st = step.stats();
                     if (first == null) first = st;
-                    else if (st[1] != first[1] || st[5] != first[5]) throw new AssertionError("step " + s + " grew");
+                    else if (st.slabBytes() != first.slabBytes() || st.growEvents() != first.growEvents())
+                        throw new AssertionError("step " + s + " grew");
                 }
                 try {
                     kept.toFloats();

@@ -24,7 +24,7 @@ with tl.Context() as ctx:
             step.reset()
             st = step.stats()
             first = first or st
-            assert (st["slab_bytes"], st["grow_events"]) == (first["slab_bytes"], first["grow_events"]), s
+            assert (st.slab_bytes, st.grow_events) == (first.slab_bytes, first.grow_events), s
         try:
             kept.tolist()
             sys.exit("a tensor kept past its reset was read")

@@ -256,7 +256,13 @@ static tl_scope tlb_scope_at(uint64_t token) {
     return s;
 }
 
-static const char *tlb_dtype_name(tl_dtype dt) { return dt == TL_F32 ? "f32" : dt == TL_F64 ? "f64" : dt == TL_I32 ? "i32" : "?"; }
+/* The tensor info array's slots: TL_TENSOR_INFO_FIELDS, then the element count (the layout
+ * each binding's generated list names). */
+#define TLB_ONE_SLOT(field) +1
+#define TLB_SLOTS(field, n) +(n)
+enum { TLB_INFO_SLOTS = 0 TL_TENSOR_INFO_FIELDS(TLB_ONE_SLOT, TLB_SLOTS) + 1 };
+#undef TLB_ONE_SLOT
+#undef TLB_SLOTS
 
 
 #include <stdint.h>		// Use the C99 official header
@@ -478,7 +484,7 @@ static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t n
     if (rc != TL_OK) return tlb_leave(x, rc);
     if (info.dtype != dt) {
         return tlb_refusef(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
-                           tlb_dtype_name(info.dtype), tlb_dtype_name(dt));
+                           tl_dtype_name(info.dtype), tl_dtype_name(dt));
     }
     return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
 }
@@ -486,24 +492,24 @@ int tlb_read_f32(uint64_t c, uint64_t bits, float *data, size_t count) { return 
 int tlb_read_f64(uint64_t c, uint64_t bits, double *data, size_t count) { return tlb_read(c, bits, TL_F64, data, count * sizeof(double)); }
 int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count) { return tlb_read(c, bits, TL_I32, data, count * sizeof(int32_t)); }
 
-/* The whole tl_tensor_info: info[0] dtype, [1] ndim, [2..10) shape, [10..18) strides,
- * [18] offset, [19] generation, [20] element count (the storage name: tlb_storage). */
+/* The whole tl_tensor_info as TL_TENSOR_INFO_FIELDS lays it out (dims past ndim are 0), then
+ * the element count (TLB_INFO_SLOTS); the storage name travels on its own (tlb_storage). */
 int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
-    if (ninfo < 21) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "tensor info needs 21 slots");
+    if (ninfo < TLB_INFO_SLOTS) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
     tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &in);
     if (rc == TL_OK) {
-        int64_t count = 1;
-        info[0] = in.dtype, info[1] = in.ndim;
-        for (int i = 0; i < TL_MAX_DIMS; ++i) {
-            info[2 + i] = i < in.ndim ? in.shape[i] : 0;
-            info[10 + i] = i < in.ndim ? in.strides[i] : 0;
-            if (i < in.ndim) count *= in.shape[i];
-        }
-        info[18] = in.offset, info[19] = (int64_t)in.generation, info[20] = count;
+        int64_t *at = info, count = 1;
+#define TLB_PUT(field) *at++ = (int64_t)in.field;
+#define TLB_PUT_ARRAY(field, n) for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
+        TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
+#undef TLB_PUT
+#undef TLB_PUT_ARRAY
+        for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
+        *at = count;
     }
     return tlb_leave(x, rc);
 }
@@ -591,7 +597,7 @@ uint64_t tlb_concat(uint64_t c, uint64_t *handles, size_t nhandles, int axis) {
     if (nhandles > 65536) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "concat takes at most 65536 tensors"), 0;
     /* tl_tensor is exactly its 64 bits, so the array passes as it is. */
     tl_tensor r = {0};
-    return tlb_leave_bits(x, tl_concat(x->ctx, (int)nhandles, (const tl_tensor *)handles, axis, &r), r);
+    return tlb_leave_bits(x, tl_concat(x->ctx, nhandles, (const tl_tensor *)handles, axis, &r), r);
 }
 int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
     tlb_ctx *x = tlb_enter(c);
@@ -604,29 +610,29 @@ int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
 uint64_t tlb_st_open(uint64_t c, const char *path) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_st_file *f = NULL;
+    tl_safetensors_file *f = NULL;
     return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
 /* The file mapped read-only: its aligned F32/F64/I32 tensors come out over the mapping. */
 uint64_t tlb_st_map(uint64_t c, const char *path) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
-    tl_st_file *f = NULL;
+    tl_safetensors_file *f = NULL;
     return tlb_leave(x, tl_safetensors_map(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
 }
-int tlb_st_maps(uint64_t f, const char *name) { return tl_st_maps((const tl_st_file *)(uintptr_t)f, name); }
-int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_st_count((const tl_st_file *)(uintptr_t)f); }
+int tlb_st_maps(uint64_t f, const char *name) { return tl_safetensors_maps((const tl_safetensors_file *)(uintptr_t)f, name); }
+int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_safetensors_count((const tl_safetensors_file *)(uintptr_t)f); }
 const char *tlb_st_name(uint64_t f, int64_t i) {
-    return i < 0 ? NULL : tl_st_name((const tl_st_file *)(uintptr_t)f, (size_t)i);
+    return i < 0 ? NULL : tl_safetensors_name((const tl_safetensors_file *)(uintptr_t)f, (size_t)i);
 }
 uint64_t tlb_st_get(uint64_t c, uint64_t f, const char *name) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
     if (!f) return tlb_refuse(x, TL_E_INVALID_HANDLE, "the safetensors file is closed"), 0;
     tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_st_get(x->ctx, (tl_st_file *)(uintptr_t)f, name, &t), t);
+    return tlb_leave_bits(x, tl_safetensors_get(x->ctx, (tl_safetensors_file *)(uintptr_t)f, name, &t), t);
 }
-void tlb_st_close(uint64_t f) { tl_st_close((tl_st_file *)(uintptr_t)f); }
+void tlb_st_close(uint64_t f) { tl_safetensors_close((tl_safetensors_file *)(uintptr_t)f); }
 /* Saves nhandles tensors; names joined by '\n' (so no language passes an array of strings). */
 int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line, uint64_t *handles,
                          size_t nhandles) {
@@ -653,7 +659,7 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
         char *nl = strchr(p, '\n');
         if (nl) *nl = 0, p = nl + 1;
     }
-    int rc = tl_safetensors_save(x->ctx, path, (int)nhandles, names, (const tl_tensor *)handles);
+    int rc = tl_safetensors_save(x->ctx, path, nhandles, names, (const tl_tensor *)handles);
     free(copy);
     free((void *)names);
     return tlb_leave(x, rc);
@@ -700,7 +706,7 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_8d498dff30a34d55(void *_swig_go_0) {
+void _wrap_Swig_free_raw_97f1492ef30dafb5(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -710,7 +716,7 @@ void _wrap_Swig_free_raw_8d498dff30a34d55(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_8d498dff30a34d55(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_97f1492ef30dafb5(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -723,7 +729,7 @@ void *_wrap_Swig_malloc_raw_8d498dff30a34d55(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_8d498dff30a34d55(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_97f1492ef30dafb5(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -736,7 +742,7 @@ _gostring_ _wrap_tlb_status_string_raw_8d498dff30a34d55(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_8d498dff30a34d55() {
+_gostring_ _wrap_tlb_version_raw_97f1492ef30dafb5() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -747,7 +753,7 @@ _gostring_ _wrap_tlb_version_raw_8d498dff30a34d55() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_8d498dff30a34d55() {
+intgo _wrap_tlb_abi_version_raw_97f1492ef30dafb5() {
   int result;
   intgo _swig_go_result;
   
@@ -758,7 +764,7 @@ intgo _wrap_tlb_abi_version_raw_8d498dff30a34d55() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_8d498dff30a34d55(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_97f1492ef30dafb5(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -771,7 +777,7 @@ intgo _wrap_tlb_set_blas_threads_raw_8d498dff30a34d55(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_8d498dff30a34d55() {
+intgo _wrap_tlb_blas_threads_raw_97f1492ef30dafb5() {
   int result;
   intgo _swig_go_result;
   
@@ -782,7 +788,7 @@ intgo _wrap_tlb_blas_threads_raw_8d498dff30a34d55() {
 }
 
 
-intgo _wrap_tlb_status_raw_8d498dff30a34d55(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -795,7 +801,7 @@ intgo _wrap_tlb_status_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_8d498dff30a34d55(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -808,7 +814,7 @@ _gostring_ _wrap_tlb_message_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_8d498dff30a34d55() {
+long long _wrap_tlb_context_new_raw_97f1492ef30dafb5() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -819,7 +825,7 @@ long long _wrap_tlb_context_new_raw_8d498dff30a34d55() {
 }
 
 
-void _wrap_tlb_context_close_raw_8d498dff30a34d55(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -829,7 +835,7 @@ void _wrap_tlb_context_close_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_8d498dff30a34d55(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -839,7 +845,7 @@ void _wrap_tlb_context_release_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -865,7 +871,7 @@ long long _wrap_tlb_scope_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -880,7 +886,7 @@ intgo _wrap_tlb_scope_reset_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -895,7 +901,7 @@ intgo _wrap_tlb_scope_close_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_8d498dff30a34d55(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -905,7 +911,7 @@ void _wrap_tlb_scope_hold_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -917,7 +923,7 @@ void _wrap_tlb_scope_release_raw_8d498dff30a34d55(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -938,7 +944,7 @@ intgo _wrap_tlb_scope_stats_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -954,7 +960,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_8d498dff30a34d55(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -969,7 +975,7 @@ _gostring_ _wrap_tlb_scope_name_raw_8d498dff30a34d55(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_8d498dff30a34d55(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -982,7 +988,7 @@ long long _wrap_tlb_scope_current_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1007,7 +1013,7 @@ long long _wrap_tlb_from_f32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1032,7 +1038,7 @@ long long _wrap_tlb_from_f64_raw_8d498dff30a34d55(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1057,7 +1063,7 @@ long long _wrap_tlb_from_i32_raw_8d498dff30a34d55(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1082,7 +1088,7 @@ long long _wrap_tlb_fill_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1107,7 +1113,7 @@ long long _wrap_tlb_wrap_raw_8d498dff30a34d55(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1128,7 +1134,7 @@ intgo _wrap_tlb_read_f32_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1149,7 +1155,7 @@ intgo _wrap_tlb_read_f64_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1170,7 +1176,7 @@ intgo _wrap_tlb_read_i32_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1191,7 +1197,7 @@ intgo _wrap_tlb_info_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1206,7 +1212,7 @@ _gostring_ _wrap_tlb_storage_raw_8d498dff30a34d55(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1221,7 +1227,7 @@ intgo _wrap_tlb_free_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1238,7 +1244,7 @@ long long _wrap_tlb_retain_raw_8d498dff30a34d55(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1255,7 +1261,7 @@ long long _wrap_tlb_matmul_raw_8d498dff30a34d55(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1272,7 +1278,7 @@ long long _wrap_tlb_add_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1289,7 +1295,7 @@ long long _wrap_tlb_sub_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1306,7 +1312,7 @@ long long _wrap_tlb_mul_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1323,7 +1329,7 @@ long long _wrap_tlb_div_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1340,7 +1346,7 @@ long long _wrap_tlb_gather_rows_raw_8d498dff30a34d55(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1355,7 +1361,7 @@ long long _wrap_tlb_relu_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1370,7 +1376,7 @@ long long _wrap_tlb_gelu_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1385,7 +1391,7 @@ long long _wrap_tlb_silu_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1400,7 +1406,7 @@ long long _wrap_tlb_exp_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1415,7 +1421,7 @@ long long _wrap_tlb_tanh_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1430,7 +1436,7 @@ long long _wrap_tlb_contiguous_raw_8d498dff30a34d55(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1449,7 +1455,7 @@ long long _wrap_tlb_rmsnorm_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1470,7 +1476,7 @@ long long _wrap_tlb_layernorm_raw_8d498dff30a34d55(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1489,7 +1495,7 @@ long long _wrap_tlb_sum_raw_8d498dff30a34d55(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1508,7 +1514,7 @@ long long _wrap_tlb_mean_raw_8d498dff30a34d55(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1525,7 +1531,7 @@ long long _wrap_tlb_argmax_raw_8d498dff30a34d55(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1542,7 +1548,7 @@ long long _wrap_tlb_softmax_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1559,7 +1565,7 @@ long long _wrap_tlb_scale_raw_8d498dff30a34d55(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1582,7 +1588,7 @@ long long _wrap_tlb_attention_raw_8d498dff30a34d55(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1603,7 +1609,7 @@ long long _wrap_tlb_slice_raw_8d498dff30a34d55(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1622,7 +1628,7 @@ long long _wrap_tlb_transpose_raw_8d498dff30a34d55(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1643,7 +1649,7 @@ long long _wrap_tlb_reshape_raw_8d498dff30a34d55(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1664,7 +1670,7 @@ long long _wrap_tlb_concat_raw_8d498dff30a34d55(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1681,7 +1687,7 @@ intgo _wrap_tlb_copy_into_raw_8d498dff30a34d55(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1701,7 +1707,7 @@ long long _wrap_tlb_st_open_raw_8d498dff30a34d55(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1721,7 +1727,7 @@ long long _wrap_tlb_st_map_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1741,7 +1747,7 @@ intgo _wrap_tlb_st_maps_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_8d498dff30a34d55(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1754,7 +1760,7 @@ long long _wrap_tlb_st_count_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1769,7 +1775,7 @@ _gostring_ _wrap_tlb_st_name_raw_8d498dff30a34d55(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1791,7 +1797,7 @@ long long _wrap_tlb_st_get_raw_8d498dff30a34d55(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_8d498dff30a34d55(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1801,7 +1807,7 @@ void _wrap_tlb_st_close_raw_8d498dff30a34d55(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1834,7 +1840,7 @@ intgo _wrap_tlb_safetensors_save_raw_8d498dff30a34d55(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_8d498dff30a34d55(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_97f1492ef30dafb5(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1848,7 +1854,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_8d498dff30a34d55(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1864,7 +1870,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_8d498dff30a34d55(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_8d498dff30a34d55(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1884,7 +1890,7 @@ long long _wrap_tlb_tensor_from_json_raw_8d498dff30a34d55(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_8d498dff30a34d55(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -49,11 +49,11 @@ public final class Scope implements AutoCloseable {
         return n;
     }
 
-    /** generation, slabBytes, usedBytes, peakBytes, overflowBytes, growEvents, liveTensors. */
-    public long[] stats() {
-        long[] v = new long[7];
+    /** The scope's memory figures now. */
+    public ScopeStats stats() {
+        long[] v = new long[ScopeStats.SLOTS];
         ctx.check(tensorlife.tlb_scope_stats(ctx.c, token, v));
-        return v;
+        return ScopeStats.of(v);
     }
 
     /** The same figures and the name, as JSON. */

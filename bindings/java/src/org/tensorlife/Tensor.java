@@ -12,34 +12,29 @@ public final class Tensor {
         this.bits = bits;
     }
 
-    /** The whole tl_tensor_info. */
-    public static final class Info {
-        public final DType dtype;
-        public final long[] shape, strides;
-        public final long offset, generation, count;
-        public final String storage;
-
-        Info(long[] v, String storage) {
-            int n = (int) v[1];
-            dtype = DType.of((int) v[0]);
-            shape = java.util.Arrays.copyOfRange(v, 2, 2 + n);
-            strides = java.util.Arrays.copyOfRange(v, 10, 10 + n);
-            offset = v[18];
-            generation = v[19];
-            count = v[20];
-            this.storage = storage;
+    /** The whole tl_tensor_info: strides and offset in elements; storage is the scope's name or
+     *  "ambient"; readOnly over a read-only mapping. */
+    public record Info(DType dtype, long[] shape, long[] strides, long offset, String storage, long generation,
+                       long count, boolean readOnly) {
+        static Info of(long[] v, String storage) {
+            int n = (int) v[InfoSlots.NDIM];
+            return new Info(DType.of((int) v[InfoSlots.DTYPE]),
+                            java.util.Arrays.copyOfRange(v, InfoSlots.SHAPE, InfoSlots.SHAPE + n),
+                            java.util.Arrays.copyOfRange(v, InfoSlots.STRIDES, InfoSlots.STRIDES + n),
+                            v[InfoSlots.OFFSET], storage, v[InfoSlots.GENERATION], v[InfoSlots.COUNT],
+                            v[InfoSlots.READ_ONLY] != 0);
         }
     }
 
     public Info info() {
-        long[] v = new long[21];
+        long[] v = new long[InfoSlots.SLOTS];
         ctx.check(tensorlife.tlb_info(ctx.c, bits, v));
-        return new Info(v, tensorlife.tlb_storage(ctx.c, bits));
+        return Info.of(v, tensorlife.tlb_storage(ctx.c, bits));
     }
 
-    public long[] shape() { return info().shape; }
+    public long[] shape() { return info().shape(); }
 
-    private int count() { return Math.toIntExact(info().count); }
+    private int count() { return Math.toIntExact(info().count()); }
 
     /** The elements in logical order; the tensor must be F32 (bits are never reinterpreted). */
     public float[] toFloats() {

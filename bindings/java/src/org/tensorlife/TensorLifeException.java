@@ -30,6 +30,7 @@ public class TensorLifeException extends RuntimeException {
             case -10: return new ParseException(message);
             case -11: return new InternalException(message);
             case -12: return new BusyException(message);
+            case -13: return new NotFoundException(message);
             default: return new TensorLifeException(status, "TL_E_UNKNOWN", message);
         }
     }
@@ -104,5 +105,11 @@ public class TensorLifeException extends RuntimeException {
     public static final class BusyException extends TensorLifeException {
         private static final long serialVersionUID = 1L;
         BusyException(String message) { super(-12, "TL_E_BUSY", message); }
+    }
+
+    /** TL_E_NOT_FOUND: no tensor or key of that name in the file. */
+    public static final class NotFoundException extends TensorLifeException {
+        private static final long serialVersionUID = 1L;
+        NotFoundException(String message) { super(-13, "TL_E_NOT_FOUND", message); }
     }
 }

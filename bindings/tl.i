@@ -351,12 +351,15 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 %}
 %init %{
 {
-    static PyMethodDef context_methods[7];
-    static const char *names[6] = {"add", "sub", "mul", "div", "matmul", "gather_rows"};
-    PyCFunction functions[6] = {(PyCFunction)(void (*)(void))tlb_py_add, (PyCFunction)(void (*)(void))tlb_py_sub,
-                                (PyCFunction)(void (*)(void))tlb_py_mul, (PyCFunction)(void (*)(void))tlb_py_div,
-                                (PyCFunction)(void (*)(void))tlb_py_matmul, (PyCFunction)(void (*)(void))tlb_py_gather_rows};
-    for (int i = 0; i < 6; ++i) {
+#define TLB_PY_NAME(name) #name,
+#define TLB_PY_FUNCTION(name) (PyCFunction)(void (*)(void))tlb_py_##name,
+    static const char *names[] = {TL_PAIR_OPS(TLB_PY_NAME)};
+    PyCFunction functions[] = {TL_PAIR_OPS(TLB_PY_FUNCTION)};
+#undef TLB_PY_NAME
+#undef TLB_PY_FUNCTION
+    enum { count = sizeof names / sizeof names[0] };
+    static PyMethodDef context_methods[count + 1];  /* the last one zero: the end */
+    for (int i = 0; i < count; ++i) {
         context_methods[i].ml_name = names[i];
         context_methods[i].ml_meth = functions[i];
         context_methods[i].ml_flags = METH_FASTCALL;
@@ -836,15 +839,17 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
     return tlb_leave(x, rc);
 }
 %}
+%{
+/* SWIG parses the wrappers above without reading the header, so they name each op by hand; the
+ * compiler checks here that every op of the header's lists has its wrapper. */
+#define TLB_WRAPPED(name) (void)&tlb_##name;
+static inline void tlb_every_listed_op_is_wrapped(void) { TL_PAIR_OPS(TLB_WRAPPED) TL_UNARY_OPS(TLB_WRAPPED) }
+#undef TLB_WRAPPED
+%}
 
 #if defined(SWIGPYTHON)
 %{
-TLB_PY_BINARY(add)
-TLB_PY_BINARY(sub)
-TLB_PY_BINARY(mul)
-TLB_PY_BINARY(div)
-TLB_PY_BINARY(matmul)
-TLB_PY_BINARY(gather_rows)
+TL_PAIR_OPS(TLB_PY_BINARY)
 %}
 #endif
 

@@ -17,29 +17,22 @@ tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_matmul(c, a, b, out); });
 }
 
-#define TL_BINARY(name, op)                                                                        \
-    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {               \
-        return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, op, a, b, out); }); \
+#define TL_BINARY(name)                                                                                    \
+    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {                       \
+        return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, BinaryOp::name, a, b, out); }); \
     }
-TL_BINARY(add, BinaryOp::add)
-TL_BINARY(sub, BinaryOp::sub)
-TL_BINARY(mul, BinaryOp::mul)
-TL_BINARY(div, BinaryOp::div)
+TL_BINARY_OPS(TL_BINARY)
 #undef TL_BINARY
 
 tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::scale, s, a, out); });
 }
 
-#define TL_UNARY(name, op)                                                                           \
-    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor *out) {                              \
-        return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, op, 0.0, a, out); }); \
+#define TL_UNARY(name)                                                                                     \
+    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor *out) {                                    \
+        return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::name, 0.0, a, out); }); \
     }
-TL_UNARY(relu, UnaryOp::relu)
-TL_UNARY(gelu, UnaryOp::gelu)
-TL_UNARY(silu, UnaryOp::silu)
-TL_UNARY(exp, UnaryOp::exp)
-TL_UNARY(tanh, UnaryOp::tanh)
+TL_UNARY_OPS(TL_UNARY)
 #undef TL_UNARY
 
 tl_status tl_softmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {

@@ -68,8 +68,9 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
 
 void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,
                       int64_t cache_rows, double *sums, const View &out, int64_t h0, int64_t h1) {
-    if (q.dtype == TL_F32) attend<float>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
-    else attend<double>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
+    with_float_dtype(q.dtype, [&](auto t) {
+        attend<decltype(t)>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
+    });
 }
 
 }  // namespace tl

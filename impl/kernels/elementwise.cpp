@@ -136,8 +136,7 @@ void binary_contiguous(BinaryOp op, tl_dtype dt, const std::byte *a, const std::
 }
 
 void unary_kernel(UnaryOp op, double param, const View &a, const View &out) {
-    if (out.dtype == TL_F32) unary_dispatch<float>(op, param, a, out);
-    if (out.dtype == TL_F64) unary_dispatch<double>(op, param, a, out);
+    with_float_dtype(out.dtype, [&](auto t) { unary_dispatch<decltype(t)>(op, param, a, out); });
 }
 
 void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value) {

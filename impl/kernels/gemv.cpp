@@ -82,10 +82,10 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
                       g.x + r0 * g.incx * int64_t(elem), g.incx, out);
         }
     });
-    if (g.dtype == TL_F32)
-        add_partials(reinterpret_cast<float *>(g.y), reinterpret_cast<const float *>(scratch), g.cols, b.count - 1);
-    else
-        add_partials(reinterpret_cast<double *>(g.y), reinterpret_cast<const double *>(scratch), g.cols, b.count - 1);
+    with_float_dtype(g.dtype, [&](auto t) {
+        using T = decltype(t);
+        add_partials(reinterpret_cast<T *>(g.y), reinterpret_cast<const T *>(scratch), g.cols, b.count - 1);
+    });
 }
 
 }  // namespace tl

@@ -115,20 +115,17 @@ void argmax_kernel(const View &a, int axis, const View &out) {
 
 void softmax_kernel(const View &a, int axis, const View &out) {
     if (a.numel() == 0) return;  // an empty axis would leave a huge outer shape to walk
-    if (a.dtype == TL_F32) softmax_typed<float>(a, axis, out);
-    if (a.dtype == TL_F64) softmax_typed<double>(a, axis, out);
+    with_float_dtype(a.dtype, [&](auto t) { softmax_typed<decltype(t)>(a, axis, out); });
 }
 
 void rmsnorm_kernel(const View &x, const View *w, double eps, const View &out) {
     if (x.numel() == 0) return;
-    if (x.dtype == TL_F32) norm_typed<float>(x, w, nullptr, eps, false, out);
-    if (x.dtype == TL_F64) norm_typed<double>(x, w, nullptr, eps, false, out);
+    with_float_dtype(x.dtype, [&](auto t) { norm_typed<decltype(t)>(x, w, nullptr, eps, false, out); });
 }
 
 void layernorm_kernel(const View &x, const View *w, const View *b, double eps, const View &out) {
     if (x.numel() == 0) return;
-    if (x.dtype == TL_F32) norm_typed<float>(x, w, b, eps, true, out);
-    if (x.dtype == TL_F64) norm_typed<double>(x, w, b, eps, true, out);
+    with_float_dtype(x.dtype, [&](auto t) { norm_typed<decltype(t)>(x, w, b, eps, true, out); });
 }
 
 }  // namespace tl

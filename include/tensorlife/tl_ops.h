@@ -13,6 +13,14 @@
 extern "C" {
 #endif
 
+/* The ops of one shape, once each (the definitions and every binding's wrappers are made from
+ * these lists; each op is declared below with its contract):
+ *   tl_NAME(ctx, a, b, &out) for X(NAME) of TL_PAIR_OPS, elementwise ones in TL_BINARY_OPS;
+ *   tl_NAME(ctx, a, &out) for X(NAME) of TL_UNARY_OPS. */
+#define TL_BINARY_OPS(X) X(add) X(sub) X(mul) X(div)
+#define TL_PAIR_OPS(X) TL_BINARY_OPS(X) X(matmul) X(gather_rows)
+#define TL_UNARY_OPS(X) X(relu) X(gelu) X(silu) X(exp) X(tanh)
+
 /* [m,k]x[k,n] -> [m,n]; [B,m,k]x[B,k,n] or [B,m,k]x[k,n] -> [B,m,n].  f32 via sgemm, f64 via
  * dgemm.  A matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to BLAS
  * as it is, through its leading dimension and transpose flag; any other layout is copied first. */

@@ -702,11 +702,18 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
     return tlb_leave(x, rc);
 }
 
+
+/* SWIG parses the wrappers above without reading the header, so they name each op by hand; the
+ * compiler checks here that every op of the header's lists has its wrapper. */
+#define TLB_WRAPPED(name) (void)&tlb_##name;
+static inline void tlb_every_listed_op_is_wrapped(void) { TL_PAIR_OPS(TLB_WRAPPED) TL_UNARY_OPS(TLB_WRAPPED) }
+#undef TLB_WRAPPED
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_97f1492ef30dafb5(void *_swig_go_0) {
+void _wrap_Swig_free_raw_8a552e6fb380dfb2(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -716,7 +723,7 @@ void _wrap_Swig_free_raw_97f1492ef30dafb5(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_97f1492ef30dafb5(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -729,7 +736,7 @@ void *_wrap_Swig_malloc_raw_97f1492ef30dafb5(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_97f1492ef30dafb5(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -742,7 +749,7 @@ _gostring_ _wrap_tlb_status_string_raw_97f1492ef30dafb5(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_97f1492ef30dafb5() {
+_gostring_ _wrap_tlb_version_raw_8a552e6fb380dfb2() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -753,7 +760,7 @@ _gostring_ _wrap_tlb_version_raw_97f1492ef30dafb5() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_97f1492ef30dafb5() {
+intgo _wrap_tlb_abi_version_raw_8a552e6fb380dfb2() {
   int result;
   intgo _swig_go_result;
   
@@ -764,7 +771,7 @@ intgo _wrap_tlb_abi_version_raw_97f1492ef30dafb5() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_97f1492ef30dafb5(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -777,7 +784,7 @@ intgo _wrap_tlb_set_blas_threads_raw_97f1492ef30dafb5(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_97f1492ef30dafb5() {
+intgo _wrap_tlb_blas_threads_raw_8a552e6fb380dfb2() {
   int result;
   intgo _swig_go_result;
   
@@ -788,7 +795,7 @@ intgo _wrap_tlb_blas_threads_raw_97f1492ef30dafb5() {
 }
 
 
-intgo _wrap_tlb_status_raw_97f1492ef30dafb5(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -801,7 +808,7 @@ intgo _wrap_tlb_status_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_97f1492ef30dafb5(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -814,7 +821,7 @@ _gostring_ _wrap_tlb_message_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_97f1492ef30dafb5() {
+long long _wrap_tlb_context_new_raw_8a552e6fb380dfb2() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -825,7 +832,7 @@ long long _wrap_tlb_context_new_raw_97f1492ef30dafb5() {
 }
 
 
-void _wrap_tlb_context_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -835,7 +842,7 @@ void _wrap_tlb_context_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_97f1492ef30dafb5(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -845,7 +852,7 @@ void _wrap_tlb_context_release_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -871,7 +878,7 @@ long long _wrap_tlb_scope_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -886,7 +893,7 @@ intgo _wrap_tlb_scope_reset_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -901,7 +908,7 @@ intgo _wrap_tlb_scope_close_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_97f1492ef30dafb5(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -911,7 +918,7 @@ void _wrap_tlb_scope_hold_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -923,7 +930,7 @@ void _wrap_tlb_scope_release_raw_97f1492ef30dafb5(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -944,7 +951,7 @@ intgo _wrap_tlb_scope_stats_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -960,7 +967,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_97f1492ef30dafb5(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -975,7 +982,7 @@ _gostring_ _wrap_tlb_scope_name_raw_97f1492ef30dafb5(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_97f1492ef30dafb5(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -988,7 +995,7 @@ long long _wrap_tlb_scope_current_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1013,7 +1020,7 @@ long long _wrap_tlb_from_f32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1038,7 +1045,7 @@ long long _wrap_tlb_from_f64_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1063,7 +1070,7 @@ long long _wrap_tlb_from_i32_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1088,7 +1095,7 @@ long long _wrap_tlb_fill_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1113,7 +1120,7 @@ long long _wrap_tlb_wrap_raw_97f1492ef30dafb5(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1134,7 +1141,7 @@ intgo _wrap_tlb_read_f32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1155,7 +1162,7 @@ intgo _wrap_tlb_read_f64_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1176,7 +1183,7 @@ intgo _wrap_tlb_read_i32_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1197,7 +1204,7 @@ intgo _wrap_tlb_info_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1212,7 +1219,7 @@ _gostring_ _wrap_tlb_storage_raw_97f1492ef30dafb5(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1227,7 +1234,7 @@ intgo _wrap_tlb_free_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1244,7 +1251,7 @@ long long _wrap_tlb_retain_raw_97f1492ef30dafb5(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1261,7 +1268,7 @@ long long _wrap_tlb_matmul_raw_97f1492ef30dafb5(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1278,7 +1285,7 @@ long long _wrap_tlb_add_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1295,7 +1302,7 @@ long long _wrap_tlb_sub_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1312,7 +1319,7 @@ long long _wrap_tlb_mul_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1329,7 +1336,7 @@ long long _wrap_tlb_div_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1346,7 +1353,7 @@ long long _wrap_tlb_gather_rows_raw_97f1492ef30dafb5(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1361,7 +1368,7 @@ long long _wrap_tlb_relu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1376,7 +1383,7 @@ long long _wrap_tlb_gelu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1391,7 +1398,7 @@ long long _wrap_tlb_silu_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1406,7 +1413,7 @@ long long _wrap_tlb_exp_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1421,7 +1428,7 @@ long long _wrap_tlb_tanh_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1436,7 +1443,7 @@ long long _wrap_tlb_contiguous_raw_97f1492ef30dafb5(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1455,7 +1462,7 @@ long long _wrap_tlb_rmsnorm_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1476,7 +1483,7 @@ long long _wrap_tlb_layernorm_raw_97f1492ef30dafb5(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1495,7 +1502,7 @@ long long _wrap_tlb_sum_raw_97f1492ef30dafb5(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1514,7 +1521,7 @@ long long _wrap_tlb_mean_raw_97f1492ef30dafb5(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1531,7 +1538,7 @@ long long _wrap_tlb_argmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1548,7 +1555,7 @@ long long _wrap_tlb_softmax_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1565,7 +1572,7 @@ long long _wrap_tlb_scale_raw_97f1492ef30dafb5(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1588,7 +1595,7 @@ long long _wrap_tlb_attention_raw_97f1492ef30dafb5(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1609,7 +1616,7 @@ long long _wrap_tlb_slice_raw_97f1492ef30dafb5(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1628,7 +1635,7 @@ long long _wrap_tlb_transpose_raw_97f1492ef30dafb5(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1649,7 +1656,7 @@ long long _wrap_tlb_reshape_raw_97f1492ef30dafb5(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1670,7 +1677,7 @@ long long _wrap_tlb_concat_raw_97f1492ef30dafb5(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1687,7 +1694,7 @@ intgo _wrap_tlb_copy_into_raw_97f1492ef30dafb5(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1707,7 +1714,7 @@ long long _wrap_tlb_st_open_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1727,7 +1734,7 @@ long long _wrap_tlb_st_map_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1747,7 +1754,7 @@ intgo _wrap_tlb_st_maps_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_97f1492ef30dafb5(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1760,7 +1767,7 @@ long long _wrap_tlb_st_count_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1775,7 +1782,7 @@ _gostring_ _wrap_tlb_st_name_raw_97f1492ef30dafb5(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1797,7 +1804,7 @@ long long _wrap_tlb_st_get_raw_97f1492ef30dafb5(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1807,7 +1814,7 @@ void _wrap_tlb_st_close_raw_97f1492ef30dafb5(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1840,7 +1847,7 @@ intgo _wrap_tlb_safetensors_save_raw_97f1492ef30dafb5(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_97f1492ef30dafb5(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_8a552e6fb380dfb2(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1854,7 +1861,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_97f1492ef30dafb5(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1870,7 +1877,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_97f1492ef30dafb5(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_97f1492ef30dafb5(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1890,7 +1897,7 @@ long long _wrap_tlb_tensor_from_json_raw_97f1492ef30dafb5(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_97f1492ef30dafb5(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

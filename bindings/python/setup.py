@@ -5,6 +5,7 @@ is put in the package beside the SWIG extension, which finds it through RPATH $O
 wheel needs no installed tensorlife, no LD_LIBRARY_PATH and no PYTHONPATH."""
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -13,6 +14,12 @@ from setuptools.command.build_ext import build_ext
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+
+
+def version():
+    """The library's version, from its one source: TL_VERSION_* in tl_base.h."""
+    text = (ROOT / "include" / "tensorlife" / "tl_base.h").read_text()
+    return ".".join(re.search(rf"^#define TL_VERSION_{p} (\d+)$", text, re.M).group(1) for p in ("MAJOR", "MINOR", "PATCH"))
 
 
 class BuildWithCore(build_ext):
@@ -42,6 +49,7 @@ class BuildWithCore(build_ext):
 
 
 setup(
+    version=version(),
     ext_modules=[Extension("tensorlife._tensorlife", sources=[], libraries=["tensorlife"],
                            extra_link_args=["-Wl,-rpath,$ORIGIN"])],
     cmdclass={"build_ext": BuildWithCore},

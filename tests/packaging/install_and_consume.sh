@@ -10,6 +10,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 libdir=$(ls -d "$work"/prefix/lib*/ | head -n1)
+# What distributions check: the license installed, no rpath in the .pc file.
+[ -f "$work/prefix/share/doc/tensorlife/LICENSE" ] || { echo "install: no share/doc/tensorlife/LICENSE"; exit 1; }
+if grep -q -- '-rpath' "$libdir/pkgconfig/tensorlife.pc"; then echo "install: the .pc file sets an rpath"; exit 1; fi
 not_dynamic() {  # $1: a program that must have libtensorlife linked in
   local needed
   needed=$(objdump -p "$1")  # (not piped into grep -q: under pipefail its early exit could hide a match)
@@ -17,7 +20,10 @@ not_dynamic() {  # $1: a program that must have libtensorlife linked in
 }
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config" $(pkg-config --cflags --libs tensorlife)
+# A private prefix, not the system's: its user points the loader at it (the .pc file carries no
+# rpath, as distributions require).
+cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config" $(pkg-config --cflags --libs tensorlife) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir tensorlife)"
 "$work/by-pkg-config"
 
 cmake -S "$source_dir/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null

@@ -22,6 +22,7 @@
 %module tensorlife
 
 %{
+#define TL_EXPERIMENTAL_API /* the bindings reach the executor and attention too */
 #include <tensorlife/tl.h>
 #include <limits.h>
 #include <pthread.h>

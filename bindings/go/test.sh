@@ -40,4 +40,6 @@ cp -r "$here" "$work/tensorlife-go"              # the module as a download woul
 rm -rf "$work/tensorlife-go/internal/raw/"*.o
 cp -r "$root/tests/consumers/go" "$work/app"
 sed -i "s|TENSORLIFE_GO_MODULE|$work/tensorlife-go|" "$work/app/go.mod"
-(cd "$work/app" && PKG_CONFIG_PATH="$(ls -d "$work"/prefix/lib*/pkgconfig | head -n1)" go build -o app . && ./app)
+# A private prefix: its user points the loader at it (the .pc file carries no rpath).
+pc_dir="$(ls -d "$work"/prefix/lib*/pkgconfig | head -n1)"
+(cd "$work/app" && PKG_CONFIG_PATH="$pc_dir" CGO_LDFLAGS="-Wl,-rpath,$(dirname "$pc_dir")" go build -o app . && ./app)

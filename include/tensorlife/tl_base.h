@@ -17,6 +17,10 @@
 /* Most tensors (including views) one scope generation, or the ambient store, holds at once. */
 #define TL_MAX_TENSORS_PER_STORAGE 524287
 
+/* Calls that are not yet stable (the executor, fused attention) are declared only where the
+ * includer defines TL_EXPERIMENTAL_API before <tensorlife/tl.h> (zstd's ZSTD_STATIC_LINKING_ONLY
+ * pattern): they may change in a minor version, and a caller opts in knowing it. */
+
 /* Export decorations (libuv's pattern).  The shared library is built with TL_BUILDING; a
  * program linking the static library defines TL_STATIC (the CMake target tensorlife_static and
  * `pkg-config --static` users on Windows).  On ELF only visibility matters. */

@@ -24,6 +24,7 @@ typedef struct tl_allocator {
     void (*free)(void *user, void *ptr, size_t size);
 } tl_allocator;
 
+#if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
 /* An engine's job system, for the library's work that is big enough to split (elementwise ops,
  * softmax, norms, reductions, argmax, copies, gather_rows, attention; outputs of 64k elements
  * and more; and matmul's matrix-vector products, such as a decode step's one-row projections,
@@ -44,10 +45,12 @@ typedef struct tl_executor {
     void (*parallel_for)(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user);
 } tl_executor;
 
-/* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
-TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
 /* Sets (copies) or, with NULL or a NULL parallel_for, clears the context's executor. */
 TL_API tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor);
+#endif /* TL_EXPERIMENTAL_API */
+
+/* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
+TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
 /* OpenBLAS's thread count, which matmul uses.  Process-wide (OpenBLAS has one pool for the
  * whole process): an engine that gives the library its own executor keeps BLAS at 1, and its
  * matrix-vector products then run on the executor's threads (with no executor, inline).

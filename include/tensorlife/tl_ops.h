@@ -44,14 +44,6 @@ TL_API tl_status tl_tanh(tl_context *ctx, tl_tensor a, tl_tensor *out);
 TL_API tl_status tl_softmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out);
 /* Over the last axis of x.  w (and b) have the last axis's length; w.bits == 0 (b.bits == 0)
  * means no weight (no bias).  eps must be >= 0. */
-/* Attention over a KV cache, fused and causal by construction: q [H,Tq,hd], k and v [H,T,hd]
- * (any views, e.g. a [T, H*hd] cache reshaped and transposed), of which the first valid_rows
- * rows are used; query i sits at position valid_rows - Tq + i and sees rows 0 up to it.  Out:
- * softmax(scale * q k^T) v as a new contiguous [H,Tq,hd], the same size whatever valid_rows is,
- * so a decode loop stays allocation-free without computing masked rows.  Tq <= valid_rows <= T.
- * Sums in double, rounded once to the dtype; the context's scratch holds T scores. */
-TL_API tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid_rows, double scale,
-                              tl_tensor *out);
 TL_API tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out);
 TL_API tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out);
 
@@ -76,6 +68,17 @@ TL_API tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids,
 /* In place: writes src into dst (a tensor or a view, e.g. a KV-cache row), broadcasting src to
  * dst's shape.  Same dtype.  Overlapping src and dst are handled as if src were copied first. */
 TL_API tl_status tl_copy_into(tl_context *ctx, tl_tensor src, tl_tensor dst);
+
+#if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
+/* Attention over a KV cache, fused and causal by construction: q [H,Tq,hd], k and v [H,T,hd]
+ * (any views, e.g. a [T, H*hd] cache reshaped and transposed), of which the first valid_rows
+ * rows are used; query i sits at position valid_rows - Tq + i and sees rows 0 up to it.  Out:
+ * softmax(scale * q k^T) v as a new contiguous [H,Tq,hd], the same size whatever valid_rows is,
+ * so a decode loop stays allocation-free without computing masked rows.  Tq <= valid_rows <= T.
+ * Sums in double, rounded once to the dtype; the context's scratch holds T scores. */
+TL_API tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid_rows, double scale,
+                              tl_tensor *out);
+#endif /* TL_EXPERIMENTAL_API */
 
 #ifdef __cplusplus
 }

@@ -181,6 +181,7 @@ static void* Swig_malloc(int c) {
 }
 
 
+#define TL_EXPERIMENTAL_API /* the bindings reach the executor and attention too */
 #include <tensorlife/tl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -713,7 +714,7 @@ static inline void tlb_every_listed_op_is_wrapped(void) { TL_PAIR_OPS(TLB_WRAPPE
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_8a552e6fb380dfb2(void *_swig_go_0) {
+void _wrap_Swig_free_raw_477d7f53620a4f9b(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -723,7 +724,7 @@ void _wrap_Swig_free_raw_8a552e6fb380dfb2(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_477d7f53620a4f9b(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -736,7 +737,7 @@ void *_wrap_Swig_malloc_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_477d7f53620a4f9b(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -749,7 +750,7 @@ _gostring_ _wrap_tlb_status_string_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_8a552e6fb380dfb2() {
+_gostring_ _wrap_tlb_version_raw_477d7f53620a4f9b() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -760,7 +761,7 @@ _gostring_ _wrap_tlb_version_raw_8a552e6fb380dfb2() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_8a552e6fb380dfb2() {
+intgo _wrap_tlb_abi_version_raw_477d7f53620a4f9b() {
   int result;
   intgo _swig_go_result;
   
@@ -771,7 +772,7 @@ intgo _wrap_tlb_abi_version_raw_8a552e6fb380dfb2() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_477d7f53620a4f9b(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -784,7 +785,7 @@ intgo _wrap_tlb_set_blas_threads_raw_8a552e6fb380dfb2(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_8a552e6fb380dfb2() {
+intgo _wrap_tlb_blas_threads_raw_477d7f53620a4f9b() {
   int result;
   intgo _swig_go_result;
   
@@ -795,7 +796,7 @@ intgo _wrap_tlb_blas_threads_raw_8a552e6fb380dfb2() {
 }
 
 
-intgo _wrap_tlb_status_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -808,7 +809,7 @@ intgo _wrap_tlb_status_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -821,7 +822,7 @@ _gostring_ _wrap_tlb_message_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_8a552e6fb380dfb2() {
+long long _wrap_tlb_context_new_raw_477d7f53620a4f9b() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -832,7 +833,7 @@ long long _wrap_tlb_context_new_raw_8a552e6fb380dfb2() {
 }
 
 
-void _wrap_tlb_context_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -842,7 +843,7 @@ void _wrap_tlb_context_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -852,7 +853,7 @@ void _wrap_tlb_context_release_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -878,7 +879,7 @@ long long _wrap_tlb_scope_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -893,7 +894,7 @@ intgo _wrap_tlb_scope_reset_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -908,7 +909,7 @@ intgo _wrap_tlb_scope_close_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -918,7 +919,7 @@ void _wrap_tlb_scope_hold_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -930,7 +931,7 @@ void _wrap_tlb_scope_release_raw_8a552e6fb380dfb2(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -951,7 +952,7 @@ intgo _wrap_tlb_scope_stats_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -967,7 +968,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_8a552e6fb380dfb2(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -982,7 +983,7 @@ _gostring_ _wrap_tlb_scope_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -995,7 +996,7 @@ long long _wrap_tlb_scope_current_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1020,7 +1021,7 @@ long long _wrap_tlb_from_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1045,7 +1046,7 @@ long long _wrap_tlb_from_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1070,7 +1071,7 @@ long long _wrap_tlb_from_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1095,7 +1096,7 @@ long long _wrap_tlb_fill_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1120,7 +1121,7 @@ long long _wrap_tlb_wrap_raw_8a552e6fb380dfb2(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1141,7 +1142,7 @@ intgo _wrap_tlb_read_f32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1162,7 +1163,7 @@ intgo _wrap_tlb_read_f64_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1183,7 +1184,7 @@ intgo _wrap_tlb_read_i32_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1204,7 +1205,7 @@ intgo _wrap_tlb_info_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1219,7 +1220,7 @@ _gostring_ _wrap_tlb_storage_raw_8a552e6fb380dfb2(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1234,7 +1235,7 @@ intgo _wrap_tlb_free_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1251,7 +1252,7 @@ long long _wrap_tlb_retain_raw_8a552e6fb380dfb2(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1268,7 +1269,7 @@ long long _wrap_tlb_matmul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1285,7 +1286,7 @@ long long _wrap_tlb_add_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1302,7 +1303,7 @@ long long _wrap_tlb_sub_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1319,7 +1320,7 @@ long long _wrap_tlb_mul_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1336,7 +1337,7 @@ long long _wrap_tlb_div_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1353,7 +1354,7 @@ long long _wrap_tlb_gather_rows_raw_8a552e6fb380dfb2(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1368,7 +1369,7 @@ long long _wrap_tlb_relu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1383,7 +1384,7 @@ long long _wrap_tlb_gelu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1398,7 +1399,7 @@ long long _wrap_tlb_silu_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1413,7 +1414,7 @@ long long _wrap_tlb_exp_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1428,7 +1429,7 @@ long long _wrap_tlb_tanh_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1443,7 +1444,7 @@ long long _wrap_tlb_contiguous_raw_8a552e6fb380dfb2(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1462,7 +1463,7 @@ long long _wrap_tlb_rmsnorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1483,7 +1484,7 @@ long long _wrap_tlb_layernorm_raw_8a552e6fb380dfb2(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1502,7 +1503,7 @@ long long _wrap_tlb_sum_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1521,7 +1522,7 @@ long long _wrap_tlb_mean_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1538,7 +1539,7 @@ long long _wrap_tlb_argmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1555,7 +1556,7 @@ long long _wrap_tlb_softmax_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1572,7 +1573,7 @@ long long _wrap_tlb_scale_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1595,7 +1596,7 @@ long long _wrap_tlb_attention_raw_8a552e6fb380dfb2(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1616,7 +1617,7 @@ long long _wrap_tlb_slice_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1635,7 +1636,7 @@ long long _wrap_tlb_transpose_raw_8a552e6fb380dfb2(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1656,7 +1657,7 @@ long long _wrap_tlb_reshape_raw_8a552e6fb380dfb2(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1677,7 +1678,7 @@ long long _wrap_tlb_concat_raw_8a552e6fb380dfb2(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1694,7 +1695,7 @@ intgo _wrap_tlb_copy_into_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1714,7 +1715,7 @@ long long _wrap_tlb_st_open_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1734,7 +1735,7 @@ long long _wrap_tlb_st_map_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1754,7 +1755,7 @@ intgo _wrap_tlb_st_maps_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1767,7 +1768,7 @@ long long _wrap_tlb_st_count_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1782,7 +1783,7 @@ _gostring_ _wrap_tlb_st_name_raw_8a552e6fb380dfb2(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1804,7 +1805,7 @@ long long _wrap_tlb_st_get_raw_8a552e6fb380dfb2(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1814,7 +1815,7 @@ void _wrap_tlb_st_close_raw_8a552e6fb380dfb2(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1847,7 +1848,7 @@ intgo _wrap_tlb_safetensors_save_raw_8a552e6fb380dfb2(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_8a552e6fb380dfb2(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_477d7f53620a4f9b(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1861,7 +1862,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_8a552e6fb380dfb2(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1877,7 +1878,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_8a552e6fb380dfb2(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_8a552e6fb380dfb2(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1897,7 +1898,7 @@ long long _wrap_tlb_tensor_from_json_raw_8a552e6fb380dfb2(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_8a552e6fb380dfb2(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -220,7 +220,7 @@ TL_PY_BUFFER(double, "d")
 TL_PY_BUFFER(int32_t, sizeof(long) == 4 ? "il" : "i")
 TL_PY_BUFFER(int64_t, sizeof(long) == 8 ? "lq" : "q")
 TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
-/* Handle bits and records carry high bits (a context tag), where CPython's long long
+/* Handle bits and records carry high bits (depth, slot, generation), where CPython's long long
  * conversions take their slow byte-array path; unsigned long is the same 64 bits on LP64. */
 %typemap(in) uint64_t {
 %#if ULONG_MAX == UINT64_MAX

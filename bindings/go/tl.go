@@ -139,7 +139,8 @@ func (ctx *Context) made(bits uint64) (Tensor, error) {
 	return Tensor{ctx, bits}, nil
 }
 
-// own refuses a tensor of another Context (exact here; the C handle's context tag is 8 bits).
+// own refuses a tensor of another Context before the call (the library refuses it too, by the
+// handle's process-unique generation; here the message names the Go Context).
 func (ctx *Context) own(ts ...Tensor) error {
 	for _, t := range ts {
 		if t.bits != 0 && t.ctx != ctx {

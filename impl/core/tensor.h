@@ -104,9 +104,8 @@ inline int64_t elements_between(const std::byte *from, const std::byte *to, tl_d
     return elements_in(to - from, dt);
 }
 
-// The dims are copied as whole arrays (the unused ones too): a loop over ndim became a
-// variable-length memcpy, and reading its result back in 16-byte moves stalled on store
-// forwarding, a third of every handle's resolution (perf: bench_calls).
+// The dims are copied as whole arrays (the unused ones too): a loop over ndim becomes a
+// variable-length memcpy whose result, read back in 16-byte moves, stalls on store forwarding.
 inline void view_into(const TensorHeader &h, View &v) {
     v.dtype = h.dtype;
     v.ndim = h.ndim;

@@ -1,12 +1,9 @@
 // Matrix-vector products (a decode step's one-row projections) through BLAS, cut into row blocks
 // that the caller's executor can share.
 //
-// Why not only OpenBLAS's own threads: on this 2-core machine, streaming the decode step's
-// shapes, two of Debian's OpenBLAS 0.3.21 threads reached 20-33 GB/s and two executor threads,
-// each running single-threaded BLAS over its own contiguous half of the matrix, 29-41 GB/s (one
-// thread: 19-25).  The gain is mostly on the [1024, 1024] products; on [1024, 4096] the two are
-// level (bench_decode's "raw sgemv" rows).  The whole d_model 1024 step runs 1.1-1.6x faster on
-// the executor (bench_decode's and bench_executor's step rows).
+// Why not only OpenBLAS's own threads: single-threaded BLAS calls over contiguous halves of the
+// matrix, on the engine's threads, stream a decode step's shapes at least as fast as OpenBLAS's
+// own pool, and keep one job system on the machine (figures: bench/README.md, "gemv").
 //
 // Bits never depend on the executor:
 //   - y = M^T x (a sum over M's rows) is always computed as the same row blocks, chosen from the

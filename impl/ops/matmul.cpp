@@ -45,12 +45,11 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
     blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, n, k, a, b, c);
 }
 
-// A one-row (or one-column) product is a matrix-vector product.  Debian's OpenBLAS runs sgemm
-// with m = 1 through its matrix-matrix kernels: bench/bench_gemv measured sgemv 2.3x faster at
-// [512,512] and 4-7x from [1024,1024] up, at 1 and 2 threads, while at [256,256] (256 KiB) its
-// threaded sgemv is 1.4x slower than sgemm with 2 threads.  So matrices from 512 KiB up take
-// sgemv (gemv.h).  The choice depends on the shape alone, so every storage of the same shape
-// takes the same path (parity).
+// A one-row (or one-column) product is a matrix-vector product.  OpenBLAS runs sgemm with m = 1
+// through its matrix-matrix kernels, several times slower than sgemv on a streamed matrix, while
+// on small cache-resident ones threaded sgemv loses (bench_gemv; bench/README.md).  So matrices
+// from 512 KiB up take sgemv (gemv.h).  The choice depends on the shape alone, so every storage
+// of the same shape takes the same path (parity).
 constexpr int64_t kGemvMinBytes = 512 * 1024;
 
 // C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape; scratch: partial_bytes.

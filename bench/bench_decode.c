@@ -30,7 +30,8 @@
 
 static const char USAGE[] =
     "usage: bench_decode [--quick] [--help]\n"
-    "The decode step at d_model 256 and 1024, scoped and ambient, 1 and 2 threads, against the\nmachine's read bandwidth and raw sgemv measured in the same run.\n"
+    "The decode step at d_model 256 and 1024, scoped and ambient, 1 and 2 threads, against the\nmachine's read "
+    "bandwidth and raw sgemv measured in the same run.\n"
     "  --quick  fewer, shorter rounds\n";
 
 /* ---- 1. memory read bandwidth ------------------------------------------------------------ */
@@ -43,7 +44,8 @@ typedef struct reader {
 static void *read_all(void *arg) {
     reader *r = arg;
     uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (size_t i = 0; i + 4 <= r->words; i += 4) s0 += r->data[i], s1 += r->data[i + 1], s2 += r->data[i + 2], s3 += r->data[i + 3];
+    for (size_t i = 0; i + 4 <= r->words; i += 4)
+        s0 += r->data[i], s1 += r->data[i + 1], s2 += r->data[i + 2], s3 += r->data[i + 3];
     r->sum = s0 + s1 + s2 + s3;
     return NULL;
 }
@@ -62,7 +64,7 @@ static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int
         }
         for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
         const double gbs = (double)bytes / (now_ns() - t0);
-        if (part[0].sum == 42) printf(" ");  /* keep the sums */
+        if (part[0].sum == 42) printf(" "); /* keep the sums */
         if (gbs > best) best = gbs;
     }
     return best;
@@ -124,7 +126,7 @@ typedef struct thread_setup {
 
 static uint64_t *read_buf;
 static const size_t read_bytes = (size_t)512 << 20; /* far past any last-level cache here */
-static double best_seen[3];                          /* GB/s, by thread count */
+static double best_seen[3];                         /* GB/s, by thread count */
 
 static double seen(int threads, double gbs) {
     if (gbs > best_seen[threads]) best_seen[threads] = gbs;
@@ -140,13 +142,15 @@ typedef struct summary_row {
 static summary_row summary[8];
 static int summary_rows;
 
-static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const thread_setup *setups, int nsetups,
-                        int summarize) {
+static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const thread_setup *setups,
+                        int nsetups, int summarize) {
     model m;
     model_init_random(ctx, &cfg, &m);
     const double wb = weight_bytes(&cfg);
-    printf("\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, %.0f MB of weights read per step; %d steps a run\n",
-           cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, wb / 1e6, steps);
+    printf(
+        "\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, %.0f MB of weights read per step; %d steps a "
+        "run\n",
+        cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, wb / 1e6, steps);
     printf("   %-9s %-8s %31s %7s %23s %10s\n", "threads", "mode", "us/step (min / median / max)", "GB/s",
            "of limit (min/med/max)", "vs ambient");
     for (int s = 0; s < nsetups; ++s) {
@@ -162,7 +166,7 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
             decoder_open(&c[mode].d, ctx, &m, (memory_mode)mode);
             run_steps(&c[mode]); /* warm-up: slabs grown, pages touched */
         }
-        double paired[16]; /* scoped / ambient within each round: slow drift cancels */
+        double paired[16];                 /* scoped / ambient within each round: slow drift cancels */
         for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
             const double limit = seen(ts->threads, read_bandwidth(read_buf, read_bytes, ts->threads, 2));
             for (int i = 0; i < 2; ++i) {
@@ -184,10 +188,13 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
         for (int mode = 0; mode < 2; ++mode) {
             double flo, fmid, fhi;
             spread3(of_limit[mode], rounds, &flo, &fmid, &fhi);
-            printf("   %-9s %-8s %9.1f / %9.1f / %9.1f %7.2f %7.0f%% /%4.0f%% /%4.0f%% ", ts->name, mode ? "scoped" : "ambient",
-                   lo[mode] / 1e3, mid[mode] / 1e3, hi[mode] / 1e3, wb / mid[mode], 100 * flo, 100 * fmid, 100 * fhi);
-            if (mode) printf("%9.3fx", pmid);
-            else printf("%10s", "");
+            printf("   %-9s %-8s %9.1f / %9.1f / %9.1f %7.2f %7.0f%% /%4.0f%% /%4.0f%% ", ts->name,
+                   mode ? "scoped" : "ambient", lo[mode] / 1e3, mid[mode] / 1e3, hi[mode] / 1e3, wb / mid[mode],
+                   100 * flo, 100 * fmid, 100 * fhi);
+            if (mode)
+                printf("%9.3fx", pmid);
+            else
+                printf("%10s", "");
             printf("   (spread %.2fx)", hi[mode] / lo[mode]);
             if (mode) printf("  paired rounds %.3f-%.3f", plo, phi);
             printf("\n");
@@ -210,7 +217,7 @@ int main(int argc, char **argv) {
                                  seen(2, read_bandwidth(read_buf, read_bytes, 2, 5))};
     printf("1. memory read bandwidth (a read loop over 512 MB, best of 5): %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
            bandwidth[1], bandwidth[2]);
-    {  /* raw BLAS on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached */
+    { /* raw BLAS on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached */
         enum { K = 1024, N = 4096, COUNT = 8 };
         float *w[COUNT];
         sgemv_job j = {w, calloc(K, sizeof(float)), calloc(N, sizeof(float)), calloc(N, sizeof(float)), K, N, 0};
@@ -219,9 +226,17 @@ int main(int argc, char **argv) {
             for (size_t e = 0; e < (size_t)K * N; ++e) w[i][e] = (float)(e % 7) * 0.125f;
         }
         for (int k = 0; k < K; ++k) ((float *)j.x)[k] = 1.0f;
-        printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the read loop at its thread count:\n", K, N);
-        const struct { const char *what; int threads, blas; job_pool *pool; } raw[3] = {
-            {"1 thread", 1, 1, NULL}, {"2 OpenBLAS threads", 2, 2, NULL}, {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
+        printf(
+            "   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the read loop at its thread "
+            "count:\n",
+            K, N);
+        const struct {
+            const char *what;
+            int threads, blas;
+            job_pool *pool;
+        } raw[3] = {{"1 thread", 1, 1, NULL},
+                    {"2 OpenBLAS threads", 2, 2, NULL},
+                    {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
         for (int i = 0; i < 3; ++i) {
             openblas_set_num_threads(raw[i].blas);
             if (raw[i].pool) let_blas_workers_sleep();
@@ -239,13 +254,16 @@ int main(int argc, char **argv) {
     const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
     bench_model(ctx, small, 128, reps, setups, 3, 0);
     bench_model(ctx, large, quick ? 8 : 32, quick ? 3 : 5, setups, 3, 1);
-    printf("\n   (2 BLAS: OpenBLAS's own threads share each matmul; 2 pool: a 2-thread job pool is the context's\n"
-           "    executor and BLAS runs at 1 thread, so each large matmul's row blocks go to the pool)\n");
-    printf("\n3. d_model 1024 against the best bandwidth this run saw (any read loop or raw sgemv stream):\n"
-           "   %.2f GB/s with 1 thread, %.2f GB/s with 2\n", best_seen[1], best_seen[2]);
+    printf(
+        "\n   (2 BLAS: OpenBLAS's own threads share each matmul; 2 pool: a 2-thread job pool is the context's\n"
+        "    executor and BLAS runs at 1 thread, so each large matmul's row blocks go to the pool)\n");
+    printf(
+        "\n3. d_model 1024 against the best bandwidth this run saw (any read loop or raw sgemv stream):\n"
+        "   %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
+        best_seen[1], best_seen[2]);
     for (int i = 0; i < summary_rows; ++i)
-        printf("   %-9s ambient %5.1f GB/s (%3.0f%%)   scoped %5.1f GB/s (%3.0f%%)\n", summary[i].setup, summary[i].gbs[0],
-               100 * summary[i].gbs[0] / best_seen[summary[i].threads], summary[i].gbs[1],
+        printf("   %-9s ambient %5.1f GB/s (%3.0f%%)   scoped %5.1f GB/s (%3.0f%%)\n", summary[i].setup,
+               summary[i].gbs[0], 100 * summary[i].gbs[0] / best_seen[summary[i].threads], summary[i].gbs[1],
                100 * summary[i].gbs[1] / best_seen[summary[i].threads]);
     tl_context_destroy(ctx);
     free(read_buf);

@@ -32,7 +32,6 @@ static void elementwise(void *arg) {
     TL_CHECK(tl_scope_reset(ctx, scope));
 }
 
-
 static void report(const char *what, double *v, int n, double base) {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);
     printf("   %-34s %10.1f / %10.1f / %10.1f us   %.2fx inline\n", what, v[0] / 1e3, v[n / 2] / 1e3, v[n - 1] / 1e3,
@@ -94,8 +93,9 @@ int main(int argc, char **argv) {
     report("BLAS 1 thread, inline", d_inl, dr, sorted[dr / 2]);
     report("BLAS 1 thread, executor 2 threads", d_hook, dr, sorted[dr / 2]);
     report("BLAS 2 threads, inline", d_blas2, dr, sorted[dr / 2]);
-    printf("   (the step is matmul-bound: with the executor, each large matmul's row blocks run on its threads,\n"
-           "    each on single-threaded BLAS; with BLAS at 2 threads, OpenBLAS's own pool shares each call)\n");
+    printf(
+        "   (the step is matmul-bound: with the executor, each large matmul's row blocks run on its threads,\n"
+        "    each on single-threaded BLAS; with BLAS at 2 threads, OpenBLAS's own pool shares each call)\n");
     decoder_close(&c.d);
     model_free(ctx, &m);
     tl_context_destroy(ctx);

@@ -30,7 +30,8 @@ typedef struct {
 static void by_gemm(void *arg) {
     job *j = arg;
     for (int r = 0; r < j->reps; ++r)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, j->n, j->k, 1.0f, j->x, j->k, j->w, j->n, 0.0f, j->y, j->n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, j->n, j->k, 1.0f, j->x, j->k, j->w, j->n, 0.0f, j->y,
+                    j->n);
 }
 
 static void by_gemv(void *arg) {
@@ -49,19 +50,22 @@ static void by_tl(void *arg) {
 
 int main(int argc, char **argv) {
     const int quick = quick_flag(argc, argv, USAGE);
-    const int shapes[][2] = {{256, 256}, {256, 1024}, {1024, 256}, {512, 512}, {1024, 1024}, {1024, 4096}, {4096, 1024}};
+    const int shapes[][2] = {{256, 256},   {256, 1024},  {1024, 256}, {512, 512},
+                             {1024, 1024}, {1024, 4096}, {4096, 1024}};
     const int count = sizeof shapes / sizeof *shapes;
     tl_context *ctx;
     if (tl_context_create(NULL, &ctx) != TL_OK) return 1;
     printf("one-row products [1,k]x[k,n] (us per product, median of 7; ratio gemv/gemm < 1: gemv faster)\n");
-    printf("%7s %11s %9s %9s %7s %10s %s\n", "threads", "k x n", "gemm", "gemv", "ratio", "tl_matmul", "(vs faster call)");
+    printf("%7s %11s %9s %9s %7s %10s %s\n", "threads", "k x n", "gemm", "gemv", "ratio", "tl_matmul",
+           "(vs faster call)");
     for (int threads = 1; threads <= 2; ++threads) {
         openblas_set_num_threads(threads);
         for (int s = 0; s < count; ++s) {
             job j = {shapes[s][0], shapes[s][1], 0, NULL, NULL, NULL, ctx, {0}, {0}};
             const size_t wbytes = (size_t)j.k * (size_t)j.n * sizeof(float);
             j.reps = (int)(quick ? 2e7 : 1e8) / (int)(wbytes / 4) + 1;
-            float *w = malloc(wbytes), *x = malloc((size_t)j.k * sizeof(float)), *y = malloc((size_t)j.n * sizeof(float));
+            float *w = malloc(wbytes), *x = malloc((size_t)j.k * sizeof(float)),
+                  *y = malloc((size_t)j.n * sizeof(float));
             for (size_t i = 0; i < wbytes / 4; ++i) w[i] = (float)(i % 13) * 0.01f;
             for (int i = 0; i < j.k; ++i) x[i] = 0.5f;
             j.w = w, j.x = x, j.y = y;
@@ -70,7 +74,7 @@ int main(int argc, char **argv) {
                 tl_tensor_wrap(ctx, TL_F32, 2, sw, w, wbytes, &j.tw) != TL_OK)
                 return 1;
             double gm[7], gv[7], tm[7];
-            for (int r = 0; r < 7; ++r) {  /* interleaved: noise falls on all three */
+            for (int r = 0; r < 7; ++r) { /* interleaved: noise falls on all three */
                 gm[r] = median_ns(1, j.reps, by_gemm, &j);
                 gv[r] = median_ns(1, j.reps, by_gemv, &j);
                 tm[r] = median_ns(1, j.reps, by_tl, &j);

@@ -59,7 +59,7 @@ static void model_round(tl_context *ctx, const char *path, int tensors, int mapp
         TL_CHECK(tl_tensor_data(ctx, ts[i], &p));
         const float *x = p;
         float acc = 0;
-        for (int j = 0; j < (1 << 20); j += 1024) acc += x[j];  /* one float a page: every page */
+        for (int j = 0; j < (1 << 20); j += 1024) acc += x[j]; /* one float a page: every page */
         sink += acc;
     }
     const double t2 = now_ns();
@@ -76,10 +76,10 @@ static void model_files(tl_context *ctx, int quick) {
     const int tensors = quick ? 25 : 100;
     char path[64];
     snprintf(path, sizeof path, "%s/tl-bench-model-%ld.safetensors", temp_root(), (long)getpid());
-    {  /* written once through the library: 1M floats a tensor */
+    { /* written once through the library: 1M floats a tensor */
         const int64_t shape[1] = {1 << 20};
         tl_tensor *ts = malloc(sizeof(tl_tensor) * (size_t)tensors);
-        char (*names)[16] = malloc(16 * (size_t)tensors);
+        char(*names)[16] = malloc(16 * (size_t)tensors);
         const char **np = malloc(sizeof(char *) * (size_t)tensors);
         for (int i = 0; i < tensors; ++i) {
             TL_CHECK(tl_tensor_full(ctx, TL_F32, 1, shape, (double)i, &ts[i]));
@@ -90,9 +90,10 @@ static void model_files(tl_context *ctx, int quick) {
         for (int i = 0; i < tensors; ++i) TL_CHECK(tl_tensor_free(ctx, ts[i]));
         free(ts), free(names), free(np);
     }
-    printf("\n2. a %d MB model (%d tensors of 1M floats): open + get-all, then one read of every page\n",
-           tensors * 4, tensors);
-    printf("   %-8s %22s %22s %16s %16s\n", "", "get-all ms (min/med/max)", "first read ms (med)", "RSS after gets", "after reads");
+    printf("\n2. a %d MB model (%d tensors of 1M floats): open + get-all, then one read of every page\n", tensors * 4,
+           tensors);
+    printf("   %-8s %22s %22s %16s %16s\n", "", "get-all ms (min/med/max)", "first read ms (med)", "RSS after gets",
+           "after reads");
     double get[2][5], touch[2][5];
     long rg[2][5], rt[2][5];
     const int rounds = quick ? 3 : 5;
@@ -126,7 +127,7 @@ int main(int argc, char **argv) {
     tl_context *ctx;
     TL_CHECK(tl_context_create(NULL, &ctx));
     double open_ns[4][8], get_ns[4][8];
-    for (int r = 0; r < rounds; ++r)  /* rounds interleave the sizes: noise spreads over all */
+    for (int r = 0; r < rounds; ++r) /* rounds interleave the sizes: noise spreads over all */
         for (int s = 0; s < sizes; ++s) {
             const int n = counts[s];
             double t0 = now_ns();
@@ -157,8 +158,8 @@ int main(int argc, char **argv) {
         spread(open_ns[s], rounds, &ol, &om, &oh);
         spread(get_ns[s], rounds, &gl, &gm, &gh);
         if (s == 0) base_open = ol, base_get = gl;
-        printf("%9d %8.0f / %7.0f / %7.0f %8.0f / %7.0f / %7.0f   open %.2fx get %.2fx\n", counts[s], ol, om, oh, gl, gm,
-               gh, ol / base_open, gl / base_get);
+        printf("%9d %8.0f / %7.0f / %7.0f %8.0f / %7.0f / %7.0f   open %.2fx get %.2fx\n", counts[s], ol, om, oh, gl,
+               gm, gh, ol / base_open, gl / base_get);
         unlink(paths[s]);
     }
     model_files(ctx, quick);

@@ -73,9 +73,9 @@ struct TorchModel {
             torch::Tensor q = h.matmul(w.wq), k = h.matmul(w.wk), v = h.matmul(w.wv);
             k_cache[l].narrow(0, pos, 1).copy_(k);
             v_cache[l].narrow(0, pos, 1).copy_(v);
-            torch::Tensor qh = q.view({1, heads, hd}).transpose(0, 1);                      // [H,1,hd]
-            torch::Tensor keys = k_cache[l].view({T, heads, hd}).permute({1, 2, 0});        // [H,hd,T]
-            torch::Tensor values = v_cache[l].view({T, heads, hd}).transpose(0, 1);         // [H,T,hd]
+            torch::Tensor qh = q.view({1, heads, hd}).transpose(0, 1);                // [H,1,hd]
+            torch::Tensor keys = k_cache[l].view({T, heads, hd}).permute({1, 2, 0});  // [H,hd,T]
+            torch::Tensor values = v_cache[l].view({T, heads, hd}).transpose(0, 1);   // [H,T,hd]
             torch::Tensor probs = torch::softmax(qh.matmul(keys) / std::sqrt(double(hd)) + mask, -1);
             torch::Tensor mixed = probs.matmul(values).transpose(0, 1).reshape({1, cfg.d_model});
             x = x + mixed.matmul(w.wo);
@@ -131,11 +131,13 @@ int main(int argc, char **argv) {
     job_pool pool;
     if (job_pool_start(&pool, 2) != 0) return 1;
     const tl_executor pool_executor = job_pool_executor(&pool);
-    std::printf("decode step vs libtorch %s at the same thread count, interleaved rounds\n"
-                "(2 threads: tensorlife on a 2-thread job pool with BLAS at 1, libtorch on 2 intra-op and 2 BLAS threads)\n",
-                TORCH_VERSION);
+    std::printf(
+        "decode step vs libtorch %s at the same thread count, interleaved rounds\n"
+        "(2 threads: tensorlife on a 2-thread job pool with BLAS at 1, libtorch on 2 intra-op and 2 BLAS threads)\n",
+        TORCH_VERSION);
     for (const model_config &cfg : configs) {
-        const int steps = cfg.d_model > 256 ? (quick ? 8 : 32) : cfg.tokens, rounds = quick ? 3 : (cfg.d_model > 256 ? 5 : 7);
+        const int steps = cfg.d_model > 256 ? (quick ? 8 : 32) : cfg.tokens,
+                  rounds = quick ? 3 : (cfg.d_model > 256 ? 5 : 7);
         model m;
         model_init_random(ctx, &cfg, &m);
         TorchModel tm(ctx, m);
@@ -145,7 +147,8 @@ int main(int argc, char **argv) {
             torch::set_num_threads(threads);
             openblas_set_num_threads(1);
             TL_CHECK(tl_context_set_executor(ctx, threads > 1 ? &pool_executor : nullptr));
-            TlRun runs[2] = {{{}, steps, std::vector<int32_t>(size_t(steps))}, {{}, steps, std::vector<int32_t>(size_t(steps))}};
+            TlRun runs[2] = {{{}, steps, std::vector<int32_t>(size_t(steps))},
+                             {{}, steps, std::vector<int32_t>(size_t(steps))}};
             for (int mode = 0; mode < 2; ++mode) {
                 decoder_open(&runs[mode].d, ctx, &m, memory_mode(mode));
                 tl_steps(&runs[mode]);
@@ -157,7 +160,8 @@ int main(int argc, char **argv) {
             for (int r = 0; r < rounds; ++r) {
                 openblas_set_num_threads(1);
                 if (threads > 1) let_blas_workers_sleep(); /* after libtorch's BLAS threads */
-                for (int mode = 0; mode < 2; ++mode) t[mode].push_back(median_ns(1, steps, tl_steps, &runs[mode]) / 1e3);
+                for (int mode = 0; mode < 2; ++mode)
+                    t[mode].push_back(median_ns(1, steps, tl_steps, &runs[mode]) / 1e3);
                 openblas_set_num_threads(threads);
                 t[2].push_back(median_ns(1, steps, torch_steps, &tr) / 1e3);
             }
@@ -169,8 +173,8 @@ int main(int argc, char **argv) {
             for (int k = 0; k < 3; ++k)
                 std::printf("   %d thread%s  %-19s %9.1f / %9.1f / %9.1f   libtorch/this %.2fx\n", threads,
                             threads > 1 ? "s" : " ", names[k], lo[k], mid[k], hi[k], mid[2] / mid[k]);
-            std::printf("   greedy tokens agree at %d of %d steps (float rounding differs between the kernels)\n", agree,
-                        steps);
+            std::printf("   greedy tokens agree at %d of %d steps (float rounding differs between the kernels)\n",
+                        agree, steps);
             for (int mode = 0; mode < 2; ++mode) decoder_close(&runs[mode].d);
         }
         model_free(ctx, &m);

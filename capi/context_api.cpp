@@ -36,7 +36,8 @@ tl_status tl_scope_open_ex(tl_context *ctx, const char *name, const tl_scope_opt
             tl::read_versioned(*opts, &o);
         }
         if (o.growth != TL_GROW && o.growth != TL_FIXED)
-            return fail(TL_E_INVALID_ARGUMENT, "scope '%s': growth %d is neither TL_GROW nor TL_FIXED", name, int(o.growth));
+            return fail(TL_E_INVALID_ARGUMENT, "scope '%s': growth %d is neither TL_GROW nor TL_FIXED", name,
+                        int(o.growth));
         if (o.max_bytes && o.slab_bytes > o.max_bytes)
             return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu past max_bytes %zu", name, o.slab_bytes,
                         o.max_bytes);

@@ -17,10 +17,10 @@ tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_matmul(c, a, b, out); });
 }
 
-#define TL_BINARY(name)                                                                                    \
-    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {                       \
-        return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, BinaryOp::name, a, b, out); }); \
-    }
+#define TL_BINARY(name)                                                                                        \
+  tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {                             \
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, BinaryOp::name, a, b, out); }); \
+  }
 TL_BINARY_OPS(TL_BINARY)
 #undef TL_BINARY
 
@@ -28,10 +28,10 @@ tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::scale, s, a, out); });
 }
 
-#define TL_UNARY(name)                                                                                     \
-    tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor *out) {                                    \
-        return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::name, 0.0, a, out); }); \
-    }
+#define TL_UNARY(name)                                                                                         \
+  tl_status tl_##name(tl_context *ctx, tl_tensor a, tl_tensor *out) {                                          \
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_unary(c, UnaryOp::name, 0.0, a, out); }); \
+  }
 TL_UNARY_OPS(TL_UNARY)
 #undef TL_UNARY
 
@@ -45,7 +45,8 @@ tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, i
 }
 
 tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_norm(c, Norm::rms, x, w, tl_tensor{0}, eps, out); });
+    return with_context(ctx, out,
+                        [&](tl_context &c) { return tl::op_norm(c, Norm::rms, x, w, tl_tensor{0}, eps, out); });
 }
 
 tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out) {
@@ -53,11 +54,13 @@ tl_status tl_layernorm(tl_context *ctx, tl_tensor x, tl_tensor w, tl_tensor b, d
 }
 
 tl_status tl_sum(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, Reduction::sum, a, axis, keepdim != 0, out); });
+    return with_context(ctx, out,
+                        [&](tl_context &c) { return tl::op_sum(c, Reduction::sum, a, axis, keepdim != 0, out); });
 }
 
 tl_status tl_mean(tl_context *ctx, tl_tensor a, int axis, int keepdim, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_sum(c, Reduction::mean, a, axis, keepdim != 0, out); });
+    return with_context(ctx, out,
+                        [&](tl_context &c) { return tl::op_sum(c, Reduction::mean, a, axis, keepdim != 0, out); });
 }
 
 tl_status tl_argmax(tl_context *ctx, tl_tensor a, int axis, tl_tensor *out) {

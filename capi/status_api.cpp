@@ -10,10 +10,12 @@ extern "C" {
 const char *tl_status_string(tl_status status) {
     switch (status) {
 #define TL_STATUS_CASE_(name, value, description) \
-    case TL_##name: return "TL_" #name;
+  case TL_##name:                                 \
+    return "TL_" #name;
         TL_STATUS_MAP(TL_STATUS_CASE_)
 #undef TL_STATUS_CASE_
-        case TL_STATUS_FORCE_INT32_: break;
+        case TL_STATUS_FORCE_INT32_:
+            break;
     }
     return "TL_E_UNKNOWN";
 }
@@ -29,10 +31,12 @@ int tl_abi_version(void) { return TL_ABI_VERSION; }
 const char *tl_status_description(tl_status status) {
     switch (status) {
 #define TL_STATUS_DESCRIPTION_(name, value, description) \
-    case TL_##name: return description;
+  case TL_##name:                                        \
+    return description;
         TL_STATUS_MAP(TL_STATUS_DESCRIPTION_)
 #undef TL_STATUS_DESCRIPTION_
-        case TL_STATUS_FORCE_INT32_: break;
+        case TL_STATUS_FORCE_INT32_:
+            break;
     }
     return "no tensorlife status";
 }

@@ -22,7 +22,8 @@ tl_status tl_tensor_full(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *
 
 tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data,
                               size_t nbytes, tl_tensor *out) {
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_from_data(c, dt, ndim, shape, data, nbytes, out); });
+    return with_context(ctx, out,
+                        [&](tl_context &c) { return tl::op_from_data(c, dt, ndim, shape, data, nbytes, out); });
 }
 
 tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,

@@ -38,14 +38,14 @@ typedef struct arena {
 static void *arena_alloc(void *user, size_t size, size_t alignment) {
     arena *a = user;
     a->allocs++;
-    for (int i = 0; i < a->nfreed; ++i)  /* a freed block that fits, aligned */
+    for (int i = 0; i < a->nfreed; ++i) /* a freed block that fits, aligned */
         if (a->freed[i].size >= size && a->freed[i].at % alignment == 0) {
             void *p = a->base + a->freed[i].at;
             a->freed[i] = a->freed[--a->nfreed];
             return p;
         }
     size_t at = (a->top + alignment - 1) & ~(alignment - 1);
-    if (at > a->size || size > a->size - at) return NULL;  /* the engine's block is all there is */
+    if (at > a->size || size > a->size - at) return NULL; /* the engine's block is all there is */
     a->top = at + size;
     return a->base + at;
 }
@@ -63,11 +63,13 @@ static double now_us(void) {
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static float obs_value(int frame, int agent, int i) { return sinf(0.01f * (float)frame + 0.37f * (float)agent + 0.11f * (float)i); }
+static float obs_value(int frame, int agent, int i) {
+    return sinf(0.01f * (float)frame + 0.37f * (float)agent + 0.11f * (float)i);
+}
 
 typedef struct world {
     tl_context *ctx;
-    tl_tensor w1, w2;  /* [BURST, OBS, HIDDEN], [BURST, HIDDEN, ACTIONS]: agent i's weights at row i */
+    tl_tensor w1, w2; /* [BURST, OBS, HIDDEN], [BURST, HIDDEN, ACTIONS]: agent i's weights at row i */
     float obs[BURST * OBS];
     int32_t actions[BURST];
 } world;
@@ -78,14 +80,16 @@ static tl_status policy(world *w, int first, int count, int ambient) {
     const int64_t so[3] = {count, 1, OBS};
     tl_tensor obs, w1, w2, h, r, logits, best, made[8];
     int n = 0;
-    tl_status st = tl_tensor_from_data(w->ctx, TL_F32, 3, so, w->obs + (size_t)first * OBS, sizeof(float) * (size_t)count * OBS, &obs);
+    tl_status st = tl_tensor_from_data(w->ctx, TL_F32, 3, so, w->obs + (size_t)first * OBS,
+                                       sizeof(float) * (size_t)count * OBS, &obs);
     if (st == TL_OK) made[n++] = obs, st = tl_slice(w->ctx, w->w1, 0, first, count, &w1);
     if (st == TL_OK) made[n++] = w1, st = tl_slice(w->ctx, w->w2, 0, first, count, &w2);
-    if (st == TL_OK) made[n++] = w2, st = tl_matmul(w->ctx, obs, w1, &h);         /* [count,1,HIDDEN] */
+    if (st == TL_OK) made[n++] = w2, st = tl_matmul(w->ctx, obs, w1, &h); /* [count,1,HIDDEN] */
     if (st == TL_OK) made[n++] = h, st = tl_relu(w->ctx, h, &r);
-    if (st == TL_OK) made[n++] = r, st = tl_matmul(w->ctx, r, w2, &logits);      /* [count,1,ACTIONS] */
+    if (st == TL_OK) made[n++] = r, st = tl_matmul(w->ctx, r, w2, &logits); /* [count,1,ACTIONS] */
     if (st == TL_OK) made[n++] = logits, st = tl_argmax(w->ctx, logits, -1, &best);
-    if (st == TL_OK) made[n++] = best, st = tl_tensor_read(w->ctx, best, w->actions + first, sizeof(int32_t) * (size_t)count);
+    if (st == TL_OK)
+        made[n++] = best, st = tl_tensor_read(w->ctx, best, w->actions + first, sizeof(int32_t) * (size_t)count);
     if (ambient)
         for (int i = n - 1; i >= 0; --i) tl_tensor_free(w->ctx, made[i]);
     return st;
@@ -100,7 +104,7 @@ typedef struct run {
 
 static void frame_loop(int frames, int scoped, run *out, const float *w1d, const float *w2d) {
     static arena mem;
-    static _Alignas(4096) unsigned char block[96 << 20];  /* the engine's block, page aligned */
+    static _Alignas(4096) unsigned char block[96 << 20]; /* the engine's block, page aligned */
     memset(&mem, 0, sizeof mem);
     mem.base = block, mem.size = sizeof block;
     const tl_allocator alloc = {&mem, arena_alloc, arena_free};
@@ -118,7 +122,7 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
         TL_CHECK(tl_scope_open_ex(w->ctx, "frame", &o, &frame));
     }
     for (int f = 0; f < frames; ++f) {
-        const int agents = f % BURST_EVERY == BURST_EVERY - 1 ? BURST : AGENTS;  /* a burst now and then */
+        const int agents = f % BURST_EVERY == BURST_EVERY - 1 ? BURST : AGENTS; /* a burst now and then */
         for (int a = 0; a < agents; ++a)
             for (int i = 0; i < OBS; ++i) w->obs[a * OBS + i] = obs_value(f, a, i);
         const long before = mem.allocs;
@@ -140,7 +144,7 @@ static void frame_loop(int frames, int scoped, run *out, const float *w1d, const
         }
         out->us[f] = now_us() - t0;
         out->allocs[f] = mem.allocs - before;
-        uint32_t sum = 0;  /* unsigned: it wraps by design */
+        uint32_t sum = 0; /* unsigned: it wraps by design */
         for (int a = 0; a < agents; ++a) sum = sum * 31u + (uint32_t)w->actions[a];
         out->checksum[f] = sum;
     }
@@ -173,14 +177,19 @@ static void write_svg(const char *path, const run *runs, int frames) {
     for (int m = 0; m < 2; ++m)
         for (int i = 0; i < frames; ++i) top = runs[m].us[i] > top ? runs[m].us[i] : top;
     const int W = 900, H = 320, L = 60, B = 40;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>\n", W, H);
-    fprintf(f, "<rect width='%d' height='%d' fill='white'/>\n<text x='%d' y='18'>frame time (us) per frame: "
-               "256 agents, a burst of 1024 every %d frames</text>\n", W, H, L, BURST_EVERY);
+    fprintf(f,
+            "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>\n",
+            W, H);
+    fprintf(f,
+            "<rect width='%d' height='%d' fill='white'/>\n<text x='%d' y='18'>frame time (us) per frame: "
+            "256 agents, a burst of 1024 every %d frames</text>\n",
+            W, H, L, BURST_EVERY);
     const char *colour[2] = {"#d62728", "#1f77b4"}, *name[2] = {"ambient", "scoped (TL_FIXED frame scope)"};
     for (int m = 0; m < 2; ++m) {
         fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1' points='", colour[m]);
         for (int i = 0; i < frames; ++i)
-            fprintf(f, "%.1f,%.1f ", L + (double)(W - L - 20) * i / (frames - 1), H - B - (H - B - 40) * runs[m].us[i] / top);
+            fprintf(f, "%.1f,%.1f ", L + (double)(W - L - 20) * i / (frames - 1),
+                    H - B - (H - B - 40) * runs[m].us[i] / top);
         fprintf(f, "'/>\n<text x='%d' y='%d' fill='%s'>%s</text>\n", L + 10 + 260 * m, 34, colour[m], name[m]);
     }
     fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, H - B, W - 20, H - B);
@@ -201,21 +210,27 @@ int main(int argc, char **argv) {
     int frames = 600;
     const char *svg = NULL;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
-        else refuse_argument(argv[i], USAGE);
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+            svg = argv[++i];
+        else
+            refuse_argument(argv[i], USAGE);
     }
     if (frames < BURST_EVERY || frames > 4096) frames = 600;
     float *w1 = malloc(sizeof(float) * BURST * OBS * HIDDEN), *w2 = malloc(sizeof(float) * BURST * HIDDEN * ACTIONS);
     unsigned seed = 7;
-    for (int i = 0; i < BURST * OBS * HIDDEN; ++i) w1[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f;
-    for (int i = 0; i < BURST * HIDDEN * ACTIONS; ++i) w2[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f;
+    for (int i = 0; i < BURST * OBS * HIDDEN; ++i)
+        w1[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f;
+    for (int i = 0; i < BURST * HIDDEN * ACTIONS; ++i)
+        w2[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f;
     static run runs[2];
     frame_loop(frames, 0, &runs[0], w1, w2);
     frame_loop(frames, 1, &runs[1], w1, w2);
-    printf("frame loop: %d frames of %d agents (a burst of %d every %d), memory from the engine's own block\n\n", frames,
-           AGENTS, BURST, BURST_EVERY);
-    printf("%-8s %9s %9s %9s %22s %14s\n", "mode", "p50 us", "p99 us", "max us", "allocator calls/frame", "over budget");
+    printf("frame loop: %d frames of %d agents (a burst of %d every %d), memory from the engine's own block\n\n",
+           frames, AGENTS, BURST, BURST_EVERY);
+    printf("%-8s %9s %9s %9s %22s %14s\n", "mode", "p50 us", "p99 us", "max us", "allocator calls/frame",
+           "over budget");
     long warm_allocs[2] = {0, 0};
     for (int m = 0; m < 2; ++m) {
         for (int i = 1; i < frames; ++i) warm_allocs[m] += runs[m].allocs[i];
@@ -235,5 +250,7 @@ int main(int argc, char **argv) {
     free(w1);
     free(w2);
     const int expected_bursts = frames / BURST_EVERY;
-    return same && warm_allocs[1] == 0 && runs[1].over_budget == expected_bursts && runs[1].recovered == expected_bursts ? 0 : 1;
+    return same && warm_allocs[1] == 0 && runs[1].over_budget == expected_bursts && runs[1].recovered == expected_bursts
+               ? 0
+               : 1;
 }

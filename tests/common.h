@@ -12,25 +12,25 @@
 #include "temp_dir.h"
 
 /* Asserts success and shows the library's message when it fails. */
-#define OK(call)                                                                       \
-    do {                                                                               \
-        tl_status ok_status_ = (call);                                                 \
-        cr_assert_eq(ok_status_, TL_OK, "%s -> %s: %s", #call, tl_status_string(ok_status_), tl_last_error()); \
-    } while (0)
+#define OK(call)                                                                                           \
+  do {                                                                                                     \
+    tl_status ok_status_ = (call);                                                                         \
+    cr_assert_eq(ok_status_, TL_OK, "%s -> %s: %s", #call, tl_status_string(ok_status_), tl_last_error()); \
+  } while (0)
 
-#define FAILS_WITH(call, code)                                                          \
-    do {                                                                                \
-        tl_status fw_status_ = (call);                                                  \
-        cr_assert_eq(fw_status_, (code), "%s -> %s (%s), wanted %s", #call, tl_status_string(fw_status_), \
-                     tl_last_error(), tl_status_string(code));                         \
-    } while (0)
+#define FAILS_WITH(call, code)                                                                                         \
+  do {                                                                                                                 \
+    tl_status fw_status_ = (call);                                                                                     \
+    cr_assert_eq(fw_status_, (code), "%s -> %s (%s), wanted %s", #call, tl_status_string(fw_status_), tl_last_error(), \
+                 tl_status_string(code));                                                                              \
+  } while (0)
 
 /* The usual fixture: a fresh context, ctx, for each test of the suite. */
-#define CONTEXT_SUITE(suite)                                                \
-    static tl_context *ctx;                                                 \
-    static void suite##_setup(void) { OK(tl_context_create(NULL, &ctx)); }  \
-    static void suite##_teardown(void) { tl_context_destroy(ctx); }         \
-    TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+#define CONTEXT_SUITE(suite)                                             \
+  static tl_context *ctx;                                                \
+  static void suite##_setup(void) { OK(tl_context_create(NULL, &ctx)); } \
+  static void suite##_teardown(void) { tl_context_destroy(ctx); }        \
+  TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
 
 /* A fresh private directory for a test's files (mkdtemp), and its removal with everything in it. */
 static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
@@ -45,18 +45,18 @@ static inline void temp_dir_remove(const char *dir) {
 
 /* The fixture of suites that write files: a fresh context, ctx, and a fresh private
  * directory, dir (removed with everything in it after each test). */
-#define CONTEXT_AND_DIR_SUITE(suite)                                                       \
-    static tl_context *ctx;                                                                \
-    static char dir[256];                                                                  \
-    static void suite##_setup(void) {                                                      \
-        OK(tl_context_create(NULL, &ctx));                                                 \
-        temp_dir_create(dir, sizeof dir, #suite);                                          \
-    }                                                                                      \
-    static void suite##_teardown(void) {                                                   \
-        tl_context_destroy(ctx);                                                           \
-        temp_dir_remove(dir);                                                              \
-    }                                                                                      \
-    TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+#define CONTEXT_AND_DIR_SUITE(suite)          \
+  static tl_context *ctx;                     \
+  static char dir[256];                       \
+  static void suite##_setup(void) {           \
+    OK(tl_context_create(NULL, &ctx));        \
+    temp_dir_create(dir, sizeof dir, #suite); \
+  }                                           \
+  static void suite##_teardown(void) {        \
+    tl_context_destroy(ctx);                  \
+    temp_dir_remove(dir);                     \
+  }                                           \
+  TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
 
 /* An allocator that counts calls and bytes and can refuse the Nth allocation. */
 typedef struct counting_allocator {

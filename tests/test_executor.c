@@ -20,7 +20,7 @@ static atomic_long hook_calls, chunks_run;
 static void *run_chunks(void *arg) {
     const job *j = arg;
     const int64_t chunks = (j->count + j->grain - 1) / j->grain;
-    for (int64_t c = chunks - 1 - j->worker; c >= 0; c -= j->workers) {  /* reverse order, interleaved */
+    for (int64_t c = chunks - 1 - j->worker; c >= 0; c -= j->workers) { /* reverse order, interleaved */
         const int64_t lo = c * j->grain, hi = lo + j->grain < j->count ? lo + j->grain : j->count;
         j->task(j->task_user, lo, hi);
         atomic_fetch_add(&chunks_run, 1);
@@ -64,8 +64,10 @@ static void make_pair(tl_dtype dt, int ndim, const int64_t *shape, unsigned seed
     unsigned char *data = malloc((size_t)n * es);
     for (int64_t i = 0; i < n; ++i) {
         const float x = rand_unit(&seed) * 3.0f;
-        if (dt == TL_F64) ((double *)data)[i] = x * 1.000001;
-        else ((float *)data)[i] = x;
+        if (dt == TL_F64)
+            ((double *)data)[i] = x * 1.000001;
+        else
+            ((float *)data)[i] = x;
     }
     OK(tl_tensor_from_data(inline_ctx, dt, ndim, shape, data, (size_t)n * es, a));
     OK(tl_tensor_from_data(split_ctx, dt, ndim, shape, data, (size_t)n * es, b));
@@ -101,25 +103,53 @@ Test(executor, every_split_op_is_bitwise_the_inline_one) {
         make_pair(dt, 3, s3, 5, &x30, &x31);
         const long before = atomic_load(&hook_calls);
         tl_tensor y0, y1;
-        OK(tl_add(inline_ctx, a0, w0, &y0)); OK(tl_add(split_ctx, a1, w1, &y1)); same_bits(y0, y1, "add (broadcast)");
-        OK(tl_div(inline_ctx, a0, b0, &y0)); OK(tl_div(split_ctx, a1, b1, &y1)); same_bits(y0, y1, "div");
-        OK(tl_gelu(inline_ctx, a0, &y0)); OK(tl_gelu(split_ctx, a1, &y1)); same_bits(y0, y1, "gelu");
-        OK(tl_exp(inline_ctx, a0, &y0)); OK(tl_exp(split_ctx, a1, &y1)); same_bits(y0, y1, "exp");
-        OK(tl_scale(inline_ctx, a0, 0.3, &y0)); OK(tl_scale(split_ctx, a1, 0.3, &y1)); same_bits(y0, y1, "scale");
+        OK(tl_add(inline_ctx, a0, w0, &y0));
+        OK(tl_add(split_ctx, a1, w1, &y1));
+        same_bits(y0, y1, "add (broadcast)");
+        OK(tl_div(inline_ctx, a0, b0, &y0));
+        OK(tl_div(split_ctx, a1, b1, &y1));
+        same_bits(y0, y1, "div");
+        OK(tl_gelu(inline_ctx, a0, &y0));
+        OK(tl_gelu(split_ctx, a1, &y1));
+        same_bits(y0, y1, "gelu");
+        OK(tl_exp(inline_ctx, a0, &y0));
+        OK(tl_exp(split_ctx, a1, &y1));
+        same_bits(y0, y1, "exp");
+        OK(tl_scale(inline_ctx, a0, 0.3, &y0));
+        OK(tl_scale(split_ctx, a1, 0.3, &y1));
+        same_bits(y0, y1, "scale");
         for (int axis = 0; axis < 2; ++axis) {
-            OK(tl_softmax(inline_ctx, a0, axis, &y0)); OK(tl_softmax(split_ctx, a1, axis, &y1)); same_bits(y0, y1, "softmax");
-            OK(tl_sum(inline_ctx, a0, axis, 0, &y0)); OK(tl_sum(split_ctx, a1, axis, 0, &y1)); same_bits(y0, y1, "sum");
-            OK(tl_mean(inline_ctx, a0, axis, 1, &y0)); OK(tl_mean(split_ctx, a1, axis, 1, &y1)); same_bits(y0, y1, "mean");
-            OK(tl_argmax(inline_ctx, a0, axis, &y0)); OK(tl_argmax(split_ctx, a1, axis, &y1)); same_bits(y0, y1, "argmax");
+            OK(tl_softmax(inline_ctx, a0, axis, &y0));
+            OK(tl_softmax(split_ctx, a1, axis, &y1));
+            same_bits(y0, y1, "softmax");
+            OK(tl_sum(inline_ctx, a0, axis, 0, &y0));
+            OK(tl_sum(split_ctx, a1, axis, 0, &y1));
+            same_bits(y0, y1, "sum");
+            OK(tl_mean(inline_ctx, a0, axis, 1, &y0));
+            OK(tl_mean(split_ctx, a1, axis, 1, &y1));
+            same_bits(y0, y1, "mean");
+            OK(tl_argmax(inline_ctx, a0, axis, &y0));
+            OK(tl_argmax(split_ctx, a1, axis, &y1));
+            same_bits(y0, y1, "argmax");
         }
-        OK(tl_sum(inline_ctx, x30, 1, 0, &y0)); OK(tl_sum(split_ctx, x31, 1, 0, &y1)); same_bits(y0, y1, "sum of 3-D");
-        OK(tl_rmsnorm(inline_ctx, a0, w0, 1e-5, &y0)); OK(tl_rmsnorm(split_ctx, a1, w1, 1e-5, &y1)); same_bits(y0, y1, "rmsnorm");
-        OK(tl_layernorm(inline_ctx, a0, w0, bias0, 1e-5, &y0)); OK(tl_layernorm(split_ctx, a1, w1, bias1, 1e-5, &y1));
+        OK(tl_sum(inline_ctx, x30, 1, 0, &y0));
+        OK(tl_sum(split_ctx, x31, 1, 0, &y1));
+        same_bits(y0, y1, "sum of 3-D");
+        OK(tl_rmsnorm(inline_ctx, a0, w0, 1e-5, &y0));
+        OK(tl_rmsnorm(split_ctx, a1, w1, 1e-5, &y1));
+        same_bits(y0, y1, "rmsnorm");
+        OK(tl_layernorm(inline_ctx, a0, w0, bias0, 1e-5, &y0));
+        OK(tl_layernorm(split_ctx, a1, w1, bias1, 1e-5, &y1));
         same_bits(y0, y1, "layernorm");
         tl_tensor t0, t1;
-        OK(tl_transpose(inline_ctx, a0, 0, 1, &t0)); OK(tl_transpose(split_ctx, a1, 0, 1, &t1));
-        OK(tl_contiguous(inline_ctx, t0, &y0)); OK(tl_contiguous(split_ctx, t1, &y1)); same_bits(y0, y1, "contiguous");
-        OK(tl_copy_into(inline_ctx, w0, b0)); OK(tl_copy_into(split_ctx, w1, b1)); same_bits(b0, b1, "copy_into (broadcast)");
+        OK(tl_transpose(inline_ctx, a0, 0, 1, &t0));
+        OK(tl_transpose(split_ctx, a1, 0, 1, &t1));
+        OK(tl_contiguous(inline_ctx, t0, &y0));
+        OK(tl_contiguous(split_ctx, t1, &y1));
+        same_bits(y0, y1, "contiguous");
+        OK(tl_copy_into(inline_ctx, w0, b0));
+        OK(tl_copy_into(split_ctx, w1, b1));
+        same_bits(b0, b1, "copy_into (broadcast)");
         /* gather_rows: 300 ids over a [R, C] table */
         int32_t ids[300];
         for (int i = 0; i < 300; ++i) ids[i] = (i * 37) % R;
@@ -127,16 +157,20 @@ Test(executor, every_split_op_is_bitwise_the_inline_one) {
         tl_tensor i0, i1;
         OK(tl_tensor_from_data(inline_ctx, TL_I32, 1, si, ids, sizeof ids, &i0));
         OK(tl_tensor_from_data(split_ctx, TL_I32, 1, si, ids, sizeof ids, &i1));
-        OK(tl_gather_rows(inline_ctx, a0, i0, &y0)); OK(tl_gather_rows(split_ctx, a1, i1, &y1)); same_bits(y0, y1, "gather_rows");
+        OK(tl_gather_rows(inline_ctx, a0, i0, &y0));
+        OK(tl_gather_rows(split_ctx, a1, i1, &y1));
+        same_bits(y0, y1, "gather_rows");
         /* attention: 16 heads over a 256-row cache, 200 valid */
         const int64_t sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64};
         tl_tensor q0, q1, k0, k1, v0, v1;
         make_pair(dt, 3, sq, 6, &q0, &q1);
         make_pair(dt, 3, skv, 7, &k0, &k1);
         make_pair(dt, 3, skv, 8, &v0, &v1);
-        OK(tl_attention(inline_ctx, q0, k0, v0, 200, 0.125, &y0)); OK(tl_attention(split_ctx, q1, k1, v1, 200, 0.125, &y1));
+        OK(tl_attention(inline_ctx, q0, k0, v0, 200, 0.125, &y0));
+        OK(tl_attention(split_ctx, q1, k1, v1, 200, 0.125, &y1));
         same_bits(y0, y1, "attention");
-        cr_assert_geq(atomic_load(&hook_calls) - before, 20, "the executor was asked %ld times", atomic_load(&hook_calls) - before);
+        cr_assert_geq(atomic_load(&hook_calls) - before, 20, "the executor was asked %ld times",
+                      atomic_load(&hook_calls) - before);
     }
     cr_assert_gt(atomic_load(&chunks_run), atomic_load(&hook_calls), "work was cut into more than one chunk a call");
 }
@@ -159,7 +193,8 @@ Test(executor, small_work_runs_inline_and_the_executor_can_be_cleared) {
 }
 
 /* [rows, cols] of data in both contexts, or its transpose (a view of a [cols, rows] tensor). */
-static void matrix_pair(tl_dtype dt, int64_t rows, int64_t cols, int transposed, unsigned seed, tl_tensor *a, tl_tensor *b) {
+static void matrix_pair(tl_dtype dt, int64_t rows, int64_t cols, int transposed, unsigned seed, tl_tensor *a,
+                        tl_tensor *b) {
     const int64_t stored[2] = {transposed ? cols : rows, transposed ? rows : cols};
     make_pair(dt, 2, stored, seed, a, b);
     if (!transposed) return;
@@ -177,8 +212,8 @@ static double element(const unsigned char *data, tl_dtype dt, int64_t i) {
  * output), one-column products likewise, f32 and f64, sizes no multiple of the blocks.  Split is
  * bitwise inline, and inline is the product within float rounding of a double reference. */
 Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
-    OK(tl_set_blas_threads(1)); /* the executor takes BLAS work only while BLAS runs on one thread */
-    const int64_t K = 1000, N = 600;  /* 2.4 MB in f32: several 512 KiB blocks */
+    OK(tl_set_blas_threads(1));      /* the executor takes BLAS work only while BLAS runs on one thread */
+    const int64_t K = 1000, N = 600; /* 2.4 MB in f32: several 512 KiB blocks */
     for (int t = 0; t < 2; ++t) {
         const tl_dtype dt = t ? TL_F64 : TL_F32;
         const size_t es = tl_dtype_size(dt);
@@ -187,8 +222,10 @@ Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
             tl_tensor v0, v1, m0, m1, y0, y1;
             const int64_t row[2] = {1, K}, col[2] = {K, 1};
             make_pair(dt, 2, one_row ? row : col, 11, &v0, &v1);
-            if (one_row) matrix_pair(dt, K, N, transposed, 12, &m0, &m1); /* [1,K] x [K,N] */
-            else matrix_pair(dt, N, K, transposed, 12, &m0, &m1);       /* [N,K] x [K,1] */
+            if (one_row)
+                matrix_pair(dt, K, N, transposed, 12, &m0, &m1); /* [1,K] x [K,N] */
+            else
+                matrix_pair(dt, N, K, transposed, 12, &m0, &m1); /* [N,K] x [K,1] */
             const long before = atomic_load(&hook_calls);
             if (one_row) {
                 OK(tl_matmul(inline_ctx, v0, m0, &y0));
@@ -213,8 +250,9 @@ Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
                     const double p = element(vb, dt, i) * element(mb, dt, one_row ? i * N + j : j * K + i);
                     ref += p, mag += fabs(p);
                 }
-                cr_assert_leq(fabs(element(yb, dt, j) - ref), 8 * eps * mag + 1e-300, "shape %d, %s: output %lld is %g, not %g",
-                              shape, t ? "f64" : "f32", (long long)j, element(yb, dt, j), ref);
+                cr_assert_leq(fabs(element(yb, dt, j) - ref), 8 * eps * mag + 1e-300,
+                              "shape %d, %s: output %lld is %g, not %g", shape, t ? "f64" : "f32", (long long)j,
+                              element(yb, dt, j), ref);
             }
             free(vb), free(mb), free(yb);
         }

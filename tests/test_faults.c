@@ -8,11 +8,11 @@
 
 #include "common.h"
 
-#define STEP(call)                            \
-    do {                                      \
-        tl_status step_status_ = (call);      \
-        if (step_status_ != TL_OK) return step_status_; \
-    } while (0)
+#define STEP(call)                                  \
+  do {                                              \
+    tl_status step_status_ = (call);                \
+    if (step_status_ != TL_OK) return step_status_; \
+  } while (0)
 
 static char path[128];
 
@@ -55,7 +55,8 @@ static tl_status scenario(tl_context *ctx) {
     STEP(tl_context_report_json(ctx, &text));
     tl_string_free(text);
     STEP(tl_tensor_to_json(ctx, w, &text));
-    STEP(tl_tensor_from_json(ctx, text, &t) == TL_OK ? (tl_string_free(text), TL_OK) : (tl_string_free(text), TL_E_OUT_OF_MEMORY));
+    STEP(tl_tensor_from_json(ctx, text, &t) == TL_OK ? (tl_string_free(text), TL_OK)
+                                                     : (tl_string_free(text), TL_E_OUT_OF_MEMORY));
     STEP(tl_tensor_retain(ctx, r, TL_NO_SCOPE, &a)); /* ambient */
     STEP(tl_scope_close(ctx, outer));
     STEP(tl_tensor_free(ctx, a));

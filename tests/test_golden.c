@@ -26,8 +26,8 @@
 
 enum layout { CONTIGUOUS, OFFSET, TRANSPOSED, COL_SLICE, TRANSPOSED_COL_SLICE, ROW_SLICE, LAYOUTS };
 enum storage { AMBIENT, SCOPED, NESTED, RETAINED, WRAPPED, STORAGES };
-static const char *layout_names[LAYOUTS] = {"contiguous", "offset", "transposed", "column slice",
-                                            "transposed column slice", "row slice"};
+static const char *layout_names[LAYOUTS] = {
+    "contiguous", "offset", "transposed", "column slice", "transposed column slice", "row slice"};
 static const char *storage_names[STORAGES] = {"ambient", "scope", "nested scope", "retained copy", "wrapped buffer"};
 
 typedef struct array {
@@ -91,8 +91,8 @@ static void *host_buffer(void ***owned, int *n_owned, size_t bytes) {
 
 typedef struct placer {
     tl_context *ctx;
-    int wrap;      /* tensors over caller buffers instead of copies */
-    void **owned;  /* the caller buffers, freed after the case */
+    int wrap;     /* tensors over caller buffers instead of copies */
+    void **owned; /* the caller buffers, freed after the case */
     int n_owned;
 } placer;
 
@@ -119,7 +119,8 @@ static void transpose_into(const array *a, unsigned char *to, int64_t row) {
     for (int64_t b = 0; b < batches; ++b)
         for (int64_t i = 0; i < r; ++i)
             for (int64_t j = 0; j < c; ++j)
-                memcpy(to + ((size_t)(b * c * row + j * row + i)) * e, a->data + (size_t)(b * r * c + i * c + j) * e, e);
+                memcpy(to + ((size_t)(b * c * row + j * row + i)) * e, a->data + (size_t)(b * r * c + i * c + j) * e,
+                       e);
 }
 
 static tl_tensor place(placer *p, const array *a, enum layout layout) {
@@ -137,7 +138,7 @@ static tl_tensor place(placer *p, const array *a, enum layout layout) {
         OK(tl_reshape(ctx, col, 1, a->shape, &w));
         return w;
     }
-    if (nd < 2 && layout != CONTIGUOUS) layout = OFFSET;  /* the matrix layouts need two axes */
+    if (nd < 2 && layout != CONTIGUOUS) layout = OFFSET; /* the matrix layouts need two axes */
     tl_tensor t, v;
     int64_t shape[TL_MAX_DIMS];
     memcpy(shape, a->shape, sizeof shape);
@@ -172,7 +173,8 @@ static tl_tensor place(placer *p, const array *a, enum layout layout) {
             for (int d = 0; d < nd; ++d) all *= shape[d];
             unsigned char *buf = malloc((size_t)all * e + 1);
             fill_garbage(buf, (size_t)all * e);
-            for (int64_t i = 0; i < total_rows; ++i) memcpy(buf + (size_t)(i * (c + 2)) * e, a->data + (size_t)(i * c) * e, (size_t)c * e);
+            for (int64_t i = 0; i < total_rows; ++i)
+                memcpy(buf + (size_t)(i * (c + 2)) * e, a->data + (size_t)(i * c) * e, (size_t)c * e);
             t = make_contiguous(p, a->dt, nd, shape, buf, (size_t)all * e);
             free(buf);
             OK(tl_slice(ctx, t, nd - 1, 0, c, &v));
@@ -224,11 +226,11 @@ static double param_double(const golden_case *c, const char *key) {
     return p->valuedouble;
 }
 
-#define TL_TRY_TEST(call)                  \
-    do {                                   \
-        const tl_status st_ = (call);      \
-        if (st_ != TL_OK) return st_;      \
-    } while (0)
+#define TL_TRY_TEST(call)         \
+  do {                            \
+    const tl_status st_ = (call); \
+    if (st_ != TL_OK) return st_; \
+  } while (0)
 
 static tl_status run_op(tl_context *ctx, const golden_case *c, const tl_tensor *in, tl_tensor *out) {
     const char *op = c->op;
@@ -286,9 +288,15 @@ static double element(const array *a, int64_t i) {
     double d;
     int32_t n;
     switch (a->dt) {
-        case TL_F32: memcpy(&f, p, 4); return f;
-        case TL_F64: memcpy(&d, p, 8); return d;
-        default: memcpy(&n, p, 4); return n;
+        case TL_F32:
+            memcpy(&f, p, 4);
+            return f;
+        case TL_F64:
+            memcpy(&d, p, 8);
+            return d;
+        default:
+            memcpy(&n, p, 4);
+            return n;
     }
 }
 
@@ -313,10 +321,14 @@ static void check_against_golden(const golden_case *c, const variant *v, const u
         array ga = {want->dt, 1, {1}, 1, (unsigned char *)g};
         const double gv = element(&ga, 0), wv = element(want, i);
         int ok;
-        if (want->dt == TL_I32) ok = memcmp(g, w, e) == 0;
-        else if (isnan(wv)) ok = isnan(gv);
-        else if (exact || isinf(wv)) ok = memcmp(g, w, e) == 0;
-        else ok = fabs(gv - wv) <= c->ulp * ulp_at(wv, want->dt) + c->atol;
+        if (want->dt == TL_I32)
+            ok = memcmp(g, w, e) == 0;
+        else if (isnan(wv))
+            ok = isnan(gv);
+        else if (exact || isinf(wv))
+            ok = memcmp(g, w, e) == 0;
+        else
+            ok = fabs(gv - wv) <= c->ulp * ulp_at(wv, want->dt) + c->atol;
         cr_assert(ok, "%s, %s operands%s in %s (round %d): element %lld is %.17g, NumPy says %.17g (ulp %d, atol %g)",
                   c->name, layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage],
                   v->round, (long long)i, gv, wv, c->ulp, c->atol);
@@ -347,11 +359,13 @@ static unsigned char *run_variant(placer *p, const golden_case *c, const variant
     return run_on(p->ctx, c, v, in);
 }
 
-static void check_same_bits(const golden_case *c, const variant *v, const unsigned char *base, const unsigned char *got) {
+static void check_same_bits(const golden_case *c, const variant *v, const unsigned char *base,
+                            const unsigned char *got) {
     const size_t bytes = (size_t)c->out.numel * elem_size(c->out.dt);
     if (!strcmp(c->op, "matmul") && v->layout != CONTIGUOUS) return; /* another BLAS path: NumPy's bound only */
-    cr_assert(memcmp(base, got, bytes) == 0, "%s: %s operands%s in %s (round %d) differ in bits from contiguous ambient",
-              c->name, layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage], v->round);
+    cr_assert(memcmp(base, got, bytes) == 0,
+              "%s: %s operands%s in %s (round %d) differ in bits from contiguous ambient", c->name,
+              layout_names[v->layout], v->last_only ? " (the last only)" : "", storage_names[v->storage], v->round);
 }
 
 /* got (then freed) against the contiguous ambient result, counted. */
@@ -409,14 +423,16 @@ static int run_case(const golden_case *c) {
                 case RETAINED: { /* copies retained out of a scope, which is then reset */
                     tl_tensor kept[3];
                     OK(tl_scope_open(ctx, "golden-made", 0, &outer));
-                    for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), TL_NO_SCOPE, &kept[k]));
+                    for (int k = 0; k < c->n_in; ++k)
+                        OK(tl_tensor_retain(ctx, place(&p, &c->in[k], v.layout), TL_NO_SCOPE, &kept[k]));
                     OK(tl_scope_reset(ctx, outer));
                     against_base(c, &v, base, run_on(ctx, c, &v, kept), &compared);
                     OK(tl_scope_close(ctx, outer));
                     for (int k = 0; k < c->n_in; ++k) OK(tl_tensor_free(ctx, kept[k]));
                     break;
                 }
-                case STORAGES: break;
+                case STORAGES:
+                    break;
             }
         }
     }
@@ -444,7 +460,8 @@ Test(golden, every_case_in_every_layout_and_storage_matches_numpy) {
         c.ulp = cJSON_GetObjectItemCaseSensitive(j, "ulp")->valueint;
         c.atol = cJSON_GetObjectItemCaseSensitive(j, "atol")->valuedouble;
         const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(j, "inputs");
-        for (const cJSON *in = inputs->child; in; in = in->next) c.in[c.n_in++] = read_array(reader, f, in->valuestring);
+        for (const cJSON *in = inputs->child; in; in = in->next)
+            c.in[c.n_in++] = read_array(reader, f, in->valuestring);
         c.out = read_array(reader, f, cJSON_GetObjectItemCaseSensitive(j, "output")->valuestring);
         compared += run_case(&c);
         for (int k = 0; k < c.n_in; ++k) free(c.in[k].data);

@@ -79,7 +79,7 @@ Test(handles, freed_ambient_and_views_of_it) {
     FAILS_WITH(tl_tensor_free(ctx, t), TL_E_INVALID_HANDLE); /* double free */
     float buf[4];
     FAILS_WITH(tl_tensor_read(ctx, v, buf, sizeof buf), TL_E_INVALID_HANDLE); /* a view dies with its base */
-    OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &again)); /* reuses the slot */
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &again));                       /* reuses the slot */
     cr_assert_neq(again.bits, t.bits);
     FAILS_WITH(tl_tensor_read(ctx, t, buf, sizeof buf), TL_E_INVALID_HANDLE);
     FAILS_WITH(tl_tensor_free(ctx, v), TL_E_INVALID_HANDLE); /* its slot went with the base */
@@ -104,7 +104,8 @@ Test(handles, foreign_and_forged_handles) {
         forged.bits = ((uint64_t)(seed = seed * 1103515245u + 12345u) << 32) ^ (seed = seed * 1103515245u + 12345u);
         if (forged.bits == t.bits) continue;
         tl_status st = tl_tensor_read(a, forged, buf, sizeof buf);
-        cr_assert(st == TL_E_INVALID_HANDLE || st == TL_E_STORAGE_CLOSED, "forged handle gave %s", tl_status_string(st));
+        cr_assert(st == TL_E_INVALID_HANDLE || st == TL_E_STORAGE_CLOSED, "forged handle gave %s",
+                  tl_status_string(st));
     }
     cr_assert_eq(out.bits, 5);
     OK(tl_tensor_read(a, t, buf, sizeof buf));
@@ -255,7 +256,7 @@ Test(handles, closed_scope_handle_never_names_a_later_scope) {
     OK(tl_scope_current(ctx, &cur));
     cr_assert_eq(cur.bits, b.bits, "b is still open and current");
     float v[4];
-    OK(tl_tensor_read(ctx, t, v, sizeof v));  /* b's tensor lives */
+    OK(tl_tensor_read(ctx, t, v, sizeof v)); /* b's tensor lives */
     cr_assert_eq(v[3], 1.0f);
     OK(tl_scope_close(ctx, b));
     /* Reopened many times at that depth: a's handle stays refused, past the kept history too. */
@@ -280,9 +281,10 @@ Test(handles, foreign_and_forged_scope_handles_are_refused) {
     FAILS_WITH(tl_scope_close(other, mine), TL_E_INVALID_HANDLE);
     cr_assert_null(tl_scope_name(ctx, theirs));
     cr_assert_str_eq(tl_scope_name(other, theirs), "theirs");
-    tl_context_destroy(other);  /* its open scope dies with it */
+    tl_context_destroy(other); /* its open scope dies with it */
     FAILS_WITH(tl_scope_reset(ctx, theirs), TL_E_INVALID_HANDLE);
-    const tl_scope forged[] = {{1}, {UINT64_MAX}, {mine.bits + 1}, {mine.bits ^ (UINT64_C(3) << 40)}, {(uint64_t)31 << 40}};
+    const tl_scope forged[] = {
+        {1}, {UINT64_MAX}, {mine.bits + 1}, {mine.bits ^ (UINT64_C(3) << 40)}, {(uint64_t)31 << 40}};
     for (size_t i = 0; i < sizeof forged / sizeof forged[0]; ++i) {
         FAILS_WITH(tl_scope_reset(ctx, forged[i]), TL_E_INVALID_HANDLE);
         cr_assert_null(tl_scope_name(ctx, forged[i]));
@@ -290,6 +292,6 @@ Test(handles, foreign_and_forged_scope_handles_are_refused) {
     FAILS_WITH(tl_scope_reset(ctx, TL_NO_SCOPE), TL_E_INVALID_ARGUMENT);
     cr_assert_null(tl_scope_name(ctx, TL_NO_SCOPE));
     cr_assert_null(tl_scope_name(NULL, mine));
-    OK(tl_scope_reset(ctx, mine));  /* the real one still works */
+    OK(tl_scope_reset(ctx, mine)); /* the real one still works */
     OK(tl_scope_close(ctx, mine));
 }

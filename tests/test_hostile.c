@@ -82,7 +82,9 @@ Test(hostile, atomic_save_does_not_follow_planted_links) {
     fputs("precious", v);
     fclose(v);
     /* Links at the old fixed temporary name and at the predictable part of the new one. */
-    snprintf(cmd, sizeof cmd, "ln -s '%s' '%s.tmp-tensorlife'; for i in $(seq 0 99); do ln -s '%s' '%s/.model.safetensors.tmp-tensorlife-%ld-'$i; done",
+    snprintf(cmd, sizeof cmd,
+             "ln -s '%s' '%s.tmp-tensorlife'; for i in $(seq 0 99); do ln -s '%s' "
+             "'%s/.model.safetensors.tmp-tensorlife-%ld-'$i; done",
              victim, path, victim, dir, (long)getpid());
     cr_assert_eq(system(cmd), 0);
     const int64_t shape[1] = {4};
@@ -130,8 +132,16 @@ Test(hostile, exact_json_round_trip_of_100000_doubles, .timeout = 120) {
         memcpy(&v[i], &bits, sizeof bits); /* every exponent: subnormals and extremes too */
         if (isnan(v[i]) || isinf(v[i])) v[i] = (double)bits / 3.0;
     }
-    const double edges[] = {0.1 + 0.2, 1.7976931348623157e308, -1.7976931348623157e308, 4.9406564584124654e-324,
-                            2.2250738585072014e-308, 2.2250738585072009e-308, -0.0, 0.0, 1.0 / 3.0, 9007199254740993.0};
+    const double edges[] = {0.1 + 0.2,
+                            1.7976931348623157e308,
+                            -1.7976931348623157e308,
+                            4.9406564584124654e-324,
+                            2.2250738585072014e-308,
+                            2.2250738585072009e-308,
+                            -0.0,
+                            0.0,
+                            1.0 / 3.0,
+                            9007199254740993.0};
     memcpy(v, edges, sizeof edges);
     /* In chunks under the JSON size bound. */
     for (int at = 0; at < N; at += 10000) {
@@ -147,7 +157,8 @@ Test(hostile, exact_json_round_trip_of_100000_doubles, .timeout = 120) {
         tl_tensor_free(ctx, u);
     }
     for (int i = 0; i < N; ++i)
-        cr_assert_eq(memcmp(&v[i], &back[i], sizeof(double)), 0, "value %d: %.17g came back as %.17g", i, v[i], back[i]);
+        cr_assert_eq(memcmp(&v[i], &back[i], sizeof(double)), 0, "value %d: %.17g came back as %.17g", i, v[i],
+                     back[i]);
     free(v);
     free(back);
 }
@@ -170,7 +181,8 @@ Test(hostile, exact_json_round_trip_of_floats) {
     OK(tl_tensor_from_json(ctx, json, &u));
     tl_string_free(json);
     OK(tl_tensor_read(ctx, u, back, sizeof back));
-    for (int i = 0; i < N; ++i) cr_assert_eq(memcmp(&v[i], &back[i], 4), 0, "float %d: %.9g came back as %.9g", i, v[i], back[i]);
+    for (int i = 0; i < N; ++i)
+        cr_assert_eq(memcmp(&v[i], &back[i], 4), 0, "float %d: %.9g came back as %.9g", i, v[i], back[i]);
 }
 
 /* An allocator that remembers its peak, to bound what a call takes. */
@@ -275,7 +287,9 @@ Test(hostile, million_tiny_tensors_open_and_get_fast, .timeout = 120) {
     OK(tl_scope_close(ctx, s));
     tl_safetensors_close(f);
     /* Two tensors of one name are still found. */
-    const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
+    const char *dup =
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_"
+        "offsets\":[4,8]}}";
     const float two[2] = {0, 1};
     cr_assert_eq(write_raw_safetensors(path, dup, strlen(dup), two, sizeof two), 0);
     FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_PARSE);
@@ -501,7 +515,7 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         tl_scope_options o = {sizeof o, TL_FIXED, 1 << 16, 0};
         OK(tl_scope_open_ex(c, "frame", &o, &frame));
         tl_safetensors_file *f;
-        OK(i % 2 ? tl_safetensors_map(c, path, &f) : tl_safetensors_open(c, path, &f));  /* mapped, or read */
+        OK(i % 2 ? tl_safetensors_map(c, path, &f) : tl_safetensors_open(c, path, &f)); /* mapped, or read */
         tl_tensor w, x, y;
         OK(tl_safetensors_get(c, f, "w", &w));
         const int64_t xs[2] = {1, 64};
@@ -509,18 +523,18 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         OK(tl_matmul(c, x, w, &y));
         OK(tl_scope_reset(c, frame));
         tl_safetensors_close(f);
-        tl_context_destroy(c);  /* the scope left open: the destroy frees it (and unmaps the file) */
+        tl_context_destroy(c); /* the scope left open: the destroy frees it (and unmaps the file) */
         cr_assert_eq(counter.live_bytes, 0, "round %d: %lld bytes still held", i, counter.live_bytes);
         cr_assert_eq(counter.allocs, counter.frees, "round %d", i);
-        if (i == rounds / 10) before = resident_kib();  /* after warm-up: BLAS buffers, pages touched */
+        if (i == rounds / 10) before = resident_kib(); /* after warm-up: BLAS buffers, pages touched */
     }
     const long after = resident_kib();
     /* Resident memory says nothing under ASan (its quarantine keeps freed blocks) or valgrind;
      * the allocator balance above holds in every build. */
 #if !defined(__SANITIZE_ADDRESS__)
     if (!RUNNING_ON_VALGRIND)
-        cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before, after,
-                     rounds);
+        cr_assert_lt(after - before, 8 * 1024, "resident memory grew from %ld to %ld KiB over %d contexts", before,
+                     after, rounds);
 #endif
     (void)after;
 }

@@ -183,27 +183,32 @@ Test(io, malformed_files_are_refused_with_the_problem_named) {
                        TL_E_PARSE, "overlap");
     expect_parse_error(write_raw("dtype", "{\"t\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[0,16]}}", -1, 16),
                        TL_E_PARSE, "'I64'");
-    expect_parse_error(write_raw("mismatch", "{\"t\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,16]}}", -1, 16),
-                       TL_E_PARSE, "do not match");
-    expect_parse_error(write_raw("overflow",
-                                 "{\"t\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,16]}}",
-                                 -1, 16),
-                       TL_E_PARSE, "do not match");
+    expect_parse_error(
+        write_raw("mismatch", "{\"t\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,16]}}", -1, 16), TL_E_PARSE,
+        "do not match");
+    expect_parse_error(
+        write_raw("overflow", "{\"t\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,16]}}",
+                  -1, 16),
+        TL_E_PARSE, "do not match");
     expect_parse_error(write_raw("dup",
                                  "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
                                  "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
                                  -1, 8),
                        TL_E_PARSE, "twice");
-    expect_parse_error(write_raw("negative", "{\"t\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", -1, 4),
-                       TL_E_PARSE, "dim 0");
-    expect_parse_error(write_raw("fraction", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0.5,4]}}", -1, 4),
-                       TL_E_PARSE, "data_offsets");
-    expect_parse_error(write_raw("nine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", -1, 4),
-                       TL_E_PARSE, "9 dims");
+    expect_parse_error(
+        write_raw("negative", "{\"t\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", -1, 4), TL_E_PARSE,
+        "dim 0");
+    expect_parse_error(
+        write_raw("fraction", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0.5,4]}}", -1, 4), TL_E_PARSE,
+        "data_offsets");
+    expect_parse_error(
+        write_raw("nine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", -1, 4),
+        TL_E_PARSE, "9 dims");
     expect_parse_error(write_raw("entry", "{\"t\":5}", -1, 0), TL_E_PARSE, "not an object");
     /* A well-formed one, to show the helper itself makes loadable files. */
     tl_safetensors_file *ok;
-    OK(tl_safetensors_open(ctx, write_raw("fine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", -1, 8), &ok));
+    OK(tl_safetensors_open(
+        ctx, write_raw("fine", "{\"t\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", -1, 8), &ok));
     tl_safetensors_close(ok);
 }
 

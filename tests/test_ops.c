@@ -127,13 +127,16 @@ Test(ops, matmul_empty_inner_dim_is_zeros) {
 /* Empty dims beside a one-row or one-column product (the matrix-vector path plans its partial
  * sums before anything is placed): an empty sum is zeros, an empty output is empty. */
 Test(ops, matmul_empty_dims_around_one_row_and_one_column) {
-    const struct { int ndim_a, ndim_b; int64_t a[3], b[3], outputs; } cases[] = {
-        {2, 2, {1, 0}, {0, 5}, 5},        /* one row, k = 0 */
-        {2, 2, {4, 0}, {0, 1}, 4},        /* one column, k = 0 */
-        {3, 2, {2, 1, 0}, {0, 3}, 6},     /* batched one-row, k = 0 */
-        {3, 3, {2, 4, 0}, {2, 0, 1}, 8},  /* batched one-column, k = 0 */
-        {2, 2, {1, 5}, {5, 0}, 0},        /* one row, n = 0 */
-        {2, 2, {0, 5}, {5, 1}, 0},        /* one column, m = 0 */
+    const struct {
+        int ndim_a, ndim_b;
+        int64_t a[3], b[3], outputs;
+    } cases[] = {
+        {2, 2, {1, 0}, {0, 5}, 5},       /* one row, k = 0 */
+        {2, 2, {4, 0}, {0, 1}, 4},       /* one column, k = 0 */
+        {3, 2, {2, 1, 0}, {0, 3}, 6},    /* batched one-row, k = 0 */
+        {3, 3, {2, 4, 0}, {2, 0, 1}, 8}, /* batched one-column, k = 0 */
+        {2, 2, {1, 5}, {5, 0}, 0},       /* one row, n = 0 */
+        {2, 2, {0, 5}, {5, 1}, 0},       /* one column, m = 0 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         tl_tensor a, b, c;
@@ -478,9 +481,9 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
         OK(tl_slice(ctx, whole, 0, 0, K, &rows));
         OK(tl_slice(ctx, rows, 1, 0, N, &m));
         tl_tensor mc, mt, mtt;
-        OK(tl_contiguous(ctx, m, &mc));           /* row-major, ld = N */
-        OK(tl_transpose(ctx, mc, 0, 1, &mt));     /* [N, K] as a transposed view */
-        OK(tl_contiguous(ctx, mt, &mtt));         /* [N, K] row-major */
+        OK(tl_contiguous(ctx, m, &mc));       /* row-major, ld = N */
+        OK(tl_transpose(ctx, mc, 0, 1, &mt)); /* [N, K] as a transposed view */
+        OK(tl_contiguous(ctx, mt, &mtt));     /* [N, K] row-major */
         tl_tensor mtt_t;
         OK(tl_transpose(ctx, mtt, 0, 1, &mtt_t)); /* [K, N] again, as a transposed view */
         double *mref = malloc((size_t)K * N * sizeof(double));
@@ -497,8 +500,10 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
         OK(tl_tensor_data(ctx, x, &p));
         OK(tl_tensor_data(ctx, xcol, &q));
         for (int i = 0; i < K; ++i) {
-            if (dt) ((double *)p)[i] = ((double *)q)[i] = xs[i];
-            else ((float *)p)[i] = ((float *)q)[i] = (float)xs[i];
+            if (dt)
+                ((double *)p)[i] = ((double *)q)[i] = xs[i];
+            else
+                ((float *)p)[i] = ((float *)q)[i] = (float)xs[i];
         }
         OK(tl_transpose(ctx, xcol, 0, 1, &xt));
         double want_row[N];
@@ -506,7 +511,7 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
             want_row[j] = 0;
             for (int i = 0; i < K; ++i) want_row[j] += xs[i] * mref[(size_t)i * N + j];
         }
-        const tl_tensor mats[4] = {m, mc, mtt_t, mt};  /* [K,N] slice, [K,N], [K,N] view; [N,K] view */
+        const tl_tensor mats[4] = {m, mc, mtt_t, mt}; /* [K,N] slice, [K,N], [K,N] view; [N,K] view */
         const tl_tensor vecs[2] = {x, xt};
         for (int a = 0; a < 2; ++a)
             for (int b = 0; b < 3; ++b) {
@@ -525,12 +530,14 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
         OK(tl_tensor_zeros(ctx, type, 2, stwo, &two));
         OK(tl_tensor_data(ctx, two, &p));
         for (int i = 0; i < K; ++i) {
-            if (dt) ((double *)p)[2 * i] = xs[i], ((double *)p)[2 * i + 1] = 99;
-            else ((float *)p)[2 * i] = (float)xs[i], ((float *)p)[2 * i + 1] = 99;
+            if (dt)
+                ((double *)p)[2 * i] = xs[i], ((double *)p)[2 * i + 1] = 99;
+            else
+                ((float *)p)[2 * i] = (float)xs[i], ((float *)p)[2 * i + 1] = 99;
         }
         OK(tl_slice(ctx, two, 1, 0, 1, &xstrided));
         for (int b = 0; b < 4; ++b) {
-            const tl_tensor left = b & 1 ? mtt : mt;  /* both [N, K] */
+            const tl_tensor left = b & 1 ? mtt : mt; /* both [N, K] */
             tl_tensor y;
             OK(tl_matmul(ctx, left, b & 2 ? xstrided : xcol, &y));
             double got[N];
@@ -558,7 +565,8 @@ static void unfused_attention(tl_context *c, tl_tensor q, tl_tensor k, tl_tensor
     for (int i = 0; i < tq; ++i)
         for (int j = 0; j < T; ++j) mask[i * T + j] = j <= valid - tq + i ? 0.0 : -INFINITY;
     const int64_t ms[2] = {tq, T};
-    if (dt == TL_F64) OK(tl_tensor_from_data(c, TL_F64, 2, ms, mask, (size_t)tq * T * 8, &maskt));
+    if (dt == TL_F64)
+        OK(tl_tensor_from_data(c, TL_F64, 2, ms, mask, (size_t)tq * T * 8, &maskt));
     else {
         float *mf = malloc((size_t)tq * T * 4);
         for (int i = 0; i < tq * T; ++i) mf[i] = (float)mask[i];
@@ -606,8 +614,10 @@ Test(ops, fused_attention_matches_the_unfused_ops) {
                 OK(tl_tensor_data(ctx, q, &qd));
                 for (int i = 0; i < H * tq * HD; ++i) {
                     const double x = 0.3 * sin(1.0 + i * 0.7 + valid);
-                    if (dt) ((double *)qd)[i] = x;
-                    else ((float *)qd)[i] = (float)x;
+                    if (dt)
+                        ((double *)qd)[i] = x;
+                    else
+                        ((float *)qd)[i] = (float)x;
                 }
                 const double scale = 1.0 / sqrt((double)HD);
                 OK(tl_attention(ctx, q, k, v, valid, scale, &fused));
@@ -624,8 +634,8 @@ Test(ops, fused_attention_matches_the_unfused_ops) {
                     for (size_t i = 0; i < n; ++i) a[i] = fa[i], b[i] = fb[i];
                 }
                 for (size_t i = 0; i < n; ++i)
-                    cr_assert(fabs(a[i] - b[i]) <= (dt ? 1e-12 : 2e-6), "dt %d tq %d valid %d elem %zu: %.9g vs %.9g", dt,
-                              tq, valid, i, a[i], b[i]);
+                    cr_assert(fabs(a[i] - b[i]) <= (dt ? 1e-12 : 2e-6), "dt %d tq %d valid %d elem %zu: %.9g vs %.9g",
+                              dt, tq, valid, i, a[i], b[i]);
             }
     }
     /* Shapes it refuses, and a dtype mix. */

@@ -8,11 +8,11 @@
 
 #if defined(__SANITIZE_ADDRESS__) /* gcc */
 #elif defined(__has_feature)      /* clang */
-#if !__has_feature(address_sanitizer)
-#error "the poison suite tests what AddressSanitizer reports: build it with TL_SANITIZE=address"
-#endif
+#  if !__has_feature(address_sanitizer)
+#    error "the poison suite tests what AddressSanitizer reports: build it with TL_SANITIZE=address"
+#  endif
 #else
-#error "the poison suite tests what AddressSanitizer reports: build it with TL_SANITIZE=address"
+#  error "the poison suite tests what AddressSanitizer reports: build it with TL_SANITIZE=address"
 #endif
 
 static float *stale_pointer(tl_context **ctx_out) {
@@ -52,7 +52,7 @@ Test(poison, write_into_a_tensors_rounding_padding_is_reported, .exit_code = 1) 
     OK(tl_tensor_ones(ctx, TL_F32, 1, &n, &next));
     float *p;
     OK(tl_tensor_data(ctx, t, (void **)&p));
-    p[9] = 2; /* its last element: fine */
+    p[9] = 2;  /* its last element: fine */
     p[12] = 7; /* past its end, before the next tensor */
     cr_log_error("the write into the padding was not reported");
     exit(0);

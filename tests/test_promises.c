@@ -220,16 +220,19 @@ static float float16_reference(uint16_t h, int exponent_bits) {
     const int sign = h >> 15, exponent = (h >> mantissa_bits) & ((1 << exponent_bits) - 1);
     const int mantissa = h & ((1 << mantissa_bits) - 1);
     double v;
-    if (exponent == (1 << exponent_bits) - 1) v = mantissa ? NAN : INFINITY;
-    else if (exponent == 0) v = ldexp((double)mantissa, 1 - bias - mantissa_bits); /* subnormal */
-    else v = ldexp(1.0 + ldexp((double)mantissa, -mantissa_bits), exponent - bias);
+    if (exponent == (1 << exponent_bits) - 1)
+        v = mantissa ? NAN : INFINITY;
+    else if (exponent == 0)
+        v = ldexp((double)mantissa, 1 - bias - mantissa_bits); /* subnormal */
+    else
+        v = ldexp(1.0 + ldexp((double)mantissa, -mantissa_bits), exponent - bias);
     return (float)(sign ? -v : v);
 }
 
 Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
-    static const uint16_t patterns[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x03ff, 0x83ff, 0x0200, 0x0400,
-                                        0x0401, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
-                                        0x7c01, 0xfe00, 0x1234, 0x5678};
+    static const uint16_t patterns[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x03ff, 0x83ff, 0x0200,
+                                        0x0400, 0x0401, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0xfbff, 0x7c00,
+                                        0xfc00, 0x7e00, 0x7c01, 0xfe00, 0x1234, 0x5678};
     enum { N = sizeof patterns / sizeof patterns[0] };
     char dir[64];
     temp_dir_create(dir, sizeof dir, "promises");

@@ -61,7 +61,7 @@ Test(scopes, tensors_are_64_byte_aligned) {
 Test(scopes, grow_adds_chunks_then_merges_at_reset) {
     tl_scope s;
     OK(tl_scope_open(ctx, "grow", 4096, &s)); /* one 4 KiB tensor fits; the rest overflow */
-    const int64_t shape[1] = {1024};      /* 4096 bytes each */
+    const int64_t shape[1] = {1024};          /* 4096 bytes each */
     for (int step = 0; step < 4; ++step) {
         for (int i = 0; i < 8; ++i) {
             tl_tensor t;
@@ -211,8 +211,8 @@ Test(scopes, steady_state_allocates_nothing_after_step_one) {
     for (int i = 0; i < 96 * 32; ++i) w2_data[i] = rand_unit(&seed) * 0.2f;
     for (int i = 0; i < 32; ++i) nw[i] = 1.0f + 0.01f * (float)i;
     const int64_t se[2] = {64, 32}, s1[2] = {32, 96}, s2[2] = {96, 32}, sn[1] = {32};
-    tl_tensor emb = make_f32(counted, 2, se, emb_data), w1 = make_f32(counted, 2, s1, w1_data), w2 = make_f32(counted, 2, s2, w2_data),
-              norm_w = make_f32(counted, 1, sn, nw);
+    tl_tensor emb = make_f32(counted, 2, se, emb_data), w1 = make_f32(counted, 2, s1, w1_data),
+              w2 = make_f32(counted, 2, s2, w2_data), norm_w = make_f32(counted, 1, sn, nw);
     tl_scope step;
     OK(tl_scope_open(counted, "decode-step", 0, &step)); /* no slab yet: step 1 grows it */
     decode_step(counted, emb, w1, w2, norm_w, 0);

@@ -134,19 +134,32 @@ int main(int argc, char **argv) {
     int threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--d-model")) cfg.d_model = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--layers")) cfg.layers = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--heads")) cfg.heads = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--vocab")) cfg.vocab = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--tokens")) cfg.tokens = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--seed")) cfg.seed = (unsigned)parse_int(a, v), ++i;
-        else if (!strcmp(a, "--report") && v) report = v, ++i;
-        else if (!strcmp(a, "--weights") && v) weights_path = v, ++i;
-        else if (!strcmp(a, "--save-weights") && v) save_path = v, ++i;
-        else if (!strcmp(a, "--svg") && v) svg = v, ++i;
-        else if (!strcmp(a, "--unfused-attention")) cfg.unfused_attention = 1;
-        else if (!strcmp(a, "--threads")) threads = parse_int(a, v), ++i;
-        else refuse_argument(a, USAGE);
+        if (!strcmp(a, "--d-model"))
+            cfg.d_model = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--layers"))
+            cfg.layers = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--heads"))
+            cfg.heads = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--vocab"))
+            cfg.vocab = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--tokens"))
+            cfg.tokens = parse_int(a, v), ++i;
+        else if (!strcmp(a, "--seed"))
+            cfg.seed = (unsigned)parse_int(a, v), ++i;
+        else if (!strcmp(a, "--report") && v)
+            report = v, ++i;
+        else if (!strcmp(a, "--weights") && v)
+            weights_path = v, ++i;
+        else if (!strcmp(a, "--save-weights") && v)
+            save_path = v, ++i;
+        else if (!strcmp(a, "--svg") && v)
+            svg = v, ++i;
+        else if (!strcmp(a, "--unfused-attention"))
+            cfg.unfused_attention = 1;
+        else if (!strcmp(a, "--threads"))
+            threads = parse_int(a, v), ++i;
+        else
+            refuse_argument(a, USAGE);
     }
     if (weights_path) { /* the file decides d_model, vocab and layers */
         tl_context *probe;
@@ -178,7 +191,8 @@ int main(int argc, char **argv) {
            cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed", threads,
            threads > 1 ? "s" : "", threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
     const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
-    step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient), *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
+    step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient),
+                *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
     float *logits_a = malloc(nlogits * sizeof(float)), *logits_s = malloc(nlogits * sizeof(float));
     run_mode(&cfg, MODE_AMBIENT, ambient, logits_a);
     run_mode(&cfg, MODE_SCOPED, scoped, logits_s);
@@ -205,7 +219,8 @@ int main(int argc, char **argv) {
     printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
            same_logits ? "identical" : "DIFFER");
     uint64_t hash = 14695981039346656037ull; /* FNV-1a of the logits' bytes: the same on any thread count */
-    for (size_t i = 0; i < nlogits * sizeof(float); ++i) hash = (hash ^ ((const unsigned char *)logits_s)[i]) * 1099511628211ull;
+    for (size_t i = 0; i < nlogits * sizeof(float); ++i)
+        hash = (hash ^ ((const unsigned char *)logits_s)[i]) * 1099511628211ull;
     printf("logits hash: %016llx\n", (unsigned long long)hash);
     printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, cfg.tokens - 1);
 

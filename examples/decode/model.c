@@ -69,7 +69,7 @@ static const char *const layer_names[8] = {"attn_norm", "wq", "wk", "wv", "wo", 
 void model_save(tl_context *ctx, const model *m, const char *path) {
     const int n = 3 + 8 * m->cfg.layers;
     const char **names = malloc(sizeof(char *) * (size_t)n);
-    char (*storage)[64] = malloc(64 * (size_t)n);
+    char(*storage)[64] = malloc(64 * (size_t)n);
     tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)n);
     names[0] = "embed", names[1] = "final_norm", names[2] = "lm_head";
     tensors[0] = m->embed, tensors[1] = m->final_norm, tensors[2] = m->lm_head;
@@ -87,7 +87,8 @@ void model_save(tl_context *ctx, const model *m, const char *path) {
 }
 
 /* One named tensor of the expected f32 shape, or -1. */
-static int load_tensor(tl_context *ctx, tl_safetensors_file *f, const char *name, int ndim, const int64_t *shape, tl_tensor *out) {
+static int load_tensor(tl_context *ctx, tl_safetensors_file *f, const char *name, int ndim, const int64_t *shape,
+                       tl_tensor *out) {
     if (tl_safetensors_get(ctx, f, name, out) != TL_OK) {
         fprintf(stderr, "decode: weights: %s\n", tl_last_error());
         return -1;
@@ -120,7 +121,8 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     for (;; ++layers) {
         snprintf(name, sizeof name, "layers.%d.wq", layers);
         int found = 0;
-        for (size_t i = 0; i < tl_safetensors_count(f) && !found; ++i) found = strcmp(tl_safetensors_name(f, i), name) == 0;
+        for (size_t i = 0; i < tl_safetensors_count(f) && !found; ++i)
+            found = strcmp(tl_safetensors_name(f, i), name) == 0;
         if (!found) break;
     }
     if (info.ndim != 2 || layers == 0) {
@@ -136,7 +138,8 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     const int64_t d = cfg->d_model, v = cfg->vocab;
     const int64_t s_embed[2] = {v, d}, s_head[2] = {d, v}, s_d[1] = {d}, s_dd[2] = {d, d}, s_up[2] = {d, 4 * d},
                   s_down[2] = {4 * d, d};
-    int bad = load_tensor(ctx, f, "embed", 2, s_embed, &m->embed) || load_tensor(ctx, f, "final_norm", 1, s_d, &m->final_norm) ||
+    int bad = load_tensor(ctx, f, "embed", 2, s_embed, &m->embed) ||
+              load_tensor(ctx, f, "final_norm", 1, s_d, &m->final_norm) ||
               load_tensor(ctx, f, "lm_head", 2, s_head, &m->lm_head);
     const int64_t *shapes[8] = {s_d, s_dd, s_dd, s_dd, s_dd, s_d, s_up, s_down};
     for (int l = 0; l < layers && !bad; ++l)
@@ -207,7 +210,7 @@ static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int p
         tl_tensor values = OP(tl_reshape(ctx, d->v_cache[l], 3, kv_shape, &out));
         values = OP(tl_transpose(ctx, values, 0, 1, &out));
         tl_tensor mixed = OP(tl_attention(ctx, qh, keys, values, pos + 1, 1.0 / sqrt((double)hd), &out));
-        mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out)); /* [1, H, hd] */
+        mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out));  /* [1, H, hd] */
         mixed = OP(tl_reshape(ctx, mixed, 2, flat, &out)); /* [1, D] */
         return OP(tl_matmul(ctx, mixed, w->wo, &out));
     }
@@ -228,7 +231,7 @@ static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int p
     scores = OP(tl_add(ctx, scores, mask, &out)); /* [1, T] broadcast over heads */
     tl_tensor probs = OP(tl_softmax(ctx, scores, -1, &out));
     tl_tensor mixed = OP(tl_matmul(ctx, probs, values, &out)); /* [H, 1, hd] */
-    mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out));         /* [1, H, hd] */
+    mixed = OP(tl_transpose(ctx, mixed, 0, 1, &out));          /* [1, H, hd] */
     mixed = OP(tl_reshape(ctx, mixed, 2, flat, &out));         /* [1, D] */
     return OP(tl_matmul(ctx, mixed, w->wo, &out));
 }
@@ -245,8 +248,8 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
     if (m->cfg.unfused_attention) {
         for (int i = 0; i < m->cfg.tokens; ++i) d->mask_row[i] = i <= pos ? 0.0f : -INFINITY;
         const int64_t mask_shape[2] = {1, m->cfg.tokens};
-        mask = OP(tl_tensor_from_data(ctx, TL_F32, 2, mask_shape, d->mask_row, sizeof(float) * (size_t)m->cfg.tokens,
-                                      &out));
+        mask = OP(
+            tl_tensor_from_data(ctx, TL_F32, 2, mask_shape, d->mask_row, sizeof(float) * (size_t)m->cfg.tokens, &out));
     }
     for (int l = 0; l < m->cfg.layers; ++l) {
         const layer_weights *w = &m->layer[l];

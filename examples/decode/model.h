@@ -44,7 +44,7 @@ typedef struct decoder {
 } decoder;
 
 /* Reports a failing call and exits: the demo and benchmark treat any failure as fatal. */
-#include "check.h"  /* TL_CHECK */
+#include "check.h" /* TL_CHECK */
 
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);

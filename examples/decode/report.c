@@ -61,7 +61,8 @@ static void panel(FILE *f, double y0, const char *title, step_value value, const
         }
     fprintf(f, "<g transform='translate(0,%.0f)'>\n", y0);
     fprintf(f, "<text x='%.0f' y='22' font-size='15'>%s</text>\n", left, title);
-    fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", left, H - bottom, W - right, H - bottom);
+    fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", left, H - bottom, W - right,
+            H - bottom);
     fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", left, top, left, H - bottom);
     for (int t = 0; t <= 4; ++t) {
         double y = H - bottom - (H - top - bottom) * t / 4.0;
@@ -93,7 +94,9 @@ int write_svg_chart(const char *path, const run_record *runs, int nruns) {
         fprintf(stderr, "decode: cannot write %s\n", path);
         return -1;
     }
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='600' font-family='sans-serif' font-size='12'>\n");
+    fprintf(
+        f,
+        "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='600' font-family='sans-serif' font-size='12'>\n");
     fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
     panel(f, 0, "Memory in use per decode step (KiB)", bytes_kib, runs, nruns);
     panel(f, 300, "Allocator calls per decode step", mallocs, runs, nruns);

@@ -9,8 +9,8 @@
 
 typedef struct step_record {
     double ms;
-    long mallocs;         /* allocator calls during the step */
-    size_t bytes_in_use;  /* ambient: peak bytes the step held; scoped: slab bytes used */
+    long mallocs;        /* allocator calls during the step */
+    size_t bytes_in_use; /* ambient: peak bytes the step held; scoped: slab bytes used */
     size_t slab_bytes, peak_bytes;
     uint64_t grow_events;
     int32_t token;

@@ -29,8 +29,10 @@ static inline int quick_flag(int argc, char **argv, const char *usage) {
     answer_help(argc, argv, usage);
     int quick = 0;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else refuse_argument(argv[i], usage);
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else
+            refuse_argument(argv[i], usage);
     }
     return quick;
 }

@@ -43,8 +43,10 @@ void AmbientStore::add(const TensorHeader &header, uint32_t base_slot, uint32_t 
 }
 
 void AmbientStore::unlink_view(Slot &view) {
-    if (view.prev_view != kNone) slots_[view.prev_view].next_view = view.next_view;
-    else slots_[view.base].first_view = view.next_view;
+    if (view.prev_view != kNone)
+        slots_[view.prev_view].next_view = view.next_view;
+    else
+        slots_[view.base].first_view = view.next_view;
     if (view.next_view != kNone) slots_[view.next_view].prev_view = view.prev_view;
 }
 

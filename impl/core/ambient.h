@@ -50,9 +50,9 @@ private:
         uint64_t generation;
         uint32_t next_free;
         bool live;
-        uint32_t base;                   // a view's base slot, else kNone
-        uint32_t first_view;             // a base's views, a doubly linked list
-        uint32_t prev_view, next_view;   // a view's neighbours in its base's list
+        uint32_t base;                  // a view's base slot, else kNone
+        uint32_t first_view;            // a base's views, a doubly linked list
+        uint32_t prev_view, next_view;  // a view's neighbours in its base's list
     };
     void unlink_view(Slot &view);
     void release(uint32_t slot);

@@ -48,7 +48,8 @@ void release_mappings(tl::Scope &s) {
 tl_tensor scoped_handle(const tl::Scope &s, uint32_t slot) { return tl::pack_handle({s.depth, slot, s.current}); }
 
 tl_status not_ours(tl_tensor t) {
-    return fail(TL_E_INVALID_HANDLE, "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
+    return fail(TL_E_INVALID_HANDLE,
+                "tensor handle 0x%016llx was not issued by this context (another context's, or forged)",
                 (unsigned long long)t.bits);
 }
 
@@ -57,15 +58,15 @@ tl_status not_ours(tl_tensor t) {
 tl_status tl::refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
     const size_t elem = tl::dtype_size(dt);
     if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
-    if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
+    if (ndim < 0 || ndim > TL_MAX_DIMS)
+        return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return fail(TL_E_INVALID_ARGUMENT, "dim %d is negative (%lld)", i, (long long)shape[i]);
     return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
 }
 
-tl_context::tl_context(const tl_allocator *allocator)
-    : memory(allocator), ambient_(&memory) {}
+tl_context::tl_context(const tl_allocator *allocator) : memory(allocator), ambient_(&memory) {}
 
 tl_context::~tl_context() {
     while (open_depth_) close_scope(depths_[open_depth_ - 1]);
@@ -103,11 +104,14 @@ tl_status tl_context::find_scope(tl_scope handle, tl::Scope **out) const {
             return fail(TL_E_INVALID_HANDLE, "an earlier scope at depth %u is closed (%llu scopes were closed there)",
                         depth, (unsigned long long)s->closed_count);
     }
-    return fail(TL_E_INVALID_HANDLE, "scope handle 0x%llx was not issued by this context (another context's, or never issued)",
+    return fail(TL_E_INVALID_HANDLE,
+                "scope handle 0x%llx was not issued by this context (another context's, or never issued)",
                 (unsigned long long)handle.bits);
 }
 
-tl_scope tl_context::handle_of(const tl::Scope &scope) { return tl::pack_scope_handle(scope.depth, scope.epoch.opened); }
+tl_scope tl_context::handle_of(const tl::Scope &scope) {
+    return tl::pack_scope_handle(scope.depth, scope.epoch.opened);
+}
 
 // ---- scopes ----------------------------------------------------------------------------------
 
@@ -175,7 +179,8 @@ tl_status tl_context::close_scope(tl::Scope *scope) {
 tl_status tl_context::stale_scope_handle(const tl::Scope &s, tl_tensor t, uint64_t g) const {
     const int64_t found = s.generations.index_of(g);
     if (found < 0 && s.generations.before_history(g))
-        return fail(TL_E_STORAGE_CLOSED, "tensor handle 0x%016llx is of an old generation at depth %u, or another context's",
+        return fail(TL_E_STORAGE_CLOSED,
+                    "tensor handle 0x%016llx is of an old generation at depth %u, or another context's",
                     (unsigned long long)t.bits, s.depth);
     if (found < 0) return not_ours(t);
     const uint64_t index = uint64_t(found);
@@ -187,12 +192,13 @@ tl_status tl_context::stale_scope_handle(const tl::Scope &s, tl_tensor t, uint64
     for (uint64_t back = 1; back <= kept; ++back) {
         const tl::Scope::Closed &c = s.closed[(s.closed_count - back) % tl::Scope::kClosedKept];
         if (index >= c.epoch.first_index && index <= c.last_index)
-            return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)", c.name,
-                        (unsigned long long)c.epoch.id, (unsigned long long)(index - c.epoch.first_index),
+            return fail(TL_E_STORAGE_CLOSED, "storage '%s' #%llu gen %llu is closed (scope was closed at gen %llu)",
+                        c.name, (unsigned long long)c.epoch.id, (unsigned long long)(index - c.epoch.first_index),
                         (unsigned long long)c.epoch.resets);
     }
-    return fail(TL_E_STORAGE_CLOSED, "storage of an earlier scope at depth %u is closed (%llu scopes were closed there)",
-                s.depth, (unsigned long long)s.closed_count);
+    return fail(TL_E_STORAGE_CLOSED,
+                "storage of an earlier scope at depth %u is closed (%llu scopes were closed there)", s.depth,
+                (unsigned long long)s.closed_count);
 }
 
 tl_status tl_context::lookup_slow(tl_tensor t, const tl::TensorHeader **out) {
@@ -278,7 +284,8 @@ tl_status tl_context::make_tensor(tl::Scope *target, tl_dtype dt, int ndim, cons
         data = storage = tl::empty_tensor_home();
     } else {
         data = storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
-        if (!data) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
+        if (!data)
+            return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
         owned_bytes = bytes;
     }
     // Nothing fails from here.  A scoped header is written in its slot, field by field, and the

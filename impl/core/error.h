@@ -16,8 +16,8 @@ const char *last_error_message();
 }  // namespace tl
 
 // Propagates a failing status from a call that already set the message.
-#define TL_TRY(expr)                              \
-    do {                                          \
-        tl_status tl_try_status_ = (expr);        \
-        if (tl_try_status_ != TL_OK) return tl_try_status_; \
-    } while (0)
+#define TL_TRY(expr)                                    \
+  do {                                                  \
+    tl_status tl_try_status_ = (expr);                  \
+    if (tl_try_status_ != TL_OK) return tl_try_status_; \
+  } while (0)

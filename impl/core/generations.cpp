@@ -16,7 +16,8 @@ uint64_t next_unissued_generation() { return next_unissued.load(); }
 void set_next_unissued_generation(uint64_t value) { next_unissued.store(value); }
 
 tl_status GenerationSource::draw_block() {
-    const uint64_t size = blocks_.empty() ? kFirstBlock : std::min(kMaxBlock, 2 * (blocks_.back().end - blocks_.back().start));
+    const uint64_t size =
+        blocks_.empty() ? kFirstBlock : std::min(kMaxBlock, 2 * (blocks_.back().end - blocks_.back().start));
     if (blocks_.capacity() < kKeptBlocks) {
         try {
             blocks_.reserve(kKeptBlocks);
@@ -43,7 +44,8 @@ tl_status GenerationSource::draw_block() {
 }
 
 int64_t GenerationSource::index_of(uint64_t v) const {
-    auto it = std::upper_bound(blocks_.begin(), blocks_.end(), v, [](uint64_t x, const Block &b) { return x < b.start; });
+    auto it =
+        std::upper_bound(blocks_.begin(), blocks_.end(), v, [](uint64_t x, const Block &b) { return x < b.start; });
     if (it == blocks_.begin()) return -1;
     const Block &b = *--it;
     const bool issued = v < b.end && (&b != &blocks_.back() || v < next_);

@@ -6,8 +6,8 @@
 // kKeptBlocks blocks (allocated once, at its first draw: a steady state allocates nothing), so a
 // stale value can be told apart from another context's and given its index ("gen 49") in the
 // storage's history.  That history reaches back about 49 million values per storage; a value
-// older than that is reported as "an old generation, or another context's".  The space is 40 bits (the handle's generation field):
-// once 2^40 values are issued, drawing fails with a status and nothing wraps.
+// older than that is reported as "an old generation, or another context's".  The space is 40 bits (the handle's
+// generation field): once 2^40 values are issued, drawing fails with a status and nothing wraps.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -30,8 +30,8 @@ inline tl_tensor pack_handle(HandleParts p) {
 }
 
 inline HandleParts unpack_handle(tl_tensor t) {
-    return HandleParts{uint32_t(t.bits >> (kSlotBits + kGenerationBits)), uint32_t(t.bits >> kGenerationBits) & kMaxSlots,
-                       t.bits & (kGenerationLimit - 1)};
+    return HandleParts{uint32_t(t.bits >> (kSlotBits + kGenerationBits)),
+                       uint32_t(t.bits >> kGenerationBits) & kMaxSlots, t.bits & (kGenerationLimit - 1)};
 }
 
 // The 64 bits of a tl_scope: depth (5) above the generation the scope opened with (40).  That

@@ -53,8 +53,8 @@ void *Memory::allocate(size_t size, size_t alignment) {
         return nullptr;
     }
     if (reinterpret_cast<uintptr_t>(p) & (alignment - 1)) {
-        std::snprintf(refusal_text, sizeof refusal_text, "returned %p, not aligned to %zu bytes as tl_allocator asks", p,
-                      alignment);
+        std::snprintf(refusal_text, sizeof refusal_text, "returned %p, not aligned to %zu bytes as tl_allocator asks",
+                      p, alignment);
         allocator_.free(allocator_.user, p, size);
         return nullptr;
     }

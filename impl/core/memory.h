@@ -51,15 +51,20 @@ struct StlAllocator {
     StlAllocator(const StlAllocator<U> &other) : memory(other.memory) {}
     T *allocate(size_t n) {
         if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
-        void *p = memory->allocate(n * sizeof(T), alignof(T) < alignof(std::max_align_t) ? alignof(std::max_align_t) : alignof(T));
+        void *p = memory->allocate(n * sizeof(T),
+                                   alignof(T) < alignof(std::max_align_t) ? alignof(std::max_align_t) : alignof(T));
         if (!p) throw std::bad_alloc();
         return static_cast<T *>(p);
     }
     void deallocate(T *p, size_t n) { memory->release(p, n * sizeof(T)); }
     template <class U>
-    bool operator==(const StlAllocator<U> &o) const { return memory == o.memory; }
+    bool operator==(const StlAllocator<U> &o) const {
+        return memory == o.memory;
+    }
     template <class U>
-    bool operator!=(const StlAllocator<U> &o) const { return memory != o.memory; }
+    bool operator!=(const StlAllocator<U> &o) const {
+        return memory != o.memory;
+    }
 };
 
 // Room for one more element of a table in allocator memory, by doubling (`first` when it is

@@ -9,7 +9,8 @@ struct StringHeader {
     tl_allocator allocator;
     size_t block_size;
 };
-constexpr size_t kHeaderBytes = (sizeof(StringHeader) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
+constexpr size_t kHeaderBytes =
+    (sizeof(StringHeader) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
 
 }  // namespace
 

@@ -47,9 +47,9 @@ void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body)
     int64_t grain = count * kParallelChunkElements / elements;
     if (grain < 1) grain = 1;
     using Body = std::remove_reference_t<F>;
-    ctx.executor.parallel_for(ctx.executor.user, count, grain,
-                              [](void *user, int64_t begin, int64_t end) { (*static_cast<Body *>(user))(begin, end); },
-                              &body);
+    ctx.executor.parallel_for(
+        ctx.executor.user, count, grain,
+        [](void *user, int64_t begin, int64_t end) { (*static_cast<Body *>(user))(begin, end); }, &body);
 }
 
 // body(d, begin, end) over the outermost dimension d of `along` longer than 1 other than `skip`

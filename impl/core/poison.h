@@ -9,15 +9,15 @@
 #include <cstring>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define TL_ASAN 1
+#  define TL_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TL_ASAN 1
-#endif
+#  if __has_feature(address_sanitizer)
+#    define TL_ASAN 1
+#  endif
 #endif
 
 #ifdef TL_ASAN
-#include <sanitizer/asan_interface.h>
+#  include <sanitizer/asan_interface.h>
 #endif
 
 namespace tl {

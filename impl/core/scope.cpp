@@ -3,7 +3,11 @@
 namespace tl {
 
 Scope::Scope(tl_context *ctx, Memory *memory, uint32_t d)
-    : context(ctx), depth(d), name(memory), generations(memory), slab(memory),
+    : context(ctx),
+      depth(d),
+      name(memory),
+      generations(memory),
+      slab(memory),
       headers(UninitializedStlAllocator<TensorHeader>(memory)) {}
 
 tl_scope_stats Scope::stats() const {

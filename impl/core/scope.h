@@ -30,13 +30,13 @@ struct Scope {
     };
 
     bool open = false;
-    Epoch epoch;                     // the open scope's
+    Epoch epoch;  // the open scope's
     OwnedString name;
     // Runs on across every scope opened at this depth, so a handle of an earlier scope here can
     // never look current; process-unique, so neither can another context's.
     GenerationSource generations;
-    uint64_t current = 0;            // the generation of the open scope's live tensors
-    uint32_t mapped_owners = 0;      // tensors over mapped files this generation (released at reset)
+    uint64_t current = 0;        // the generation of the open scope's live tensors
+    uint32_t mapped_owners = 0;  // tensors over mapped files this generation (released at reset)
     Slab slab;
     std::vector<TensorHeader, UninitializedStlAllocator<TensorHeader>> headers;
 

@@ -31,7 +31,8 @@ void Slab::point_cursor_at_last_chunk() {
 }
 
 tl_status Slab::add_chunk(size_t size, const char *scope_name) {
-    if (!room_for_one_more(chunks_, 4)) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory for its chunk table", scope_name);
+    if (!room_for_one_more(chunks_, 4))
+        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory for its chunk table", scope_name);
     void *p = memory_->allocate(size, kTensorAlignment);
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': %zu bytes: the allocator %s", scope_name, size, refusal());
     if (!chunks_.empty()) chunks_.back().used = size_t(cursor_ - chunks_.back().base);  // frozen from now on
@@ -51,8 +52,8 @@ tl_status Slab::open(tl_growth growth, size_t max_bytes, size_t initial_bytes, c
     if (!round_up(initial_bytes, &rounded))
         return fail(TL_E_OUT_OF_MEMORY, "scope '%s': slab of %zu bytes overflows", scope_name, initial_bytes);
     if (max_bytes_ && rounded > max_bytes_)
-        return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu exceeds max_bytes %zu", scope_name, initial_bytes,
-                    max_bytes_);
+        return fail(TL_E_INVALID_ARGUMENT, "scope '%s': slab_bytes %zu exceeds max_bytes %zu", scope_name,
+                    initial_bytes, max_bytes_);
     return add_chunk(rounded, scope_name);
 }
 

@@ -67,7 +67,7 @@ private:
     tl_growth growth_ = TL_GROW;
     size_t max_bytes_ = 0;
     std::vector<Chunk, StlAllocator<Chunk>> chunks_;
-    std::byte *last_base_ = nullptr;                 // the last chunk's start
+    std::byte *last_base_ = nullptr;                // the last chunk's start
     std::byte *cursor_ = nullptr, *end_ = nullptr;  // its free bytes
     size_t used_ = 0, peak_ = 0;
     uint64_t grow_events_ = 0;

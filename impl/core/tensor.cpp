@@ -4,10 +4,9 @@
 
 namespace tl {
 
-const DtypeInfo kDtypes[kDtypeCount + 1] = {
-    {0, "?", nullptr, -1},
+const DtypeInfo kDtypes[kDtypeCount + 1] = {{0, "?", nullptr, -1},
 #define TL_DTYPE_INFO_(NAME, value, name, bytes, safetensors, gguf) {bytes, name, safetensors, gguf},
-    TL_DTYPE_MAP(TL_DTYPE_INFO_)
+                                            TL_DTYPE_MAP(TL_DTYPE_INFO_)
 #undef TL_DTYPE_INFO_
 };
 // The table is indexed by value: the map must list the dtypes in value order, 1, 2, ...

@@ -71,7 +71,7 @@ inline const DtypeInfo &dtype_info(tl_dtype dt) { return kDtypes[unsigned(dt) <=
 inline size_t dtype_size(tl_dtype dt) { return dtype_info(dt).size; }
 inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
 inline const char *dtype_name(tl_dtype dt) { return dtype_info(dt).name; }  // "f32"; "?" for none
-bool dtype_from_name(const char *name, tl_dtype *out);  // the inverse of dtype_name
+bool dtype_from_name(const char *name, tl_dtype *out);                      // the inverse of dtype_name
 // The dtype whose safetensors string is s (TL_DTYPE_MAP's column); false for none.
 bool dtype_from_safetensors(const char *s, tl_dtype *out);
 // Whether v is an integer in int32's range (i32 tensors take exactly these values).
@@ -83,10 +83,14 @@ inline bool is_int32_value(double v) { return v == std::floor(v) && v >= -214748
 template <class Run>
 void with_dtype(tl_dtype dt, Run &&run) {
     switch (dt) {
-        case TL_F32: return run(float());
-        case TL_F64: return run(double());
-        case TL_I32: return run(int32_t());
-        default: break;
+        case TL_F32:
+            return run(float());
+        case TL_F64:
+            return run(double());
+        case TL_I32:
+            return run(int32_t());
+        default:
+            break;
     }
 }
 // with_dtype over the float dtypes alone (the ops that take floats check it first).

@@ -145,16 +145,21 @@ tl_status tensor_to_json(tl_context &ctx, tl_tensor t, char **out) {
             double x = v.dtype == TL_F32   ? double(*reinterpret_cast<const float *>(e))
                        : v.dtype == TL_F64 ? *reinterpret_cast<const double *>(e)
                                            : double(*reinterpret_cast<const int32_t *>(e));
-            if (v.dtype == TL_I32) std::snprintf(num, sizeof num, "%d", *reinterpret_cast<const int32_t *>(e));
-            else if (std::isnan(x)) std::snprintf(num, sizeof num, "\"nan\"");
-            else if (std::isinf(x)) std::snprintf(num, sizeof num, x > 0 ? "\"inf\"" : "\"-inf\"");
-            else shortest_exact(x, v.dtype == TL_F32, num, sizeof num);
+            if (v.dtype == TL_I32)
+                std::snprintf(num, sizeof num, "%d", *reinterpret_cast<const int32_t *>(e));
+            else if (std::isnan(x))
+                std::snprintf(num, sizeof num, "\"nan\"");
+            else if (std::isinf(x))
+                std::snprintf(num, sizeof num, x > 0 ? "\"inf\"" : "\"-inf\"");
+            else
+                shortest_exact(x, v.dtype == TL_F32, num, sizeof num);
             ok = ok && text.append(num);
         }
     });
     ok = ok && text.append("]}");
     if (!ok)
-        return fail(TL_E_INVALID_ARGUMENT, "tensor JSON: the text of %lld values is past TL_JSON_MAX_BYTES (%u); use safetensors",
+        return fail(TL_E_INVALID_ARGUMENT,
+                    "tensor JSON: the text of %lld values is past TL_JSON_MAX_BYTES (%u); use safetensors",
                     (long long)v.numel(), TL_JSON_MAX_BYTES);
     char *s = make_owned_string(ctx.memory, text.data(), text.size());
     if (!s) return fail(TL_E_OUT_OF_MEMORY, "no memory for the JSON string");
@@ -169,10 +174,13 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     JsonPtr root;
     size_t at = 0;
     switch (parse_exactly(json, length, &root, &at)) {
-        case JsonProblem::nul: return fail(TL_E_PARSE, "tensor JSON: a string holds a NUL character (\\u0000)");
-        case JsonProblem::trailing: return fail(TL_E_PARSE, "tensor JSON: text after the object (at byte %zu)", at);
+        case JsonProblem::nul:
+            return fail(TL_E_PARSE, "tensor JSON: a string holds a NUL character (\\u0000)");
+        case JsonProblem::trailing:
+            return fail(TL_E_PARSE, "tensor JSON: text after the object (at byte %zu)", at);
         case JsonProblem::invalid:
-        case JsonProblem::none: break;
+        case JsonProblem::none:
+            break;
     }
     if (!root || !cJSON_IsObject(root.get())) return fail(TL_E_PARSE, "tensor JSON: not a JSON object");
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(root.get(), "dtype");
@@ -200,8 +208,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     for (const cJSON *j = data->child; j; j = j->next) {  // check every value before placing anything
         double x;
         if (!value_of(j, &x)) return fail(TL_E_PARSE, "tensor JSON: a data value is no number");
-        if (dt == TL_I32 && !is_int32_value(x))
-            return fail(TL_E_PARSE, "tensor JSON: %g is no i32 value", x);
+        if (dt == TL_I32 && !is_int32_value(x)) return fail(TL_E_PARSE, "tensor JSON: %g is no i32 value", x);
     }
     NewTensor made;
     TL_TRY(ctx.make_tensor(dt, ndim, dims, &made));
@@ -210,9 +217,12 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     for (const cJSON *j = data->child; j; j = j->next, ++i) {
         double x = 0;
         value_of(j, &x);
-        if (dt == TL_F32) reinterpret_cast<float *>(v.data)[i] = float(x);
-        else if (dt == TL_F64) reinterpret_cast<double *>(v.data)[i] = x;
-        else reinterpret_cast<int32_t *>(v.data)[i] = int32_t(x);
+        if (dt == TL_F32)
+            reinterpret_cast<float *>(v.data)[i] = float(x);
+        else if (dt == TL_F64)
+            reinterpret_cast<double *>(v.data)[i] = x;
+        else
+            reinterpret_cast<int32_t *>(v.data)[i] = int32_t(x);
     }
     *out = made.handle;
     return TL_OK;

@@ -17,7 +17,8 @@ struct MappedRegion {
     Memory memory;  // what the record itself came from
 
     // A mapping of the first bytes of file, one reference held; a status with a message.
-    static tl_status map(Memory &memory, const platform::File &file, size_t bytes, const char *path, MappedRegion **out);
+    static tl_status map(Memory &memory, const platform::File &file, size_t bytes, const char *path,
+                         MappedRegion **out);
     void acquire() { refs.fetch_add(1, std::memory_order_relaxed); }
     void release();  // the last release unmaps and frees the record
 };

@@ -13,7 +13,9 @@
 #include "platform/platform.h"
 
 tl_safetensors_file::tl_safetensors_file(const tl::Memory &m)
-    : memory(m), entries(tl::StlAllocator<Entry>(&memory)), names(tl::StlAllocator<char>(&memory)),
+    : memory(m),
+      entries(tl::StlAllocator<Entry>(&memory)),
+      names(tl::StlAllocator<char>(&memory)),
       by_name(tl::StlAllocator<uint32_t>(&memory)) {}
 
 tl_safetensors_file::~tl_safetensors_file() {
@@ -63,25 +65,33 @@ using platform::read_at;
 
 const char *stored_name(tl_safetensors_file::Stored s) {
     switch (s) {
-        case tl_safetensors_file::Stored::f32: return "F32";
-        case tl_safetensors_file::Stored::f64: return "F64";
-        case tl_safetensors_file::Stored::i32: return "I32";
-        case tl_safetensors_file::Stored::f16: return "F16";
-        case tl_safetensors_file::Stored::bf16: return "BF16";
+        case tl_safetensors_file::Stored::f32:
+            return "F32";
+        case tl_safetensors_file::Stored::f64:
+            return "F64";
+        case tl_safetensors_file::Stored::i32:
+            return "I32";
+        case tl_safetensors_file::Stored::f16:
+            return "F16";
+        case tl_safetensors_file::Stored::bf16:
+            return "BF16";
     }
     return "?";
 }
 
 bool parse_stored(const char *s, tl_safetensors_file::Stored *out) {
-    static const tl_safetensors_file::Stored all[] = {tl_safetensors_file::Stored::f32, tl_safetensors_file::Stored::f64, tl_safetensors_file::Stored::i32,
-                                             tl_safetensors_file::Stored::f16, tl_safetensors_file::Stored::bf16};
+    static const tl_safetensors_file::Stored all[] = {
+        tl_safetensors_file::Stored::f32, tl_safetensors_file::Stored::f64, tl_safetensors_file::Stored::i32,
+        tl_safetensors_file::Stored::f16, tl_safetensors_file::Stored::bf16};
     for (tl_safetensors_file::Stored k : all)
         if (std::strcmp(s, stored_name(k)) == 0) return *out = k, true;
     return false;
 }
 
 size_t stored_size(tl_safetensors_file::Stored s) {
-    return s == tl_safetensors_file::Stored::f64 ? 8 : (s == tl_safetensors_file::Stored::f16 || s == tl_safetensors_file::Stored::bf16) ? 2 : 4;
+    return s == tl_safetensors_file::Stored::f64                                               ? 8
+           : (s == tl_safetensors_file::Stored::f16 || s == tl_safetensors_file::Stored::bf16) ? 2
+                                                                                               : 4;
 }
 
 tl_dtype loaded_dtype(tl_safetensors_file::Stored s) {
@@ -90,7 +100,9 @@ tl_dtype loaded_dtype(tl_safetensors_file::Stored s) {
 
 // How a tensor of dt is saved: as itself (the inverse of loaded_dtype for the three dtypes).
 tl_safetensors_file::Stored saved_as(tl_dtype dt) {
-    return dt == TL_F64 ? tl_safetensors_file::Stored::f64 : dt == TL_I32 ? tl_safetensors_file::Stored::i32 : tl_safetensors_file::Stored::f32;
+    return dt == TL_F64   ? tl_safetensors_file::Stored::f64
+           : dt == TL_I32 ? tl_safetensors_file::Stored::i32
+                          : tl_safetensors_file::Stored::f32;
 }
 
 // Checks one header entry and appends it; the message names the tensor and the problem.
@@ -107,7 +119,8 @@ tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_b
                     dtype->valuestring);
     if (!cJSON_IsArray(shape)) return fail(TL_E_PARSE, "%s: tensor '%s' has no shape array", path, name);
     const int ndim = cJSON_GetArraySize(shape);
-    if (ndim > TL_MAX_DIMS) return fail(TL_E_PARSE, "%s: tensor '%s' has %d dims (at most %d)", path, name, ndim, TL_MAX_DIMS);
+    if (ndim > TL_MAX_DIMS)
+        return fail(TL_E_PARSE, "%s: tensor '%s' has %d dims (at most %d)", path, name, ndim, TL_MAX_DIMS);
     e.ndim = ndim;
     for (int d = 0; d < ndim; ++d) {
         uint64_t dim;  // at most 2^53: fits int64
@@ -119,8 +132,8 @@ tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_b
         !json_uint(cJSON_GetArrayItem(offsets, 0), &e.begin) || !json_uint(cJSON_GetArrayItem(offsets, 1), &e.end))
         return fail(TL_E_PARSE, "%s: tensor '%s' needs data_offsets [begin, end] of integers", path, name);
     if (e.begin > e.end || e.end > data_bytes)
-        return fail(TL_E_PARSE, "%s: tensor '%s' data_offsets [%llu, %llu] fall outside the %llu data bytes", path, name,
-                    (unsigned long long)e.begin, (unsigned long long)e.end, (unsigned long long)data_bytes);
+        return fail(TL_E_PARSE, "%s: tensor '%s' data_offsets [%llu, %llu] fall outside the %llu data bytes", path,
+                    name, (unsigned long long)e.begin, (unsigned long long)e.end, (unsigned long long)data_bytes);
     int64_t bytes;
     if (!count_of(ndim, e.shape, int64_t(stored_size(e.stored)), &bytes) || uint64_t(bytes) != e.end - e.begin)
         return fail(TL_E_PARSE, "%s: tensor '%s' shape and dtype do not match its %llu data bytes", path, name,
@@ -178,27 +191,35 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_fil
     TL_TRY(platform::open_for_reading(path, &file.file, &file_bytes));
     unsigned char len_bytes[8];
     if (file_bytes < 8 || !read_at(file.file, 0, len_bytes, 8))
-        return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path, (unsigned long long)file_bytes);
+        return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path,
+                    (unsigned long long)file_bytes);
     uint64_t header_bytes = 0;
     for (int i = 7; i >= 0; --i) header_bytes = header_bytes << 8 | len_bytes[i];
     if (header_bytes > TL_SAFETENSORS_MAX_HEADER_BYTES)
-        return fail(TL_E_PARSE, "%s: header length %llu is past the %u-byte limit", path, (unsigned long long)header_bytes,
-                    TL_SAFETENSORS_MAX_HEADER_BYTES);
+        return fail(TL_E_PARSE, "%s: header length %llu is past the %u-byte limit", path,
+                    (unsigned long long)header_bytes, TL_SAFETENSORS_MAX_HEADER_BYTES);
     if (header_bytes > file_bytes - 8)
         return fail(TL_E_PARSE, "%s: header length %llu runs past the end of the %llu-byte file", path,
                     (unsigned long long)header_bytes, (unsigned long long)file_bytes);
-    if (header_bytes < 2) return fail(TL_E_PARSE, "%s: header of %llu bytes is no JSON object", path, (unsigned long long)header_bytes);
+    if (header_bytes < 2)
+        return fail(TL_E_PARSE, "%s: header of %llu bytes is no JSON object", path, (unsigned long long)header_bytes);
     Buffer text(ctx.memory, size_t(header_bytes));
-    if (!text.data) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path, (unsigned long long)header_bytes);
-    if (!read_at(file.file, 8, text.data, size_t(header_bytes))) return fail(TL_E_IO, "%s: cannot read its header", path);
+    if (!text.data)
+        return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its %llu-byte header", path,
+                    (unsigned long long)header_bytes);
+    if (!read_at(file.file, 8, text.data, size_t(header_bytes)))
+        return fail(TL_E_IO, "%s: cannot read its header", path);
     JsonPtr header;
     size_t at = 0;  // after the object only padding: safetensors writers pad with spaces
     switch (parse_exactly(reinterpret_cast<const char *>(text.data), size_t(header_bytes), &header, &at)) {
-        case JsonProblem::nul: return fail(TL_E_PARSE, "%s: header holds a NUL character (a raw 0 byte or \\u0000)", path);
-        case JsonProblem::invalid: return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
+        case JsonProblem::nul:
+            return fail(TL_E_PARSE, "%s: header holds a NUL character (a raw 0 byte or \\u0000)", path);
+        case JsonProblem::invalid:
+            return fail(TL_E_PARSE, "%s: header is not valid JSON", path);
         case JsonProblem::trailing:
             return fail(TL_E_PARSE, "%s: bytes after the header's JSON object (at %zu)", path, at);
-        case JsonProblem::none: break;
+        case JsonProblem::none:
+            break;
     }
     if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
 
@@ -298,8 +319,9 @@ tl_status save_header(int n, const char *const *names, const View *views, JsonPt
         // does not read back (an empty tensor can have such dims): refused, not written.
         for (int d = 0; d < v.ndim; ++d)
             if (uint64_t(v.shape[d]) > (uint64_t(1) << 53))
-                return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: tensor '%s' dim %d (%lld) is past 2^53, not exact in JSON",
-                            names[i], d, (long long)v.shape[d]);
+                return fail(TL_E_INVALID_ARGUMENT,
+                            "safetensors_save: tensor '%s' dim %d (%lld) is past 2^53, not exact in JSON", names[i], d,
+                            (long long)v.shape[d]);
         cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
         cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
         cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
@@ -348,7 +370,8 @@ tl_status write_atomically(const char *path, const char *text, int n, const View
 
 }  // namespace
 
-tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors) {
+tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names,
+                           const tl_tensor *tensors) {
     if (n < 0) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: n is %d", n);
     if (n > 0 && (!names || !tensors)) return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: names or tensors is NULL");
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");

@@ -21,7 +21,7 @@ struct tl_safetensors_file {
         uint64_t begin, end;  // in the data section
     };
 
-    tl::Memory memory;  // a copy: the file may outlive its context
+    tl::Memory memory;        // a copy: the file may outlive its context
     tl::platform::File file;  // read at offsets: no stdio buffer
     uint64_t data_start = 0, file_bytes = 0;
     tl::MappedRegion *region = nullptr;  // tl_safetensors_map: the whole file, one reference
@@ -45,6 +45,7 @@ tl_status safetensors_map(tl_context &ctx, const char *path, tl_safetensors_file
 // Closes the file and frees its index (with the allocator it was made with).
 void safetensors_close(tl_safetensors_file *f);
 tl_status safetensors_get(tl_context &ctx, tl_safetensors_file &f, const char *name, tl_tensor *out);
-tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names, const tl_tensor *tensors);
+tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char *const *names,
+                           const tl_tensor *tensors);
 
 }  // namespace tl

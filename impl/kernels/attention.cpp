@@ -43,7 +43,8 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
             double top = -INFINITY;
             for (int64_t j = 0; j < rows; ++j) {
-                scores[j] = lane_dot(qi, q.strides[2], kd + h * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
+                scores[j] =
+                    lane_dot(qi, q.strides[2], kd + h * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
                 if (scores[j] > top) top = scores[j];
             }
             double total = 0;
@@ -68,9 +69,8 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
 
 void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,
                       int64_t cache_rows, double *sums, const View &out, int64_t h0, int64_t h1) {
-    with_float_dtype(q.dtype, [&](auto t) {
-        attend<decltype(t)>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
-    });
+    with_float_dtype(
+        q.dtype, [&](auto t) { attend<decltype(t)>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1); });
 }
 
 }  // namespace tl

@@ -55,17 +55,25 @@ template <class T, class Run>
 void with_binary_function(BinaryOp op, Run &&run) {
     if constexpr (std::is_same_v<T, int32_t>) {
         switch (op) {
-            case BinaryOp::add: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) + uint32_t(y)); });
-            case BinaryOp::sub: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) - uint32_t(y)); });
-            case BinaryOp::mul: return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) * uint32_t(y)); });
-            case BinaryOp::div: return;
+            case BinaryOp::add:
+                return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) + uint32_t(y)); });
+            case BinaryOp::sub:
+                return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) - uint32_t(y)); });
+            case BinaryOp::mul:
+                return run([](int32_t x, int32_t y) { return int32_t(uint32_t(x) * uint32_t(y)); });
+            case BinaryOp::div:
+                return;
         }
     } else {
         switch (op) {
-            case BinaryOp::add: return run([](T x, T y) { return T(x + y); });
-            case BinaryOp::sub: return run([](T x, T y) { return T(x - y); });
-            case BinaryOp::mul: return run([](T x, T y) { return T(x * y); });
-            case BinaryOp::div: return run([](T x, T y) { return T(x / y); });
+            case BinaryOp::add:
+                return run([](T x, T y) { return T(x + y); });
+            case BinaryOp::sub:
+                return run([](T x, T y) { return T(x - y); });
+            case BinaryOp::mul:
+                return run([](T x, T y) { return T(x * y); });
+            case BinaryOp::div:
+                return run([](T x, T y) { return T(x / y); });
         }
     }
 }
@@ -97,17 +105,22 @@ template <class T>
 void unary_dispatch(UnaryOp op, double param, const View &a, const View &out) {
     const T s = T(param);
     switch (op) {
-        case UnaryOp::scale: return unary_typed<T>(a, out, [s](T x) { return T(x * s); });
+        case UnaryOp::scale:
+            return unary_typed<T>(a, out, [s](T x) { return T(x * s); });
         // A NaN stays NaN (as in NumPy and torch): clamping it to 0 would hide where it came from.
-        case UnaryOp::relu: return unary_typed<T>(a, out, [](T x) { return x > T(0) || x != x ? x : T(0); });
+        case UnaryOp::relu:
+            return unary_typed<T>(a, out, [](T x) { return x > T(0) || x != x ? x : T(0); });
         case UnaryOp::gelu:
             return unary_typed<T>(a, out, [](T x) {
                 const T k = T(0.7978845608028654);  // sqrt(2/pi)
                 return T(T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x))));
             });
-        case UnaryOp::silu: return unary_typed<T>(a, out, [](T x) { return T(x / (T(1) + std::exp(-x))); });
-        case UnaryOp::exp: return unary_typed<T>(a, out, [](T x) { return T(std::exp(x)); });
-        case UnaryOp::tanh: return unary_typed<T>(a, out, [](T x) { return T(std::tanh(x)); });
+        case UnaryOp::silu:
+            return unary_typed<T>(a, out, [](T x) { return T(x / (T(1) + std::exp(-x))); });
+        case UnaryOp::exp:
+            return unary_typed<T>(a, out, [](T x) { return T(std::exp(x)); });
+        case UnaryOp::tanh:
+            return unary_typed<T>(a, out, [](T x) { return T(std::tanh(x)); });
     }
 }
 
@@ -130,7 +143,8 @@ void binary_contiguous(BinaryOp op, tl_dtype dt, const std::byte *a, const std::
     with_dtype(dt, [&](auto zero) {
         using T = decltype(zero);
         with_binary_function<T>(op, [&](auto f) {
-            binary_run(reinterpret_cast<T *>(out), reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b), n, f);
+            binary_run(reinterpret_cast<T *>(out), reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b), n,
+                       f);
         });
     });
 }

@@ -67,8 +67,8 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
         const Blocks b = blocks_of(g.rows, g.cols, elem, kRowAlignment);
         over_blocks(ctx, b.count, elements, [&](int64_t lo, int64_t hi) {
             const int64_t r0 = row_of(b, lo, g.rows), r1 = row_of(b, hi, g.rows);
-            blas::gemv(g.dtype, blas::Trans::no, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
-                      g.x, g.incx, g.y + r0 * int64_t(elem));
+            blas::gemv(g.dtype, blas::Trans::no, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld, g.x, g.incx,
+                       g.y + r0 * int64_t(elem));
         });
         return;
     }
@@ -79,7 +79,7 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
             const int64_t r0 = row_of(b, i, g.rows), r1 = row_of(b, i + 1, g.rows);
             std::byte *out = i == 0 ? g.y : scratch + (i - 1) * g.cols * int64_t(elem);
             blas::gemv(g.dtype, blas::Trans::yes, r1 - r0, g.cols, g.m + r0 * g.ld * int64_t(elem), g.ld,
-                      g.x + r0 * g.incx * int64_t(elem), g.incx, out);
+                       g.x + r0 * g.incx * int64_t(elem), g.incx, out);
         }
     });
     with_float_dtype(g.dtype, [&](auto t) {

@@ -22,10 +22,12 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
     TL_TRY(ctx.resolve(tv, &rv));
     const View &q = rq.view, &k = rk.view, &v = rv.view;
     if (q.dtype != k.dtype || q.dtype != v.dtype)
-        return fail(TL_E_DTYPE, "attention: q %s, k %s, v %s", dtype_name(q.dtype), dtype_name(k.dtype), dtype_name(v.dtype));
+        return fail(TL_E_DTYPE, "attention: q %s, k %s, v %s", dtype_name(q.dtype), dtype_name(k.dtype),
+                    dtype_name(v.dtype));
     if (!is_float(q.dtype)) return fail(TL_E_DTYPE, "attention takes f32 or f64, not %s", dtype_name(q.dtype));
     if (q.ndim != 3 || k.ndim != 3 || v.ndim != 3)
-        return fail(TL_E_SHAPE, "attention takes q [H,Tq,hd], k and v [H,T,hd], not %d-D, %d-D, %d-D", q.ndim, k.ndim, v.ndim);
+        return fail(TL_E_SHAPE, "attention takes q [H,Tq,hd], k and v [H,T,hd], not %d-D, %d-D, %d-D", q.ndim, k.ndim,
+                    v.ndim);
     if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[2] != q.shape[2] || v.shape[2] != q.shape[2] ||
         v.shape[1] != k.shape[1])
         return fail(TL_E_SHAPE, "attention: q [%lld,%lld,%lld], k [%lld,%lld,%lld], v [%lld,%lld,%lld] do not match",
@@ -33,8 +35,8 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
                     (long long)k.shape[1], (long long)k.shape[2], (long long)v.shape[0], (long long)v.shape[1],
                     (long long)v.shape[2]);
     if (valid < q.shape[1] || valid > k.shape[1])
-        return fail(TL_E_SHAPE, "attention: %lld valid rows for %lld queries over a cache of %lld rows", (long long)valid,
-                    (long long)q.shape[1], (long long)k.shape[1]);
+        return fail(TL_E_SHAPE, "attention: %lld valid rows for %lld queries over a cache of %lld rows",
+                    (long long)valid, (long long)q.shape[1], (long long)k.shape[1]);
     if (!std::isfinite(scale)) return fail(TL_E_INVALID_ARGUMENT, "attention: scale %g is not finite", scale);
     // Scores for the whole cache of every head, not just the valid rows, then each head's hd
     // sums: the same scratch at every position (a decode loop grows it once), and a head's own

@@ -8,22 +8,32 @@ namespace {
 
 const char *binary_name(BinaryOp op) {
     switch (op) {
-        case BinaryOp::add: return "add";
-        case BinaryOp::sub: return "sub";
-        case BinaryOp::mul: return "mul";
-        case BinaryOp::div: return "div";
+        case BinaryOp::add:
+            return "add";
+        case BinaryOp::sub:
+            return "sub";
+        case BinaryOp::mul:
+            return "mul";
+        case BinaryOp::div:
+            return "div";
     }
     return "?";
 }
 
 const char *unary_name(UnaryOp op) {
     switch (op) {
-        case UnaryOp::scale: return "scale";
-        case UnaryOp::relu: return "relu";
-        case UnaryOp::gelu: return "gelu";
-        case UnaryOp::silu: return "silu";
-        case UnaryOp::exp: return "exp";
-        case UnaryOp::tanh: return "tanh";
+        case UnaryOp::scale:
+            return "scale";
+        case UnaryOp::relu:
+            return "relu";
+        case UnaryOp::gelu:
+            return "gelu";
+        case UnaryOp::silu:
+            return "silu";
+        case UnaryOp::exp:
+            return "exp";
+        case UnaryOp::tanh:
+            return "tanh";
     }
     return "?";
 }
@@ -63,7 +73,8 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     int nd = a.ndim;
     int64_t broadcast[TL_MAX_DIMS];
     if (!same && !broadcast_shape(a, b, &nd, broadcast))
-        return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim, b.ndim);
+        return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim,
+                    b.ndim);
     const int64_t *shape = same ? a.shape : broadcast;
     NewTensor made;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
@@ -71,8 +82,10 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     if (same && runs_inline(ctx, c.numel())) {
         // The tiny op of a decode step: nothing to broadcast or split, so no Views to copy, and
         // contiguous operands (c always is) go straight to the loop.
-        if (a.is_contiguous() && b.is_contiguous()) binary_contiguous(op, a.dtype, a.data, b.data, c.data, c.numel());
-        else binary_kernel(op, a, b, c);
+        if (a.is_contiguous() && b.is_contiguous())
+            binary_contiguous(op, a.dtype, a.data, b.data, c.data, c.numel());
+        else
+            binary_kernel(op, a, b, c);
     } else {
         const View ab = broadcast_to(a, nd, shape), bb = broadcast_to(b, nd, shape);
         split_along(ctx, c, -1, c.numel(), [&](int d, int64_t lo, int64_t hi) {

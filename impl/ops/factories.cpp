@@ -7,8 +7,7 @@
 namespace tl {
 
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out) {
-    if (dt == TL_I32 && !is_int32_value(value))
-        return fail(TL_E_INVALID_ARGUMENT, "full: %g is no int32 value", value);
+    if (dt == TL_I32 && !is_int32_value(value)) return fail(TL_E_INVALID_ARGUMENT, "full: %g is no int32 value", value);
     NewTensor made;
     TL_TRY(ctx.make_tensor(dt, ndim, shape, &made));
     const View &v = made.view;
@@ -38,7 +37,8 @@ tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, 
     int64_t numel;
     size_t bytes;
     TL_TRY(check_shape(ndim, shape, dt, &numel, &bytes));
-    if (nbytes != bytes) return fail(TL_E_INVALID_ARGUMENT, "wrap: %zu bytes given, the shape needs %zu", nbytes, bytes);
+    if (nbytes != bytes)
+        return fail(TL_E_INVALID_ARGUMENT, "wrap: %zu bytes given, the shape needs %zu", nbytes, bytes);
     if (!data) return fail(TL_E_INVALID_ARGUMENT, "wrap: data is NULL");
     if (reinterpret_cast<uintptr_t>(data) % dtype_size(dt) != 0)
         return fail(TL_E_INVALID_ARGUMENT, "wrap: data is not aligned to its %zu-byte elements", dtype_size(dt));
@@ -54,7 +54,8 @@ tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes) {
     TL_TRY(ctx.resolve(t, &r));
     const size_t bytes = size_t(r.view.numel()) * dtype_size(r.view.dtype);
     if (!dst && bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst is NULL");
-    if (dst_bytes < bytes) return fail(TL_E_INVALID_ARGUMENT, "read: dst holds %zu bytes, the tensor %zu", dst_bytes, bytes);
+    if (dst_bytes < bytes)
+        return fail(TL_E_INVALID_ARGUMENT, "read: dst holds %zu bytes, the tensor %zu", dst_bytes, bytes);
     copy_kernel(r.view, contiguous_over(r.view, static_cast<std::byte *>(dst)));
     return TL_OK;
 }

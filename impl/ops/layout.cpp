@@ -82,7 +82,8 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
-    if (ndim < 0 || ndim > TL_MAX_DIMS) return fail(TL_E_INVALID_ARGUMENT, "reshape: ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
+    if (ndim < 0 || ndim > TL_MAX_DIMS)
+        return fail(TL_E_INVALID_ARGUMENT, "reshape: ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "reshape: shape is NULL");
     int64_t new_shape[TL_MAX_DIMS];
     int infer = -1;
@@ -125,9 +126,8 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
 
 // copy_kernel, split over the executor when the copy is big (each element copied by one task).
 static void copy_split(const tl_context &ctx, const View &src, const View &dst) {
-    split_along(ctx, dst, -1, dst.numel(), [&](int d, int64_t lo, int64_t hi) {
-        copy_kernel(cut(src, d, lo, hi), cut(dst, d, lo, hi));
-    });
+    split_along(ctx, dst, -1, dst.numel(),
+                [&](int d, int64_t lo, int64_t hi) { copy_kernel(cut(src, d, lo, hi), cut(dst, d, lo, hi)); });
 }
 
 tl_status op_contiguous(tl_context &ctx, tl_tensor ta, tl_tensor *out) {
@@ -162,10 +162,12 @@ tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_te
     for (int i = 1; i < n; ++i) {
         const View &p = parts[i];
         if (p.dtype != first.dtype)
-            return fail(TL_E_DTYPE, "concat: tensor %d is %s, tensor 0 %s", i, dtype_name(p.dtype), dtype_name(first.dtype));
+            return fail(TL_E_DTYPE, "concat: tensor %d is %s, tensor 0 %s", i, dtype_name(p.dtype),
+                        dtype_name(first.dtype));
         if (p.ndim != first.ndim) return fail(TL_E_SHAPE, "concat: tensor %d has %d dims", i, p.ndim);
         for (int d = 0; d < p.ndim; ++d)
-            if (d != ax && p.shape[d] != first.shape[d]) return fail(TL_E_SHAPE, "concat: tensor %d differs in dim %d", i, d);
+            if (d != ax && p.shape[d] != first.shape[d])
+                return fail(TL_E_SHAPE, "concat: tensor %d differs in dim %d", i, d);
         if (__builtin_add_overflow(shape[ax], p.shape[ax], &shape[ax]))
             return fail(TL_E_SHAPE, "concat: the axis length overflows");
     }
@@ -206,7 +208,8 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
             }
         }
     });
-    if (!in_range) return fail(TL_E_SHAPE, "gather_rows: id %lld is outside 0..%lld", (long long)bad, (long long)rows - 1);
+    if (!in_range)
+        return fail(TL_E_SHAPE, "gather_rows: id %lld is outside 0..%lld", (long long)bad, (long long)rows - 1);
     int64_t shape[TL_MAX_DIMS];
     for (int d = 0; d < ids.ndim; ++d) shape[d] = ids.shape[d];
     for (int d = 1; d < table.ndim; ++d) shape[ids.ndim + d - 1] = table.shape[d];
@@ -263,7 +266,9 @@ tl_status op_copy_into(tl_context &ctx, tl_tensor tsrc, tl_tensor tdst) {
         const int64_t s = src.shape[d], t = dst.shape[d + dst.ndim - src.ndim];
         fits = s == t || s == 1;
     }
-    if (!fits) return fail(TL_E_SHAPE, "copy_into: a %d-D source does not broadcast to the %d-D destination", src.ndim, dst.ndim);
+    if (!fits)
+        return fail(TL_E_SHAPE, "copy_into: a %d-D source does not broadcast to the %d-D destination", src.ndim,
+                    dst.ndim);
     if (src.numel() == 0 || dst.numel() == 0) return TL_OK;
     const std::byte *slo, *shi, *dlo, *dhi;
     byte_extent(src, &slo, &shi);

@@ -62,13 +62,17 @@ void product(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb,
     // dimension's stride as free, so a row is NoTrans with its elements 1 apart (a strided row
     // was copied) and a column is NoTrans with its elements ld apart.
     if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a (B stored [k,n]) or B a (stored [n,k])
-        if (tb.trans == blas::Trans::no) gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, n, tb.ld, b, a, 1, c}, scratch);
-        else gemv_run(ctx, Gemv{dt, blas::Trans::no, n, k, tb.ld, b, a, 1, c}, scratch);
+        if (tb.trans == blas::Trans::no)
+            gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, n, tb.ld, b, a, 1, c}, scratch);
+        else
+            gemv_run(ctx, Gemv{dt, blas::Trans::no, n, k, tb.ld, b, a, 1, c}, scratch);
         return;
     }
     if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b (A stored [m,k]) or A^T b (stored [k,m])
-        if (ta.trans == blas::Trans::no) gemv_run(ctx, Gemv{dt, blas::Trans::no, m, k, ta.ld, a, b, tb.ld, c}, scratch);
-        else gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
+        if (ta.trans == blas::Trans::no)
+            gemv_run(ctx, Gemv{dt, blas::Trans::no, m, k, ta.ld, a, b, tb.ld, c}, scratch);
+        else
+            gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
         return;
     }
     gemm(dt, ta, tb, m, n, k, a, b, c);
@@ -107,7 +111,8 @@ tl_status plan(const View &a, const View &b, Plan *p) {
     p->m = ma.rows, p->k = ma.cols, p->n = mb.cols;
     const int64_t batch_rows[2] = {p->batches, p->m};
     int64_t all_rows;  // the batches as one product (one BLAS call): checked, as every product of dims is
-    if (p->m > INT_MAX || p->n > INT_MAX || p->k > INT_MAX || !count_of(2, batch_rows, 1, &all_rows) || all_rows > INT_MAX)
+    if (p->m > INT_MAX || p->n > INT_MAX || p->k > INT_MAX || !count_of(2, batch_rows, 1, &all_rows) ||
+        all_rows > INT_MAX)
         return fail(TL_E_SHAPE, "matmul: dims past BLAS's int range ([%lld,%lld,%lld] x [%lld,%lld])",
                     (long long)p->batches, (long long)p->m, (long long)p->k, (long long)mb.rows, (long long)p->n);
     p->copy_a = !blas_form(ma, &p->fa);
@@ -168,8 +173,10 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
         b = contiguous_at(b, scratch + pad_a);
         blas_form(matrix_of(b), &p.fb);
     }
-    if (p.k == 0 && c.numel() > 0) fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
-    else if (c.numel() > 0) run(ctx, p, a, b, c, scratch + pad_a + pad_b);
+    if (p.k == 0 && c.numel() > 0)
+        fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
+    else if (c.numel() > 0)
+        run(ctx, p, a, b, c, scratch + pad_a + pad_b);
     *out = made.handle;
     return TL_OK;
 }

@@ -72,7 +72,8 @@ tl_status op_sum(tl_context &ctx, Reduction r, tl_tensor ta, int axis, bool keep
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
-    if (r == Reduction::mean && !is_float(a.dtype)) return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
+    if (r == Reduction::mean && !is_float(a.dtype))
+        return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
     int ax = 0;
     TL_TRY(normalize_axis(axis, a.ndim, &ax));
     int64_t shape[TL_MAX_DIMS];

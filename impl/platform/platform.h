@@ -47,7 +47,7 @@ public:
 
     tl_status create(const char *target);
     bool write(const void *data, size_t n);  // all of it, or false (errno-style reason kept)
-    tl_status commit();                     // TL_E_IO naming the target on any failure
+    tl_status commit();                      // TL_E_IO naming the target on any failure
     // The last write's failure as text (for the caller's message).
     const char *last_failure() const { return failure_; }
 

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
-#include <sys/random.h>
+#  include <sys/random.h>
 #endif
 
 #include <atomic>

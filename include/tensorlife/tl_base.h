@@ -45,28 +45,28 @@ extern "C" {
 /* Every status, once (libuv's UV_ERRNO_MAP): X(NAME, value, description).  The enum below,
  * tl_status_string, tl_status_description and every binding's error list (bindings/gen_lists.py)
  * come from here. */
-#define TL_STATUS_MAP(X)                                                                                \
-    X(OK, 0, "success")                                                                                 \
-    X(E_INVALID_ARGUMENT, -1, "NULL pointer, ndim outside 0..TL_MAX_DIMS, negative dim, bad axis or dtype") \
-    X(E_INVALID_HANDLE, -2, "never issued, freed ambient tensor, another context's handle")             \
-    X(E_STORAGE_CLOSED, -3, "the tensor's scope was reset or closed after it was made")                 \
-    X(E_SHAPE, -4, "shapes the op cannot combine, slice or index out of range")                         \
-    X(E_DTYPE, -5, "a dtype the op does not take, or operands that differ")                             \
-    X(E_SCOPE_FULL, -6, "a TL_FIXED scope or max_bytes cannot fit the request")                         \
-    X(E_OUT_OF_MEMORY, -7, "the allocator returned NULL, or a byte count overflows size_t")             \
-    X(E_SCOPE_ORDER, -8, "reset/close of a scope that is not innermost; nesting too deep")              \
-    X(E_IO, -9, "a file could not be opened, read or written")                                          \
-    X(E_PARSE, -10, "malformed JSON or safetensors")                                                    \
-    X(E_INTERNAL, -11, "a bug caught at the ABI boundary")                                              \
-    X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")                 \
-    X(E_NOT_FOUND, -13, "no tensor or key of that name in the file")
+#define TL_STATUS_MAP(X)                                                                                  \
+  X(OK, 0, "success")                                                                                     \
+  X(E_INVALID_ARGUMENT, -1, "NULL pointer, ndim outside 0..TL_MAX_DIMS, negative dim, bad axis or dtype") \
+  X(E_INVALID_HANDLE, -2, "never issued, freed ambient tensor, another context's handle")                 \
+  X(E_STORAGE_CLOSED, -3, "the tensor's scope was reset or closed after it was made")                     \
+  X(E_SHAPE, -4, "shapes the op cannot combine, slice or index out of range")                             \
+  X(E_DTYPE, -5, "a dtype the op does not take, or operands that differ")                                 \
+  X(E_SCOPE_FULL, -6, "a TL_FIXED scope or max_bytes cannot fit the request")                             \
+  X(E_OUT_OF_MEMORY, -7, "the allocator returned NULL, or a byte count overflows size_t")                 \
+  X(E_SCOPE_ORDER, -8, "reset/close of a scope that is not innermost; nesting too deep")                  \
+  X(E_IO, -9, "a file could not be opened, read or written")                                              \
+  X(E_PARSE, -10, "malformed JSON or safetensors")                                                        \
+  X(E_INTERNAL, -11, "a bug caught at the ABI boundary")                                                  \
+  X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")                     \
+  X(E_NOT_FOUND, -13, "no tensor or key of that name in the file")
 
 /* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.
  * A failed call leaves every output untouched and every tensor and scope as it was. */
 #define TL_STATUS_ENUM_ITEM_(name, value, description) TL_##name = value,
 typedef enum tl_status {
-    TL_STATUS_MAP(TL_STATUS_ENUM_ITEM_)
-    TL_STATUS_FORCE_INT32_ = 0x7fffffff /* no status: the enum spans int32 (see tl_dtype) */
+    TL_STATUS_MAP(TL_STATUS_ENUM_ITEM_) TL_STATUS_FORCE_INT32_ =
+        0x7fffffff /* no status: the enum spans int32 (see tl_dtype) */
 } tl_status;
 #undef TL_STATUS_ENUM_ITEM_
 

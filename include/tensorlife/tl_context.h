@@ -75,9 +75,9 @@ typedef struct tl_scope {
 } tl_scope;
 /* The handle that names no scope (the ambient target). */
 #ifdef __cplusplus
-#define TL_NO_SCOPE (tl_scope{0})
+#  define TL_NO_SCOPE (tl_scope{0})
 #else
-#define TL_NO_SCOPE ((tl_scope){0})
+#  define TL_NO_SCOPE ((tl_scope){0})
 #endif
 
 /* The sentinels are no growth modes: they make the enum span int32 (see tl_dtype). */
@@ -99,7 +99,8 @@ typedef struct tl_scope_options {
                            * chunks into one slab of the high-water use. */
 } tl_scope_options;
 /* tl_scope_options o = TL_SCOPE_OPTIONS_INIT; then set what differs from the defaults. */
-#define TL_SCOPE_OPTIONS_INIT {sizeof(tl_scope_options), TL_GROW, 0, 0}
+#define TL_SCOPE_OPTIONS_INIT \
+  { sizeof(tl_scope_options), TL_GROW, 0, 0 }
 
 /* name is copied; NULL is TL_E_INVALID_ARGUMENT.  tl_scope_open is open_ex with TL_GROW. */
 TL_API tl_status tl_scope_open(tl_context *ctx, const char *name, size_t slab_bytes, tl_scope *out);
@@ -111,20 +112,21 @@ TL_API tl_status tl_scope_reset(tl_context *ctx, tl_scope scope);
 TL_API tl_status tl_scope_close(tl_context *ctx, tl_scope scope);
 
 typedef struct tl_scope_stats {
-    uint32_t struct_size;    /* set by the caller to sizeof(tl_scope_stats): TL_SCOPE_STATS_INIT */
-    uint64_t generation;     /* resets so far */
-    size_t slab_bytes;       /* bytes of the slab and chunks held now */
-    size_t used_bytes;       /* in use this generation (64-byte rounded) */
-    size_t peak_bytes;       /* high-water of used_bytes over all generations */
-    size_t overflow_bytes;   /* bytes that went to extra chunks this generation */
-    uint64_t grow_events;    /* chunks added or slab enlargements, ever */
-    uint64_t live_tensors;   /* tensors (and views) of this generation */
+    uint32_t struct_size;  /* set by the caller to sizeof(tl_scope_stats): TL_SCOPE_STATS_INIT */
+    uint64_t generation;   /* resets so far */
+    size_t slab_bytes;     /* bytes of the slab and chunks held now */
+    size_t used_bytes;     /* in use this generation (64-byte rounded) */
+    size_t peak_bytes;     /* high-water of used_bytes over all generations */
+    size_t overflow_bytes; /* bytes that went to extra chunks this generation */
+    uint64_t grow_events;  /* chunks added or slab enlargements, ever */
+    uint64_t live_tensors; /* tensors (and views) of this generation */
 } tl_scope_stats;
-#define TL_SCOPE_STATS_INIT {sizeof(tl_scope_stats), 0, 0, 0, 0, 0, 0, 0}
+#define TL_SCOPE_STATS_INIT \
+  { sizeof(tl_scope_stats), 0, 0, 0, 0, 0, 0, 0 }
 /* The fields past struct_size, in order, once: X(field) each (the JSON report and the
  * bindings list them from here). */
 #define TL_SCOPE_STATS_FIELDS(X) \
-    X(generation) X(slab_bytes) X(used_bytes) X(peak_bytes) X(overflow_bytes) X(grow_events) X(live_tensors)
+  X(generation) X(slab_bytes) X(used_bytes) X(peak_bytes) X(overflow_bytes) X(grow_events) X(live_tensors)
 TL_API tl_status tl_scope_stats_get(tl_context *ctx, tl_scope scope, tl_scope_stats *out);
 
 /* The scope's name (valid while it is open), or NULL for a handle that names no open scope of

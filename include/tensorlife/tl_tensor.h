@@ -29,18 +29,17 @@ typedef struct tl_tensor {
  *   gguf         its ggml_type number in GGUF files (-1: GGUF has none).
  * The enum, tl_dtype_size, tl_dtype_name, the file formats' mappings and every binding's list
  * come from here. */
-#define TL_DTYPE_MAP(X)                   \
-    X(F32, 1, "f32", 4, "F32", 0)        \
-    X(F64, 2, "f64", 8, "F64", 28)       \
-    X(I32, 3, "i32", 4, "I32", 26)
+#define TL_DTYPE_MAP(X)          \
+  X(F32, 1, "f32", 4, "F32", 0)  \
+  X(F64, 2, "f64", 8, "F64", 28) \
+  X(I32, 3, "i32", 4, "I32", 26)
 
 /* The two sentinels (spelled TL_<TYPE>_FORCE_..._ in every enum) are no dtypes: they make the
  * enum span int32, so that any value a caller passes is a value of the type (and is refused
  * with TL_E_INVALID_ARGUMENT), never undefined. */
 #define TL_DTYPE_ENUM_ITEM_(NAME, value, name, bytes, safetensors, gguf) TL_##NAME = value,
 typedef enum tl_dtype {
-    TL_DTYPE_MAP(TL_DTYPE_ENUM_ITEM_)
-    TL_DTYPE_FORCE_SIGNED_ = -1,
+    TL_DTYPE_MAP(TL_DTYPE_ENUM_ITEM_) TL_DTYPE_FORCE_SIGNED_ = -1,
     TL_DTYPE_FORCE_INT32_ = 0x7fffffff
 } tl_dtype;
 #undef TL_DTYPE_ENUM_ITEM_
@@ -58,14 +57,14 @@ TL_API tl_status tl_tensor_ones(tl_context *ctx, tl_dtype dt, int ndim, const in
 TL_API tl_status tl_tensor_full(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, double value,
                                 tl_tensor *out);
 /* Copies nbytes from data, which must equal the element count times the dtype size exactly. */
-TL_API tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape,
-                                     const void *data, size_t nbytes, tl_tensor *out);
+TL_API tl_status tl_tensor_from_data(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data,
+                                     size_t nbytes, tl_tensor *out);
 /* A tensor over the caller's memory, no copy: for weights shared read-only by many contexts
  * (one per thread) or mapped from a file.  data must hold nbytes (exactly the shape's bytes),
  * aligned to the dtype size, and stay valid while the tensor is used; the library never frees
  * it.  Placed in the current target like any tensor (its handle dies at a reset there). */
-TL_API tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data,
-                                size_t nbytes, tl_tensor *out);
+TL_API tl_status tl_tensor_wrap(tl_context *ctx, tl_dtype dt, int ndim, const int64_t *shape, void *data, size_t nbytes,
+                                tl_tensor *out);
 /* Copies the elements in logical (row-major) order; dst_bytes must be at least their size. */
 TL_API tl_status tl_tensor_read(tl_context *ctx, tl_tensor t, void *dst, size_t dst_bytes);
 /* Ambient tensor or view: frees it.  A base's ambient views die with it and their slots are
@@ -85,19 +84,20 @@ typedef struct tl_tensor_info {
     int32_t ndim;
     int64_t shape[TL_MAX_DIMS];
     int64_t strides[TL_MAX_DIMS]; /* in elements */
-    int64_t offset;     /* elements from the start of its storage (slab chunk, or ambient block) */
-    const char *storage; /* scope name, or "ambient"; valid while the storage is */
-    uint64_t generation; /* the scope generation it belongs to; 0 for ambient */
-    int32_t read_only;   /* 1 over a read-only mapping (or a view of one): never write through
-                          * tl_tensor_data's pointer; 0 otherwise */
+    int64_t offset;               /* elements from the start of its storage (slab chunk, or ambient block) */
+    const char *storage;          /* scope name, or "ambient"; valid while the storage is */
+    uint64_t generation;          /* the scope generation it belongs to; 0 for ambient */
+    int32_t read_only;            /* 1 over a read-only mapping (or a view of one): never write through
+                                   * tl_tensor_data's pointer; 0 otherwise */
 } tl_tensor_info;
 /* tl_tensor_info info = TL_TENSOR_INFO_INIT; (as libgit2's GIT_*_OPTIONS_INIT) */
-#define TL_TENSOR_INFO_INIT {sizeof(tl_tensor_info), (tl_dtype)0, 0, {0}, {0}, 0, NULL, 0, 0}
+#define TL_TENSOR_INFO_INIT \
+  { sizeof(tl_tensor_info), (tl_dtype)0, 0, {0}, {0}, 0, NULL, 0, 0 }
 /* The numeric fields past struct_size, in order, once: X(field) for one value, XA(field, n) for
  * an array (the bindings pass them as one int64 array laid out from here; storage, a string,
  * travels on its own). */
 #define TL_TENSOR_INFO_FIELDS(X, XA) \
-    X(dtype) X(ndim) XA(shape, TL_MAX_DIMS) XA(strides, TL_MAX_DIMS) X(offset) X(generation) X(read_only)
+  X(dtype) X(ndim) XA(shape, TL_MAX_DIMS) XA(strides, TL_MAX_DIMS) X(offset) X(generation) X(read_only)
 TL_API tl_status tl_tensor_info_get(tl_context *ctx, tl_tensor t, tl_tensor_info *out);
 
 /* The one way out of a scope: copies t (contiguous) into target, an open scope of ctx, or into

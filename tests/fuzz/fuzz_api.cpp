@@ -54,7 +54,8 @@ struct Machine {
     tl_tensor pick(Input &in, int c) {
         const uint8_t b = in.byte();
         if (b == 250) return tl_tensor{0};
-        if (b == 251) return tl_tensor{(uint64_t(in.byte()) << 56) | (uint64_t(in.byte()) << 32) | in.byte()};  // forged
+        if (b == 251)
+            return tl_tensor{(uint64_t(in.byte()) << 56) | (uint64_t(in.byte()) << 32) | in.byte()};  // forged
         const int i = b % kHandles;
         if (handles[i].bits && owner[i] != serial[c]) foreign_used = true;
         return handles[i];
@@ -121,7 +122,8 @@ tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
     if (tl_context_set_executor(ctx, (how & 2) ? &ex : nullptr) != TL_OK) std::abort();
     const int64_t vec[3] = {batched ? 2 : 1, column ? k : 1, column ? 1 : k};
     // The matrix's logical shape is [k,n] for a row and [n,k] for a column; stored transposed, the other way.
-    const int64_t rows = column ? n : k, cols = column ? k : n, stored[2] = {transposed ? cols : rows, transposed ? rows : cols};
+    const int64_t rows = column ? n : k, cols = column ? k : n,
+                  stored[2] = {transposed ? cols : rows, transposed ? rows : cols};
     tl_tensor x = kSentinel, stored_w = kSentinel, w = kSentinel, y = kSentinel;
     tl_status st = tl_tensor_full(ctx, dt, batched ? 3 : 2, batched ? vec : vec + 1, a, &x);
     if (st == TL_OK) st = tl_tensor_full(ctx, dt, 2, stored, b, &stored_w);
@@ -134,9 +136,11 @@ tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
         unsigned char *got = static_cast<unsigned char *>(std::malloc(size_t(outputs) * es + 1));
         if (!got || tl_tensor_read(ctx, y, got, size_t(outputs) * es) != TL_OK) std::abort();
         for (int64_t i = 0; i < outputs; ++i) {
-            const double v = dt == TL_F64 ? reinterpret_cast<double *>(got)[i] : double(reinterpret_cast<float *>(got)[i]);
+            const double v =
+                dt == TL_F64 ? reinterpret_cast<double *>(got)[i] : double(reinterpret_cast<float *>(got)[i]);
             if (v != double(k) * a * b) {
-                std::fprintf(stderr, "matrix-vector product output %lld is %.17g, not %.17g\n", (long long)i, v, double(k) * a * b);
+                std::fprintf(stderr, "matrix-vector product output %lld is %.17g, not %.17g\n", (long long)i, v,
+                             double(k) * a * b);
                 std::abort();
             }
         }
@@ -187,7 +191,8 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
                 if (st == TL_OK) m.closed[m.closed_count++ % 4] = m.scopes[c][--m.depth[c]];
             }
             break;
-        case 3: case 4: {  // factories
+        case 3:
+        case 4: {  // factories
             int ndim = in.byte() % 10;
             int64_t shape[9];
             for (int i = 0; i < 9; ++i) shape[i] = in.dim();
@@ -196,8 +201,10 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             for (int i = 0; i < ndim && i < 9; ++i)
                 if (shape[i] > 0 && shape[i] < 6) elements *= shape[i];
             if (elements > 4096 && ndim <= 8) ndim = 4;
-            if (op == 3) st = tl_tensor_full(ctx, pick_dtype(in), ndim, shape, in.value(), &out);
-            else st = tl_tensor_zeros(ctx, pick_dtype(in), ndim, shape, &out);
+            if (op == 3)
+                st = tl_tensor_full(ctx, pick_dtype(in), ndim, shape, in.value(), &out);
+            else
+                st = tl_tensor_zeros(ctx, pick_dtype(in), ndim, shape, &out);
             break;
         }
         case 5: {
@@ -207,31 +214,69 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             st = tl_tensor_from_data(ctx, pick_dtype(in), 2, shape, bytes, n, &out);
             break;
         }
-        case 6: st = tl_matmul(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 7: st = tl_add(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 8: st = tl_sub(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 9: st = tl_mul(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 10: st = tl_div(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 11: st = tl_scale(ctx, m.pick(in, c), in.value(), &out); break;
+        case 6:
+            st = tl_matmul(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 7:
+            st = tl_add(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 8:
+            st = tl_sub(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 9:
+            st = tl_mul(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 10:
+            st = tl_div(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 11:
+            st = tl_scale(ctx, m.pick(in, c), in.value(), &out);
+            break;
         case 12: {
             tl_tensor a = m.pick(in, c);
             switch (in.byte() % 5) {
-                case 0: st = tl_relu(ctx, a, &out); break;
-                case 1: st = tl_gelu(ctx, a, &out); break;
-                case 2: st = tl_silu(ctx, a, &out); break;
-                case 3: st = tl_exp(ctx, a, &out); break;
-                default: st = tl_tanh(ctx, a, &out); break;
+                case 0:
+                    st = tl_relu(ctx, a, &out);
+                    break;
+                case 1:
+                    st = tl_gelu(ctx, a, &out);
+                    break;
+                case 2:
+                    st = tl_silu(ctx, a, &out);
+                    break;
+                case 3:
+                    st = tl_exp(ctx, a, &out);
+                    break;
+                default:
+                    st = tl_tanh(ctx, a, &out);
+                    break;
             }
             break;
         }
-        case 13: st = tl_softmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out); break;
-        case 14: st = tl_rmsnorm(ctx, m.pick(in, c), m.pick(in, c), in.value(), &out); break;
-        case 15: st = tl_layernorm(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), in.value(), &out); break;
-        case 16: st = tl_sum(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
-        case 17: st = tl_mean(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out); break;
-        case 18: st = tl_argmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out); break;
-        case 19: st = tl_slice(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int8_t(in.byte()), int8_t(in.byte()), &out); break;
-        case 20: st = tl_transpose(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int(int8_t(in.byte())) % 5, &out); break;
+        case 13:
+            st = tl_softmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out);
+            break;
+        case 14:
+            st = tl_rmsnorm(ctx, m.pick(in, c), m.pick(in, c), in.value(), &out);
+            break;
+        case 15:
+            st = tl_layernorm(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), in.value(), &out);
+            break;
+        case 16:
+            st = tl_sum(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out);
+            break;
+        case 17:
+            st = tl_mean(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, in.byte() & 1, &out);
+            break;
+        case 18:
+            st = tl_argmax(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, &out);
+            break;
+        case 19:
+            st = tl_slice(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int8_t(in.byte()), int8_t(in.byte()), &out);
+            break;
+        case 20:
+            st = tl_transpose(ctx, m.pick(in, c), int(int8_t(in.byte())) % 5, int(int8_t(in.byte())) % 5, &out);
+            break;
         case 21: {
             int ndim = in.byte() % 6;
             int64_t shape[5];
@@ -239,7 +284,9 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             st = tl_reshape(ctx, m.pick(in, c), ndim, shape, &out);
             break;
         }
-        case 22: st = tl_contiguous(ctx, m.pick(in, c), &out); break;
+        case 22:
+            st = tl_contiguous(ctx, m.pick(in, c), &out);
+            break;
         case 23: {
             const int n = in.byte() % 4;  // only the parts it is given count as its operands
             tl_tensor parts[3] = {};
@@ -247,14 +294,24 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             st = tl_concat(ctx, n, parts, int(int8_t(in.byte())) % 4, &out);
             break;
         }
-        case 24: st = tl_gather_rows(ctx, m.pick(in, c), m.pick(in, c), &out); break;
-        case 25: st = tl_copy_into(ctx, m.pick(in, c), m.pick(in, c)); check(st, kSentinel); check_foreign(m, st); return;
+        case 24:
+            st = tl_gather_rows(ctx, m.pick(in, c), m.pick(in, c), &out);
+            break;
+        case 25:
+            st = tl_copy_into(ctx, m.pick(in, c), m.pick(in, c));
+            check(st, kSentinel);
+            check_foreign(m, st);
+            return;
         case 26: {
             const tl_scope target = m.depth[c] ? m.scopes[c][in.byte() % m.depth[c]] : TL_NO_SCOPE;
             st = tl_tensor_retain(ctx, m.pick(in, c), target, &out);
             break;
         }
-        case 27: st = tl_tensor_free(ctx, m.pick(in, c)); check(st, kSentinel); check_foreign(m, st); return;
+        case 27:
+            st = tl_tensor_free(ctx, m.pick(in, c));
+            check(st, kSentinel);
+            check_foreign(m, st);
+            return;
         case 28: {
             uint8_t buf[512];
             st = tl_tensor_read(ctx, m.pick(in, c), buf, in.byte() * 2u);
@@ -287,7 +344,8 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
         case 35:  // fused attention, valid rows from the input
             st = tl_attention(ctx, m.pick(in, c), m.pick(in, c), m.pick(in, c), int8_t(in.byte()), in.value(), &out);
             break;
-        case 32: case 33: {  // the context of this slot destroyed and made anew
+        case 32:
+        case 33: {  // the context of this slot destroyed and made anew
             tl_context_destroy(ctx);
             if (tl_context_create(&alloc, &m.ctx[c]) != TL_OK) std::abort();
             m.serial[c] = m.next_serial++;
@@ -306,7 +364,8 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             if (st != TL_OK) return;
             tl_safetensors_file *f = nullptr;
             const bool mapped = in.byte() & 1;  // read back copied or over a mapping
-            if ((mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f)) != TL_OK) {
+            if ((mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f)) !=
+                TL_OK) {
                 std::fprintf(stderr, "a saved file does not open: %s\n", tl_last_error());
                 std::abort();
             }
@@ -323,9 +382,11 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
                     std::abort();
                 }
                 size_t bytes = tl_dtype_size(a.dtype);
-                for (int d = 0; d < a.ndim; ++d) bytes = a.shape[d] == 0 ? 0 : bytes * size_t(a.shape[d] > 65536 ? 65536 : a.shape[d]);
+                for (int d = 0; d < a.ndim; ++d)
+                    bytes = a.shape[d] == 0 ? 0 : bytes * size_t(a.shape[d] > 65536 ? 65536 : a.shape[d]);
                 static uint8_t x[1 << 16], y[1 << 16];
-                const tl_status rx = tl_tensor_read(ctx, ts[i], x, sizeof x), ry = tl_tensor_read(ctx, back, y, sizeof y);
+                const tl_status rx = tl_tensor_read(ctx, ts[i], x, sizeof x),
+                                ry = tl_tensor_read(ctx, back, y, sizeof y);
                 if (rx != ry || (rx == TL_OK && std::memcmp(x, y, bytes < sizeof x ? bytes : sizeof x) != 0)) {
                     std::fprintf(stderr, "tensor '%s' came back with other bytes\n", names[i]);
                     std::abort();

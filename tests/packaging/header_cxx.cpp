@@ -4,7 +4,8 @@
 #include "usage.h"
 
 int main(int argc, char **argv) {
-    no_arguments(argc, argv, "usage: header_cxx\nThe public header used from C++: the INIT macros set each struct's size.\n");
+    no_arguments(argc, argv,
+                 "usage: header_cxx\nThe public header used from C++: the INIT macros set each struct's size.\n");
     tl_context *ctx = nullptr;
     if (tl_context_create(nullptr, &ctx) != TL_OK) return 1;
     // The INIT macros compile as C++ (no narrowing, no designated initializers) and set the size.

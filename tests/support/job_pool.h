@@ -69,7 +69,8 @@ static void *job_pool_worker_main(void *arg) {
             }
             pthread_mutex_lock(&p->lock); /* idle: sleep until the next job */
             __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
-            while (__atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST) == seen && !__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE))
+            while (__atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST) == seen &&
+                   !__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE))
                 pthread_cond_wait(&p->wake, &p->lock);
             __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&p->lock);

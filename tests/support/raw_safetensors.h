@@ -16,7 +16,8 @@ static inline int write_safetensors_declaring(const char *path, uint64_t declare
     unsigned char len[8];
     for (int i = 0; i < 8; ++i) len[i] = (unsigned char)(declared >> (8 * i));
     int ok = fwrite(len, 1, 8, f) == 8 && fwrite(header, 1, header_len, f) == header_len;
-    if (data) ok = ok && (data_len == 0 || fwrite(data, 1, data_len, f) == data_len);
+    if (data)
+        ok = ok && (data_len == 0 || fwrite(data, 1, data_len, f) == data_len);
     else
         for (size_t i = 0; ok && i < data_len; ++i) ok = fputc(0x11, f) != EOF;
     return fclose(f) == 0 && ok ? 0 : -1;
@@ -38,8 +39,8 @@ static inline int write_tiny_tensors(const char *path, int n) {
         len += (size_t)snprintf(header + len, cap - len, "{");
         for (int i = 0; i < n; ++i) {
             len += (size_t)snprintf(header + len, cap - len,
-                                    "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%lld,%lld]}", i ? "," : "",
-                                    i, 4LL * i, 4LL * i + 4);
+                                    "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%lld,%lld]}",
+                                    i ? "," : "", i, 4LL * i, 4LL * i + 4);
             data[i] = (float)i;
         }
         len += (size_t)snprintf(header + len, cap - len, "}");

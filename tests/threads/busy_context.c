@@ -37,7 +37,7 @@ static void *long_calls(void *arg) {
         float corner;
         tl_status rd;
         while ((rd = tl_tensor_read(ctx, y, &corner, sizeof corner)) == TL_E_BUSY) ++refused_long;
-        if (rd != TL_E_INVALID_ARGUMENT) fail_with("read of a whole product into 4 bytes", rd);  /* too small: refused */
+        if (rd != TL_E_INVALID_ARGUMENT) fail_with("read of a whole product into 4 bytes", rd); /* too small: refused */
         while ((rd = tl_tensor_free(ctx, y)) == TL_E_BUSY) ++refused_long;
         if (rd != TL_OK) fail_with("free", rd);
         usleep(500); /* a gap in which the other thread's calls get through */
@@ -72,10 +72,13 @@ static void *short_calls(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    no_arguments(argc, argv, "usage: busy_context\nOne context used from two threads at once: overlapping calls refused with TL_E_BUSY, never raced.\n");
+    no_arguments(argc, argv,
+                 "usage: busy_context\nOne context used from two threads at once: overlapping calls refused with "
+                 "TL_E_BUSY, never raced.\n");
     if (tl_context_create(NULL, &ctx) != TL_OK) return 1;
     const int64_t sb[2] = {N, N}, ss[1] = {4};
-    if (tl_tensor_ones(ctx, TL_F32, 2, sb, &big) != TL_OK || tl_tensor_ones(ctx, TL_F32, 1, ss, &small) != TL_OK) return 1;
+    if (tl_tensor_ones(ctx, TL_F32, 2, sb, &big) != TL_OK || tl_tensor_ones(ctx, TL_F32, 1, ss, &small) != TL_OK)
+        return 1;
     pthread_t a, b;
     pthread_create(&a, NULL, long_calls, NULL);
     pthread_create(&b, NULL, short_calls, NULL);
@@ -89,7 +92,8 @@ int main(int argc, char **argv) {
     }
     tl_tensor y;
     float v[4];
-    if (tl_add(ctx, small, small, &y) != TL_OK || tl_tensor_read(ctx, y, v, sizeof v) != TL_OK || v[0] != 2.0f) return 1;
+    if (tl_add(ctx, small, small, &y) != TL_OK || tl_tensor_read(ctx, y, v, sizeof v) != TL_OK || v[0] != 2.0f)
+        return 1;
     tl_context_destroy(ctx);
     printf("1 passed, 0 failed\n");
     return 0;

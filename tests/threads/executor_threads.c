@@ -37,10 +37,12 @@ static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, t
     for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
 }
 
-enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 };  /* DATA: enough for the largest input (K x N) */
+enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 }; /* DATA: enough for the largest input (K x N) */
 
 int main(int argc, char **argv) {
-    no_arguments(argc, argv, "usage: executor_threads\nOps split over an executor's three threads, compared bitwise with the inline run.\n");
+    no_arguments(
+        argc, argv,
+        "usage: executor_threads\nOps split over an executor's three threads, compared bitwise with the inline run.\n");
     tl_context *ctx[2];
     TL_CHECK(tl_context_create(NULL, &ctx[0]));
     TL_CHECK(tl_context_create(NULL, &ctx[1]));
@@ -49,7 +51,8 @@ int main(int argc, char **argv) {
     TL_CHECK(tl_set_blas_threads(1)); /* so matmul's row blocks go to the executor too */
     float *data = malloc(sizeof(float) * DATA), *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
     for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919L) % 1000) / 500.0f - 1.0f;
-    const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K}, sm[2] = {K, N};
+    const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K},
+                  sm[2] = {K, N};
     int failed = 0, passed = 0;
     const char *names[7] = {"add", "softmax", "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)"};
     for (int op = 0; op < 7; ++op) {
@@ -59,11 +62,22 @@ int main(int argc, char **argv) {
             TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, s, data, sizeof(float) * R * C, &a));
             TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 1, sw, data, sizeof(float) * C, &w));
             switch (op) {
-                case 0: TL_CHECK(tl_add(ctx[k], a, w, &r)); break;
-                case 1: TL_CHECK(tl_softmax(ctx[k], a, -1, &r)); break;
-                case 2: TL_CHECK(tl_rmsnorm(ctx[k], a, w, 1e-5, &r)); break;
-                case 3: TL_CHECK(tl_sum(ctx[k], a, 1, 0, &r)); break;
-                case 4: TL_CHECK(tl_transpose(ctx[k], a, 0, 1, &r)); TL_CHECK(tl_contiguous(ctx[k], r, &r)); break;
+                case 0:
+                    TL_CHECK(tl_add(ctx[k], a, w, &r));
+                    break;
+                case 1:
+                    TL_CHECK(tl_softmax(ctx[k], a, -1, &r));
+                    break;
+                case 2:
+                    TL_CHECK(tl_rmsnorm(ctx[k], a, w, 1e-5, &r));
+                    break;
+                case 3:
+                    TL_CHECK(tl_sum(ctx[k], a, 1, 0, &r));
+                    break;
+                case 4:
+                    TL_CHECK(tl_transpose(ctx[k], a, 0, 1, &r));
+                    TL_CHECK(tl_contiguous(ctx[k], r, &r));
+                    break;
                 case 6:
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sx, data, sizeof(float) * K, &q));
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sm, data, sizeof(float) * K * N, &kv));
@@ -81,8 +95,10 @@ int main(int argc, char **argv) {
             memset(out[k], 0, sizeof(float) * R * C);
             TL_CHECK(tl_tensor_read(ctx[k], r, out[k], sizeof(float) * (size_t)n));
         }
-        if (memcmp(x, y, sizeof(float) * R * C) == 0) ++passed;
-        else ++failed, fprintf(stderr, "%s differs when split\n", names[op]);
+        if (memcmp(x, y, sizeof(float) * R * C) == 0)
+            ++passed;
+        else
+            ++failed, fprintf(stderr, "%s differs when split\n", names[op]);
     }
     tl_context_destroy(ctx[0]);
     tl_context_destroy(ctx[1]);

@@ -55,7 +55,9 @@ static void *decode(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    no_arguments(argc, argv, "usage: threaded_decode\nThreads with a context each decode over shared weights; each must match a one-thread run.\n");
+    no_arguments(argc, argv,
+                 "usage: threaded_decode\nThreads with a context each decode over shared weights; each must match a "
+                 "one-thread run.\n");
     unsigned seed = 11;
     float *all[4] = {embed, w1, w2, head};
     size_t sizes[4] = {VOCAB * D, D * 4 * D, 4 * D * D, D * VOCAB};

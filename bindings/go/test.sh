@@ -17,9 +17,9 @@ trap 'rm -rf "$work"' EXIT
 
 mkdir "$work/generated"
 bash "$here/generate.sh" "$work/generated"
-for f in tensorlife.go tensorlife_wrap.c; do
+for f in tensorlife.go tensorlife_wrap.c tlb.h tlb.c; do
   cmp -s "$work/generated/$f" "$here/internal/raw/$f" ||
-    { echo "go: internal/raw/$f is stale against bindings/tl.i: run bindings/go/generate.sh"; exit 1; }
+    { echo "go: internal/raw/$f is stale against bindings/: run bindings/go/generate.sh"; exit 1; }
 done
 python3 "$root/bindings/gen_lists.py" --check
 unformatted=$(cd "$here" && gofmt -l $(ls *.go))

@@ -34,11 +34,12 @@ class BuildWithCore(build_ext):
         subprocess.check_call(["cmake", "--build", str(core), "-j", str(os.cpu_count() or 2), "--target", "tensorlife"],
                               stdout=subprocess.DEVNULL)
         wrap = core / "tensorlife_wrap.c"
-        subprocess.check_call(["swig", "-python", "-I" + str(ROOT / "include"), "-o", str(wrap),
+        runtime = ROOT / "bindings" / "runtime"
+        subprocess.check_call(["swig", "-python", "-I" + str(ROOT / "include"), "-I" + str(runtime), "-o", str(wrap),
                                "-outdir", str(core), str(ROOT / "bindings" / "tl.i")])
         ext = self.extensions[0]
-        ext.sources = [str(wrap)]
-        ext.include_dirs = [str(ROOT / "include")]
+        ext.sources = [str(wrap), str(runtime / "tlb.c")]
+        ext.include_dirs = [str(ROOT / "include"), str(runtime)]
         ext.library_dirs = [str(core)]
         self.core = core
         super().run()

@@ -17,8 +17,9 @@ unset LD_LIBRARY_PATH PYTHONPATH
 out="$build/python"
 rm -rf "$out" && mkdir -p "$out/tensorlife"
 cp "$here"/tensorlife/*.py "$out/tensorlife/"
-swig -python -I"$root/include" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"
-cc -O2 -fPIC -shared $($python-config --includes) -I"$root/include" "$out/tensorlife_wrap.c" \
+swig -python -I"$root/include" -I"$root/bindings/runtime" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"
+cc -O2 -fPIC -shared $($python-config --includes) -I"$root/include" -I"$root/bindings/runtime" "$out/tensorlife_wrap.c" \
+   "$root/bindings/runtime/tlb.c" \
    -L"$build" -Wl,-rpath,"$build" -ltensorlife -o "$out/tensorlife/_tensorlife$($python-config --extension-suffix)"
 pytest_args=(-q -p no:cacheprovider --import-mode=append)  # not the source folder's package
 if [ "${2:-}" = "--bench" ]; then

@@ -181,540 +181,23 @@ static void* Swig_malloc(int c) {
 }
 
 
-#define TL_EXPERIMENTAL_API /* the bindings reach the executor and attention too */
+#ifndef TL_EXPERIMENTAL_API
+#  define TL_EXPERIMENTAL_API /* the runtime reaches the executor and attention too */
+#endif
+#include "tlb.h"
+
 #include <tensorlife/tl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-enum { TLB_MESSAGE_BYTES = 1024 };
-
-typedef struct tlb_ctx {
-    pthread_mutex_t lock;
-    long refs;          /* under refs_lock: the language's Context plus each live Scope object */
-    tl_context *ctx;    /* NULL once closed */
-    int status;         /* of the last failure; changed only by failures */
-    char message[TLB_MESSAGE_BYTES];
-} tlb_ctx;
-
-static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, ""};
-/* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
-static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
-
-static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
-
-static void tlb_set(tlb_ctx *x, int status, const char *message) {
-    x->status = status;
-    snprintf(x->message, sizeof x->message, "%s", message ? message : "");
-}
-
-/* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
-static tlb_ctx *tlb_enter(uint64_t c) {
-    tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
-    if (x->ctx) return x;
-    tlb_set(x, TL_E_INVALID_HANDLE, c ? "the context is closed" : "no context (0)");
-    pthread_mutex_unlock(&x->lock);
-    return NULL;
-}
-
-/* Leaves a call: a failure's status and message are copied into the record first. */
-static int tlb_leave(tlb_ctx *x, int rc) {
-    if (rc != TL_OK) tlb_set(x, rc, tl_last_error());
-    pthread_mutex_unlock(&x->lock);
-    return rc;
-}
-static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
-/* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
-static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    x->status = status;
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
-    pthread_mutex_unlock(&x->lock);
-    return status;
-}
-static int tlb_refuse(tlb_ctx *x, int status, const char *what) { return tlb_refusef(x, status, "%s", what); }
-
-static void tlb_unref(tlb_ctx *x) {
-    pthread_mutex_lock(&tlb_refs_lock);
-    long left = --x->refs;
-    pthread_mutex_unlock(&tlb_refs_lock);
-    if (left) return;
-    tl_context_destroy(x->ctx);
-    pthread_mutex_destroy(&x->lock);
-    free(x);
-}
-
-static tl_scope tlb_scope_at(uint64_t token) {
-    tl_scope s = {token};
-    return s;
-}
-
-/* The tensor info array's slots: TL_TENSOR_INFO_FIELDS, then the element count (the layout
- * each binding's generated list names). */
-#define TLB_ONE_SLOT(field) +1
-#define TLB_SLOTS(field, n) +(n)
-enum { TLB_INFO_SLOTS = 0 TL_TENSOR_INFO_FIELDS(TLB_ONE_SLOT, TLB_SLOTS) + 1 };
-#undef TLB_ONE_SLOT
-#undef TLB_SLOTS
 
 
 #include <stdint.h>		// Use the C99 official header
-
-
-/* ---- versions and statuses --------------------------------------------------------------- */
-const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
-const char *tlb_version(void) { return tl_version_string(); }
-int tlb_abi_version(void) { return tl_abi_version(); }
-/* OpenBLAS's thread count (process-wide); the status, TL_E_INVALID_ARGUMENT below 1. */
-int tlb_set_blas_threads(int threads) {
-    tlb_ctx *x = tlb_of(0);
-    int rc = tl_set_blas_threads(threads);
-    if (rc != TL_OK) {
-        pthread_mutex_lock(&x->lock);
-        tlb_set(x, rc, tl_last_error());
-        pthread_mutex_unlock(&x->lock);
-    }
-    return rc;
-}
-int tlb_blas_threads(void) { return tl_blas_threads(); }
-
-/* The last failure on context c (0: failures with no context).  The message is copied out
- * under the lock, so a language copying it races with no other call. */
-int tlb_status(uint64_t c) {
-    tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
-    int status = x->status;
-    pthread_mutex_unlock(&x->lock);
-    return status;
-}
-const char *tlb_message(uint64_t c) {
-    tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
-    memcpy(tlb_message_copy, x->message, sizeof tlb_message_copy);
-    pthread_mutex_unlock(&x->lock);
-    return tlb_message_copy;
-}
-
-/* ---- contexts ------------------------------------------------------------------------------ */
-/* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
-uint64_t tlb_context_new(void) {
-    tlb_ctx *x = (tlb_ctx *)calloc(1, sizeof *x);
-    if (!x) {
-        pthread_mutex_lock(&tlb_no_context.lock);
-        tlb_set(&tlb_no_context, TL_E_OUT_OF_MEMORY, "out of memory for a context record");
-        pthread_mutex_unlock(&tlb_no_context.lock);
-        return 0;
-    }
-    tl_status rc = tl_context_create(NULL, &x->ctx);
-    if (rc != TL_OK) {
-        pthread_mutex_lock(&tlb_no_context.lock);
-        tlb_set(&tlb_no_context, rc, tl_last_error());
-        pthread_mutex_unlock(&tlb_no_context.lock);
-        free(x);
-        return 0;
-    }
-    pthread_mutex_init(&x->lock, NULL);
-    x->refs = 1;
-    return (uint64_t)(uintptr_t)x;
-}
-/* Destroys the library's context (every scope and tensor); calls on c then fail with
- * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
-void tlb_context_close(uint64_t c) {
-    if (!c) return;
-    tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
-    tl_context_destroy(x->ctx);
-    x->ctx = NULL;
-    pthread_mutex_unlock(&x->lock);
-}
-/* The language's Context is gone (closed or collected): drops its reference. */
-void tlb_context_release(uint64_t c) {
-    if (!c) return;
-    tlb_context_close(c);
-    tlb_unref(tlb_of(c));
-}
-
-/* ---- scopes -------------------------------------------------------------------------------- */
-/* growth: TL_GROW or TL_FIXED; max_bytes 0 for no limit.  A token, or 0 on failure. */
-uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_bytes, int64_t max_bytes) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    if (slab_bytes < 0 || max_bytes < 0) {
-        tlb_refuse(x, TL_E_INVALID_ARGUMENT, "scope sizes must not be negative");
-        return 0;
-    }
-    if ((uint64_t)slab_bytes > SIZE_MAX || (uint64_t)max_bytes > SIZE_MAX) {
-        tlb_refuse(x, TL_E_OUT_OF_MEMORY, "scope sizes do not fit size_t");
-        return 0;
-    }
-    tl_scope_options o = TL_SCOPE_OPTIONS_INIT;
-    o.growth = (tl_growth)growth;
-    o.slab_bytes = (size_t)slab_bytes;
-    o.max_bytes = (size_t)max_bytes;
-    tl_scope s = {0};
-    int rc = tl_scope_open_ex(x->ctx, name, &o, &s);
-    return tlb_leave(x, rc) == TL_OK ? s.bits : 0;
-}
-int tlb_scope_reset(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    return tlb_leave(x, tl_scope_reset(x->ctx, tlb_scope_at(token)));
-}
-int tlb_scope_close(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    return tlb_leave(x, tl_scope_close(x->ctx, tlb_scope_at(token)));
-}
-/* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
-void tlb_scope_hold(uint64_t c) {
-    if (!c) return;
-    pthread_mutex_lock(&tlb_refs_lock);
-    ++tlb_of(c)->refs;
-    pthread_mutex_unlock(&tlb_refs_lock);
-}
-/* The Scope object is gone: closes the scope if it is still open and innermost (an outer one
- * stays open until its context closes), then drops the reference tlb_scope_hold took. */
-void tlb_scope_release(uint64_t c, uint64_t token) {
-    if (!c) return;
-    tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
-    if (x->ctx) (void)tl_scope_close(x->ctx, tlb_scope_at(token)); /* refused unless open and innermost */
-    pthread_mutex_unlock(&x->lock);
-    tlb_unref(x);
-}
-/* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
- * grow events, live tensors. */
-int tlb_scope_stats(uint64_t c, uint64_t token, uint64_t *stats, size_t nstats) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-#define TLB_ONE(field) +1
-    enum { fields = 0 TL_SCOPE_STATS_FIELDS(TLB_ONE) };
-#undef TLB_ONE
-    if (nstats < (size_t)fields) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "scope stats need %d slots", (int)fields);
-    tl_scope_stats st = TL_SCOPE_STATS_INIT;
-    int rc = tl_scope_stats_get(x->ctx, tlb_scope_at(token), &st);
-    if (rc == TL_OK) {
-        int i = 0;
-#define TLB_STAT(field) stats[i++] = (uint64_t)st.field;
-        TL_SCOPE_STATS_FIELDS(TLB_STAT)
-#undef TLB_STAT
-    }
-    return tlb_leave(x, rc);
-}
-char *tlb_scope_stats_json(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    char *json = NULL;
-    return tlb_leave(x, tl_scope_stats_json(x->ctx, tlb_scope_at(token), &json)) == TL_OK ? json : NULL;
-}
-/* The name of an open scope (copied out), or NULL with the failure recorded. */
-const char *tlb_scope_name(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    const char *name = tl_scope_name(x->ctx, tlb_scope_at(token));
-    if (!name) {
-        tlb_refuse(x, TL_E_INVALID_HANDLE, "the scope is closed, or not this context's");
-        return NULL;
-    }
-    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", name);
-    tlb_leave(x, TL_OK);
-    return tlb_message_copy;
-}
-/* The innermost open scope's token, 0 when the target is ambient, -1 on failure. */
-int64_t tlb_scope_current(uint64_t c) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return -1;
-    tl_scope s = {0};
-    return tlb_leave(x, tl_scope_current(x->ctx, &s)) == TL_OK ? (int64_t)s.bits : -1;
-}
-
-/* ---- tensors ------------------------------------------------------------------------------- */
-static uint64_t tlb_from(uint64_t c, tl_dtype dt, int64_t *shape, size_t ndim, const void *data, size_t nbytes) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_tensor_from_data(x->ctx, dt, (int)ndim, shape, data, nbytes, &t), t);
-}
-uint64_t tlb_from_f32(uint64_t c, int64_t *shape, size_t ndim, float *data, size_t count) {
-    return tlb_from(c, TL_F32, shape, ndim, data, count * sizeof(float));
-}
-uint64_t tlb_from_f64(uint64_t c, int64_t *shape, size_t ndim, double *data, size_t count) {
-    return tlb_from(c, TL_F64, shape, ndim, data, count * sizeof(double));
-}
-uint64_t tlb_from_i32(uint64_t c, int64_t *shape, size_t ndim, int32_t *data, size_t count) {
-    return tlb_from(c, TL_I32, shape, ndim, data, count * sizeof(int32_t));
-}
-/* kind 0 zeros, 1 ones, 2 full(value). */
-uint64_t tlb_fill(uint64_t c, int dtype, int64_t *shape, size_t ndim, int kind, double value) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_tensor t = {0};
-    tl_dtype dt = (tl_dtype)dtype;
-    int rc = kind == 0   ? tl_tensor_zeros(x->ctx, dt, (int)ndim, shape, &t)
-             : kind == 1 ? tl_tensor_ones(x->ctx, dt, (int)ndim, shape, &t)
-                         : tl_tensor_full(x->ctx, dt, (int)ndim, shape, value, &t);
-    return tlb_leave_bits(x, rc, t);
-}
-/* A tensor over memory the language keeps pinned and alive (no copy). */
-uint64_t tlb_wrap(uint64_t c, int dtype, int64_t *shape, size_t ndim, void *buffer, int64_t buffer_bytes) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    if (!buffer || buffer_bytes < 0) {
-        tlb_refuse(x, TL_E_INVALID_ARGUMENT, "wrap needs directly addressable memory (a direct buffer, pinned array or C memory)");
-        return 0;
-    }
-    tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_tensor_wrap(x->ctx, (tl_dtype)dtype, (int)ndim, shape, buffer, (size_t)buffer_bytes, &t), t);
-}
-/* Reads every element into data; the tensor must be of dtype exactly (bits are never
- * reinterpreted) and data must hold them all. */
-static int tlb_read(uint64_t c, uint64_t bits, tl_dtype dt, void *data, size_t nbytes) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    tl_tensor t = {bits};
-    tl_tensor_info info = TL_TENSOR_INFO_INIT;
-    int rc = tl_tensor_info_get(x->ctx, t, &info);
-    if (rc != TL_OK) return tlb_leave(x, rc);
-    if (info.dtype != dt) {
-        return tlb_refusef(x, TL_E_DTYPE, "the tensor is %s; reading it as %s would reinterpret its bits",
-                           tl_dtype_name(info.dtype), tl_dtype_name(dt));
-    }
-    return tlb_leave(x, tl_tensor_read(x->ctx, t, data, nbytes));
-}
-int tlb_read_f32(uint64_t c, uint64_t bits, float *data, size_t count) { return tlb_read(c, bits, TL_F32, data, count * sizeof(float)); }
-int tlb_read_f64(uint64_t c, uint64_t bits, double *data, size_t count) { return tlb_read(c, bits, TL_F64, data, count * sizeof(double)); }
-int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count) { return tlb_read(c, bits, TL_I32, data, count * sizeof(int32_t)); }
-
-/* The whole tl_tensor_info as TL_TENSOR_INFO_FIELDS lays it out (dims past ndim are 0), then
- * the element count (TLB_INFO_SLOTS); the storage name travels on its own (tlb_storage). */
-int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    if (ninfo < TLB_INFO_SLOTS) return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
-    tl_tensor t = {bits};
-    tl_tensor_info in = TL_TENSOR_INFO_INIT;
-    int rc = tl_tensor_info_get(x->ctx, t, &in);
-    if (rc == TL_OK) {
-        int64_t *at = info, count = 1;
-#define TLB_PUT(field) *at++ = (int64_t)in.field;
-#define TLB_PUT_ARRAY(field, n) for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
-        TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
-#undef TLB_PUT
-#undef TLB_PUT_ARRAY
-        for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
-        *at = count;
-    }
-    return tlb_leave(x, rc);
-}
-/* The tensor's storage name (a scope's or "ambient"), copied out; NULL on failure. */
-const char *tlb_storage(uint64_t c, uint64_t bits) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    tl_tensor t = {bits};
-    tl_tensor_info in = TL_TENSOR_INFO_INIT;
-    if (tlb_leave(x, tl_tensor_info_get(x->ctx, t, &in)) != TL_OK) return NULL;
-    snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
-    return tlb_message_copy;
-}
-int tlb_free(uint64_t c, uint64_t bits) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    tl_tensor t = {bits};
-    return tlb_leave(x, tl_tensor_free(x->ctx, t));
-}
-/* Copies into the scope of token, or into ambient for token 0. */
-uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_scope target = tlb_scope_at(token);
-    tl_tensor t = {bits}, r = {0};
-    return tlb_leave_bits(x, tl_tensor_retain(x->ctx, t, target, &r), r);
-}
-
-/* ---- ops: one call each, the result's bits or 0 -------------------------------------------- */
-#define TLB_BINARY(name)                                                  \
-    uint64_t tlb_##name(uint64_t c, uint64_t a, uint64_t b) {             \
-        tlb_ctx *x = tlb_enter(c);                                        \
-        if (!x) return 0;                                                 \
-        tl_tensor ta = {a}, tb = {b}, r = {0};                            \
-        return tlb_leave_bits(x, tl_##name(x->ctx, ta, tb, &r), r);       \
-    }
-TLB_BINARY(matmul)
-TLB_BINARY(add)
-TLB_BINARY(sub)
-TLB_BINARY(mul)
-TLB_BINARY(div)
-TLB_BINARY(gather_rows)
-#define TLB_UNARY(name)                                                   \
-    uint64_t tlb_##name(uint64_t c, uint64_t a) {                         \
-        tlb_ctx *x = tlb_enter(c);                                        \
-        if (!x) return 0;                                                 \
-        tl_tensor ta = {a}, r = {0};                                      \
-        return tlb_leave_bits(x, tl_##name(x->ctx, ta, &r), r);           \
-    }
-TLB_UNARY(relu)
-TLB_UNARY(gelu)
-TLB_UNARY(silu)
-TLB_UNARY(exp)
-TLB_UNARY(tanh)
-TLB_UNARY(contiguous)
-/* Ops with more arguments: the call is the last macro argument, over x->ctx, ta and &r. */
-#define TLB_OP(signature, call)                                           \
-    uint64_t signature {                                                  \
-        tlb_ctx *x = tlb_enter(c);                                        \
-        if (!x) return 0;                                                 \
-        tl_tensor ta = {a}, r = {0};                                      \
-        return tlb_leave_bits(x, call, r);                                \
-    }
-/* w, b: 0 for none. */
-TLB_OP(tlb_rmsnorm(uint64_t c, uint64_t a, uint64_t w, double eps),
-       tl_rmsnorm(x->ctx, ta, (tl_tensor){w}, eps, &r))
-TLB_OP(tlb_layernorm(uint64_t c, uint64_t a, uint64_t w, uint64_t b, double eps),
-       tl_layernorm(x->ctx, ta, (tl_tensor){w}, (tl_tensor){b}, eps, &r))
-TLB_OP(tlb_sum(uint64_t c, uint64_t a, int axis, int keepdim), tl_sum(x->ctx, ta, axis, keepdim != 0, &r))
-TLB_OP(tlb_mean(uint64_t c, uint64_t a, int axis, int keepdim), tl_mean(x->ctx, ta, axis, keepdim != 0, &r))
-TLB_OP(tlb_argmax(uint64_t c, uint64_t a, int axis), tl_argmax(x->ctx, ta, axis, &r))
-TLB_OP(tlb_softmax(uint64_t c, uint64_t a, int axis), tl_softmax(x->ctx, ta, axis, &r))
-TLB_OP(tlb_scale(uint64_t c, uint64_t a, double s), tl_scale(x->ctx, ta, s, &r))
-TLB_OP(tlb_attention(uint64_t c, uint64_t a, uint64_t k, uint64_t v, int64_t valid_rows, double scale),
-       tl_attention(x->ctx, ta, (tl_tensor){k}, (tl_tensor){v}, valid_rows, scale, &r))
-TLB_OP(tlb_slice(uint64_t c, uint64_t a, int axis, int64_t start, int64_t length),
-       tl_slice(x->ctx, ta, axis, start, length, &r))
-TLB_OP(tlb_transpose(uint64_t c, uint64_t a, int d0, int d1), tl_transpose(x->ctx, ta, d0, d1, &r))
-TLB_OP(tlb_reshape(uint64_t c, uint64_t a, int64_t *shape, size_t ndim),
-       tl_reshape(x->ctx, ta, (int)ndim, shape, &r))
-
-uint64_t tlb_concat(uint64_t c, uint64_t *handles, size_t nhandles, int axis) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    if (nhandles > 65536) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "concat takes at most 65536 tensors"), 0;
-    /* tl_tensor is exactly its 64 bits, so the array passes as it is. */
-    tl_tensor r = {0};
-    return tlb_leave_bits(x, tl_concat(x->ctx, nhandles, (const tl_tensor *)handles, axis, &r), r);
-}
-int tlb_copy_into(uint64_t c, uint64_t src, uint64_t dst) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    tl_tensor s = {src}, d = {dst};
-    return tlb_leave(x, tl_copy_into(x->ctx, s, d));
-}
-
-/* ---- safetensors: an open file as a uint64 (it keeps its own allocator copy) ---------------- */
-uint64_t tlb_st_open(uint64_t c, const char *path) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_safetensors_file *f = NULL;
-    return tlb_leave(x, tl_safetensors_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
-}
-/* The file mapped read-only: its aligned F32/F64/I32 tensors come out over the mapping. */
-uint64_t tlb_st_map(uint64_t c, const char *path) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_safetensors_file *f = NULL;
-    return tlb_leave(x, tl_safetensors_map(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
-}
-int tlb_st_maps(uint64_t f, const char *name) { return tl_safetensors_maps((const tl_safetensors_file *)(uintptr_t)f, name); }
-int64_t tlb_st_count(uint64_t f) { return (int64_t)tl_safetensors_count((const tl_safetensors_file *)(uintptr_t)f); }
-const char *tlb_st_name(uint64_t f, int64_t i) {
-    return i < 0 ? NULL : tl_safetensors_name((const tl_safetensors_file *)(uintptr_t)f, (size_t)i);
-}
-uint64_t tlb_st_get(uint64_t c, uint64_t f, const char *name) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    if (!f) return tlb_refuse(x, TL_E_INVALID_HANDLE, "the safetensors file is closed"), 0;
-    tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_safetensors_get(x->ctx, (tl_safetensors_file *)(uintptr_t)f, name, &t), t);
-}
-void tlb_st_close(uint64_t f) { tl_safetensors_close((tl_safetensors_file *)(uintptr_t)f); }
-/* Saves nhandles tensors; names joined by '\n' (so no language passes an array of strings). */
-int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line, uint64_t *handles,
-                         size_t nhandles) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    if (!names_by_line || nhandles == 0 || nhandles > 1u << 24)
-        return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "save takes 1 to 16777216 tensors with their names");
-    size_t lines = 1;
-    for (const char *p = names_by_line; *p; ++p) lines += *p == '\n';
-    if (lines != nhandles) {
-        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "%zu names for %zu tensors (a name may not contain a newline)",
-                           lines, nhandles);
-    }
-    char *copy = strdup(names_by_line);
-    const char **names = (const char **)malloc(sizeof(char *) * nhandles);
-    if (!copy || !names) {
-        free(copy);
-        free((void *)names);
-        return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for the names");
-    }
-    char *p = copy;
-    for (size_t i = 0; i < nhandles; ++i) {
-        names[i] = p;
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = 0, p = nl + 1;
-    }
-    int rc = tl_safetensors_save(x->ctx, path, nhandles, names, (const tl_tensor *)handles);
-    free(copy);
-    free((void *)names);
-    return tlb_leave(x, rc);
-}
-
-/* ---- JSON: strings copied into the language, then freed here (NULL on failure) ------------- */
-char *tlb_context_report_json(uint64_t c) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    char *s = NULL;
-    return tlb_leave(x, tl_context_report_json(x->ctx, &s)) == TL_OK ? s : NULL;
-}
-char *tlb_tensor_to_json(uint64_t c, uint64_t bits) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return NULL;
-    char *s = NULL;
-    tl_tensor t = {bits};
-    return tlb_leave(x, tl_tensor_to_json(x->ctx, t, &s)) == TL_OK ? s : NULL;
-}
-uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return 0;
-    tl_tensor t = {0};
-    return tlb_leave_bits(x, tl_tensor_from_json(x->ctx, json, &t), t);
-}
-
-/* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
- * (tl_add straight on the library, a reset every 256), in one call. */
-int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    tl_scope s = tlb_scope_at(token);
-    tl_tensor ta = {a}, tb = {b}, r;
-    int rc = TL_OK;
-    for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
-        rc = tl_add(x->ctx, ta, tb, &r);
-        if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(x->ctx, s);
-    }
-    if (rc == TL_OK) rc = tl_scope_reset(x->ctx, s);
-    return tlb_leave(x, rc);
-}
-
-
-/* SWIG parses the wrappers above without reading the header, so they name each op by hand; the
- * compiler checks here that every op of the header's lists has its wrapper. */
-#define TLB_WRAPPED(name) (void)&tlb_##name;
-static inline void tlb_every_listed_op_is_wrapped(void) { TL_PAIR_OPS(TLB_WRAPPED) TL_UNARY_OPS(TLB_WRAPPED) }
-#undef TLB_WRAPPED
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_477d7f53620a4f9b(void *_swig_go_0) {
+void _wrap_Swig_free_raw_9c0ee8e8beb034d6(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -724,7 +207,7 @@ void _wrap_Swig_free_raw_477d7f53620a4f9b(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_477d7f53620a4f9b(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_9c0ee8e8beb034d6(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -737,7 +220,7 @@ void *_wrap_Swig_malloc_raw_477d7f53620a4f9b(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_477d7f53620a4f9b(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_9c0ee8e8beb034d6(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -750,7 +233,7 @@ _gostring_ _wrap_tlb_status_string_raw_477d7f53620a4f9b(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_477d7f53620a4f9b() {
+_gostring_ _wrap_tlb_version_raw_9c0ee8e8beb034d6() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -761,7 +244,7 @@ _gostring_ _wrap_tlb_version_raw_477d7f53620a4f9b() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_477d7f53620a4f9b() {
+intgo _wrap_tlb_abi_version_raw_9c0ee8e8beb034d6() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +255,7 @@ intgo _wrap_tlb_abi_version_raw_477d7f53620a4f9b() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_477d7f53620a4f9b(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_9c0ee8e8beb034d6(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -785,7 +268,7 @@ intgo _wrap_tlb_set_blas_threads_raw_477d7f53620a4f9b(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_477d7f53620a4f9b() {
+intgo _wrap_tlb_blas_threads_raw_9c0ee8e8beb034d6() {
   int result;
   intgo _swig_go_result;
   
@@ -796,7 +279,7 @@ intgo _wrap_tlb_blas_threads_raw_477d7f53620a4f9b() {
 }
 
 
-intgo _wrap_tlb_status_raw_477d7f53620a4f9b(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -809,7 +292,7 @@ intgo _wrap_tlb_status_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_477d7f53620a4f9b(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -822,7 +305,7 @@ _gostring_ _wrap_tlb_message_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_477d7f53620a4f9b() {
+long long _wrap_tlb_context_new_raw_9c0ee8e8beb034d6() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -833,7 +316,7 @@ long long _wrap_tlb_context_new_raw_477d7f53620a4f9b() {
 }
 
 
-void _wrap_tlb_context_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -843,7 +326,7 @@ void _wrap_tlb_context_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_477d7f53620a4f9b(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -853,7 +336,7 @@ void _wrap_tlb_context_release_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -879,7 +362,7 @@ long long _wrap_tlb_scope_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -894,7 +377,7 @@ intgo _wrap_tlb_scope_reset_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -909,7 +392,7 @@ intgo _wrap_tlb_scope_close_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_477d7f53620a4f9b(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -919,7 +402,7 @@ void _wrap_tlb_scope_hold_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -931,7 +414,7 @@ void _wrap_tlb_scope_release_raw_477d7f53620a4f9b(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -952,7 +435,7 @@ intgo _wrap_tlb_scope_stats_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -968,7 +451,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_477d7f53620a4f9b(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -983,7 +466,7 @@ _gostring_ _wrap_tlb_scope_name_raw_477d7f53620a4f9b(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_477d7f53620a4f9b(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -996,7 +479,7 @@ long long _wrap_tlb_scope_current_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_9c0ee8e8beb034d6(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1021,7 +504,7 @@ long long _wrap_tlb_from_f32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_9c0ee8e8beb034d6(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1046,7 +529,7 @@ long long _wrap_tlb_from_f64_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_9c0ee8e8beb034d6(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1071,7 +554,7 @@ long long _wrap_tlb_from_i32_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_9c0ee8e8beb034d6(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1096,7 +579,7 @@ long long _wrap_tlb_fill_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_9c0ee8e8beb034d6(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1121,7 +604,7 @@ long long _wrap_tlb_wrap_raw_477d7f53620a4f9b(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -1142,7 +625,7 @@ intgo _wrap_tlb_read_f32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -1163,7 +646,7 @@ intgo _wrap_tlb_read_f64_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1184,7 +667,7 @@ intgo _wrap_tlb_read_i32_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1205,7 +688,7 @@ intgo _wrap_tlb_info_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1220,7 +703,7 @@ _gostring_ _wrap_tlb_storage_raw_477d7f53620a4f9b(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1235,7 +718,7 @@ intgo _wrap_tlb_free_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1252,24 +735,7 @@ long long _wrap_tlb_retain_raw_477d7f53620a4f9b(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_matmul_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
-  uint64_t arg1 ;
-  uint64_t arg2 ;
-  uint64_t arg3 ;
-  uint64_t result;
-  long long _swig_go_result;
-  
-  arg1 = (uint64_t)_swig_go_0; 
-  arg2 = (uint64_t)_swig_go_1; 
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (uint64_t)tlb_matmul(arg1,arg2,arg3);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-long long _wrap_tlb_add_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1286,7 +752,7 @@ long long _wrap_tlb_add_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1303,7 +769,7 @@ long long _wrap_tlb_sub_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1320,7 +786,7 @@ long long _wrap_tlb_mul_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1337,7 +803,24 @@ long long _wrap_tlb_div_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_gather_rows_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  uint64_t arg3 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (uint64_t)tlb_matmul(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_gather_rows_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1354,7 +837,7 @@ long long _wrap_tlb_gather_rows_raw_477d7f53620a4f9b(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1369,7 +852,7 @@ long long _wrap_tlb_relu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1384,7 +867,7 @@ long long _wrap_tlb_gelu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1399,7 +882,7 @@ long long _wrap_tlb_silu_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1414,7 +897,7 @@ long long _wrap_tlb_exp_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1429,7 +912,7 @@ long long _wrap_tlb_tanh_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -1444,7 +927,7 @@ long long _wrap_tlb_contiguous_raw_477d7f53620a4f9b(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1463,7 +946,7 @@ long long _wrap_tlb_rmsnorm_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1484,7 +967,7 @@ long long _wrap_tlb_layernorm_raw_477d7f53620a4f9b(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1503,7 +986,7 @@ long long _wrap_tlb_sum_raw_477d7f53620a4f9b(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1522,7 +1005,7 @@ long long _wrap_tlb_mean_raw_477d7f53620a4f9b(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1539,7 +1022,7 @@ long long _wrap_tlb_argmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1556,7 +1039,7 @@ long long _wrap_tlb_softmax_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1573,7 +1056,7 @@ long long _wrap_tlb_scale_raw_477d7f53620a4f9b(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1596,7 +1079,7 @@ long long _wrap_tlb_attention_raw_477d7f53620a4f9b(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_slice_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1617,7 +1100,7 @@ long long _wrap_tlb_slice_raw_477d7f53620a4f9b(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1636,7 +1119,7 @@ long long _wrap_tlb_transpose_raw_477d7f53620a4f9b(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1657,7 +1140,7 @@ long long _wrap_tlb_reshape_raw_477d7f53620a4f9b(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_9c0ee8e8beb034d6(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1678,7 +1161,7 @@ long long _wrap_tlb_concat_raw_477d7f53620a4f9b(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1695,7 +1178,7 @@ intgo _wrap_tlb_copy_into_raw_477d7f53620a4f9b(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1715,7 +1198,7 @@ long long _wrap_tlb_st_open_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1735,7 +1218,7 @@ long long _wrap_tlb_st_map_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1755,7 +1238,7 @@ intgo _wrap_tlb_st_maps_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_477d7f53620a4f9b(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1768,7 +1251,7 @@ long long _wrap_tlb_st_count_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1783,7 +1266,7 @@ _gostring_ _wrap_tlb_st_name_raw_477d7f53620a4f9b(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1805,7 +1288,7 @@ long long _wrap_tlb_st_get_raw_477d7f53620a4f9b(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1815,7 +1298,7 @@ void _wrap_tlb_st_close_raw_477d7f53620a4f9b(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1848,7 +1331,7 @@ intgo _wrap_tlb_safetensors_save_raw_477d7f53620a4f9b(long long _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_477d7f53620a4f9b(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_9c0ee8e8beb034d6(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1862,7 +1345,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_477d7f53620a4f9b(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1878,7 +1361,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_477d7f53620a4f9b(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_477d7f53620a4f9b(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_9c0ee8e8beb034d6(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1898,7 +1381,7 @@ long long _wrap_tlb_tensor_from_json_raw_477d7f53620a4f9b(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_477d7f53620a4f9b(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_9c0ee8e8beb034d6(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -3,7 +3,7 @@
  *   2. the demo's decode step at d_model 1024, BLAS at 1 thread, with and without the hook
  *      (with it, each large matmul's row blocks run on the hook's threads), and BLAS at 2 threads
  *      without it (OpenBLAS's own threads share each matmul).
- * The "engine" is tests/support/job_pool.h with 2 threads (the caller and one worker), splitting
+ * The "engine" is examples/support/job_pool.h with 2 threads (the caller and one worker), splitting
  * each parallel_for in two halves.  min / median / max of interleaved rounds.
  * Run: build/bench/bench_executor [--quick] */
 #include <stdio.h>

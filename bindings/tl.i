@@ -323,11 +323,11 @@ TL_PAIR_OPS(TLB_PY_BINARY)
 
 #if defined(SWIGCSHARP)
 /* Mono's fast way into native code for small, quick calls: internal calls, which skip the
- * P/Invoke wrapper and its GC transition (about 50 of the 60 ns a call costs on Debian's
- * Mono).  The elementwise ops register themselves through Mono's embedding API, found at run
- * time, so the library links no libmono; under another runtime nothing is found and the C#
- * layer keeps calling through P/Invoke.  They are quick (no blocking beyond the context lock)
- * and allocate nothing the collector sees, as internal calls must be. */
+ * P/Invoke wrapper and its GC transition (bench/README.md, "C# on Mono").  Opt-in
+ * (Context.UseMonoInternalCalls): the elementwise ops register themselves through Mono's
+ * embedding API, found at run time, so the library links no libmono; under another runtime
+ * nothing is found and the C# layer keeps calling through P/Invoke.  They are quick (no blocking
+ * beyond the context lock) and allocate nothing the collector sees, as internal calls must be. */
 %{
 #include <dlfcn.h>
 %}
@@ -338,10 +338,10 @@ int tlb_cs_register_internal_calls(void) {
      * block for long and never touch managed memory (a context's lock is held for one op). */
     add_internal_call_fn add_call = (add_internal_call_fn)dlsym(RTLD_DEFAULT, "mono_dangerous_add_raw_internal_call");
     if (!add_call) return 0;
-    add_call("TensorLife.InternalCalls::Add", (const void *)tlb_add);
-    add_call("TensorLife.InternalCalls::Sub", (const void *)tlb_sub);
-    add_call("TensorLife.InternalCalls::Mul", (const void *)tlb_mul);
-    add_call("TensorLife.InternalCalls::Div", (const void *)tlb_div);
+    add_call("TensorLife.InternalCalls::AddCall", (const void *)tlb_add);
+    add_call("TensorLife.InternalCalls::SubCall", (const void *)tlb_sub);
+    add_call("TensorLife.InternalCalls::MulCall", (const void *)tlb_mul);
+    add_call("TensorLife.InternalCalls::DivCall", (const void *)tlb_div);
     return 1;
 }
 %}

@@ -14,7 +14,8 @@ jar="$build/bindings/java/tensorlife.jar"
 unset LD_LIBRARY_PATH
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-javac -Xlint:all -Werror -d "$work/tests" -cp "$jar" "$here/test/TensorLifeTest.java"
+javac -Xlint:all -Werror -d "$work/tests" -cp "$jar" "$here/test/TensorLifeTest.java" \
+  "$here/test/org/tensorlife/BenchBaseline.java"
 if [ "${2:-}" = "--bench" ]; then java -cp "$jar:$work/tests" TensorLifeTest --bench; exit 0; fi
 echo "java: the suite against the build's tensorlife.jar"
 (cd "$work" && java -cp "$jar:$work/tests" TensorLifeTest)

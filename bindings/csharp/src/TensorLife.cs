@@ -4,8 +4,12 @@
 // SafeHandle, and tells the collector how much native memory it holds (GC.AddMemoryPressure).
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using R = TensorLife.Raw.tensorlife;
+
+// The test suite reaches the handles behind the objects (its benchmark baseline, test/Bench.cs).
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("Test")]
 
 namespace TensorLife {
 
@@ -17,22 +21,34 @@ sealed class ContextHandle : SafeHandle {
     protected override bool ReleaseHandle() { R.tlb_context_release(C); return true; }
 }
 
-/// Under Mono, the elementwise ops as internal calls (registered by the native library; see
-/// tl.i): no P/Invoke wrapper.  Elsewhere Registered is false and the P/Invoke path is used.
+/// Under Mono, once Context.UseMonoInternalCalls() is called, the elementwise ops as internal
+/// calls (registered by the native library; see tl.i): no P/Invoke wrapper.  Until then, and
+/// under any other runtime, the P/Invoke path is used.
 static class InternalCalls {
-    internal static readonly bool Registered = R.tlb_cs_register_internal_calls() != 0;
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
-    internal static extern ulong Add(ulong c, ulong a, ulong b);
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
-    internal static extern ulong Sub(ulong c, ulong a, ulong b);
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
-    internal static extern ulong Mul(ulong c, ulong a, ulong b);
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.InternalCall)]
-    internal static extern ulong Div(ulong c, ulong a, ulong b);
+    internal static bool Registered;
+    // Mono resolves an internal call when it compiles a method that names it: only these
+    // wrappers do, and they are compiled on their first call, after registration.
+    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Add(ulong c, ulong a, ulong b) => AddCall(c, a, b);
+    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Sub(ulong c, ulong a, ulong b) => SubCall(c, a, b);
+    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Mul(ulong c, ulong a, ulong b) => MulCall(c, a, b);
+    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Div(ulong c, ulong a, ulong b) => DivCall(c, a, b);
+    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong AddCall(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong SubCall(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong MulCall(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong DivCall(ulong c, ulong a, ulong b);
 }
 
 /// Owns every scope and tensor made through it.
 public sealed class Context : IDisposable {
+    /// Opt-in, Mono only: the elementwise ops (Add, Sub, Mul, Div) skip P/Invoke through Mono's
+    /// raw internal calls, which make no GC transition (the figures: bench/README.md).  Safe for
+    /// these calls: they never block beyond one op and never touch managed memory.  True when
+    /// registered; false under another runtime, which keeps P/Invoke.  Process-wide.
+    public static bool UseMonoInternalCalls() {
+        if (!InternalCalls.Registered) InternalCalls.Registered = R.tlb_cs_register_internal_calls() != 0;
+        return InternalCalls.Registered;
+    }
+
     readonly ContextHandle h;
     internal readonly ulong c;
     readonly List<GCHandle> pinned = new List<GCHandle>();  // arrays wrapped by tensors
@@ -304,16 +320,6 @@ public sealed class Tensor {
     public Tensor Retain(Scope target = null) {
         if (target != null && target.ctx != ctx) throw new InvalidHandleException("the scope belongs to another Context");
         return ctx.Made(R.tlb_retain(ctx.c, bits, target == null ? 0 : target.token));
-    }
-}
-
-/// The bindings benchmark's baseline: the same tiny adds made from C in one call.
-public static class BenchBaseline {
-    /// One run of n adds made from C, nanoseconds per add.
-    public static double PerAddFromC(Context ctx, Scope s, Tensor a, Tensor b, int n) {
-        var sw = System.Diagnostics.Stopwatch.StartNew();
-        ctx.Check(R.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n));
-        return sw.Elapsed.TotalMilliseconds * 1e6 / n;
     }
 }
 

@@ -135,6 +135,8 @@ static class Test {
     // Interleaved rounds: C# adds, then the same adds from C, then a trivial P/Invoke (the
     // runtime's own floor per call), 7 times; min/median/max of each.
     static void Bench() {
+        if (Environment.GetEnvironmentVariable("TL_CS_INTERNAL_CALLS") == "1" && !Context.UseMonoInternalCalls())
+            throw new Exception("internal calls asked for, not registered");
         using (var ctx = new Context()) {
             Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
             using (var s = ctx.OpenScope("bench", 1 << 16)) {
@@ -154,7 +156,7 @@ static class Test {
                     floor.Add(sw.Elapsed.TotalMilliseconds * 1e6 / n);
                 }
                 cs.Sort(); c.Sort();
-                Console.WriteLine($"csharp: add of 16 floats through C# {Spread(cs)} ns; from C {Spread(c)} ns; " +
+                Console.WriteLine($"csharp ({(Environment.GetEnvironmentVariable("TL_CS_INTERNAL_CALLS") == "1" ? "internal calls" : "P/Invoke")}): add of 16 floats through C# {Spread(cs)} ns; from C {Spread(c)} ns; " +
                                   $"median ratio {cs[3] / c[3]:F2}x; a trivial P/Invoke alone (Mono's floor) {Spread(floor)} ns {sink % 2}");
             }
         }
@@ -217,10 +219,13 @@ static class Test {
         Context.BlasThreads = 1;
         Check(Context.BlasThreads == 1, "blas threads");
         Throws<InvalidArgumentException>(() => Context.BlasThreads = 0, "0 blas threads");
-        // Under Mono the elementwise ops go through internal calls (and still give right sums).
-        var calls = typeof(Context).Assembly.GetType("TensorLife.InternalCalls");
-        Check((bool)calls.GetField("Registered", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static).GetValue(null),
-              "internal calls registered under Mono");
+        // Opt-in under Mono: the elementwise ops then go through internal calls (right sums too).
+        using (var ctx = new Context()) {
+            var x = ctx.FromFloats(new long[] { 4 }, new float[] { 1, 2, 3, 4 });
+            Check(ctx.Add(x, x).ToFloats()[3] == 8, "add through P/Invoke");
+            Check(Context.UseMonoInternalCalls(), "internal calls registered under Mono");
+            Check(ctx.Add(x, x).ToFloats()[3] == 8 && ctx.Sub(x, x).ToFloats()[3] == 0, "add through internal calls");
+        }
         using (var ctx = new Context()) {
             using (var big = ctx.OpenScope("big", Growth.Grow, 0, (4L << 30) + 4096)) {
                 ctx.Zeros(DType.F32, 2048);  // 8 KiB: past 4096, inside the 4 GiB cap (no uint cast)

@@ -2,7 +2,8 @@ package org.tensorlife;
 
 import org.tensorlife.raw.tensorlife;
 
-/** The bindings benchmark's baseline: the same tiny adds made from C in one call. */
+/** The bindings benchmark's baseline: the same tiny adds made from C in one call.  Test code, in
+ *  the library's package on the class path to reach its handles; not part of the jar. */
 public final class BenchBaseline {
     private BenchBaseline() {}
 

@@ -13,6 +13,10 @@ using tl::with_context;
 
 extern "C" {
 
+tl_status tl_convert(tl_context *ctx, tl_tensor src, tl_dtype to, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_convert(c, src, to, out); });
+}
+
 tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out) {
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_matmul(c, a, b, out); });
 }

@@ -45,4 +45,13 @@ size_t tl_dtype_size(tl_dtype dt) { return tl::dtype_size(dt); }
 
 const char *tl_dtype_name(tl_dtype dt) { return tl::dtype_name(dt); }
 
+tl_status tl_dtype_block(tl_dtype dt, int64_t *elements, size_t *bytes) {
+    const tl::DtypeInfo &d = tl::dtype_info(dt);
+    if (!elements || !bytes) return tl::fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    if (d.block_bytes == 0) return tl::fail(TL_E_INVALID_ARGUMENT, "dtype %d is no dtype", int(dt));
+    *elements = d.block;
+    *bytes = d.block_bytes;
+    return TL_OK;
+}
+
 }  // extern "C"

@@ -60,12 +60,16 @@ Test(io, independent_writer_files_load_to_the_written_values) {
     OK(tl_safetensors_get(ctx, f, "ids", &t));
     OK(tl_tensor_read(ctx, t, ids, sizeof ids));
     for (int i = 0; i < 5; ++i) cr_assert_eq(ids[i], i * 7 - 10);
-    OK(tl_safetensors_get(ctx, f, "h_f16", &t)); /* F16 arrives as f32 */
+    OK(tl_safetensors_get(ctx, f, "h_f16", &t)); /* F16 and BF16 arrive as themselves */
     OK(tl_tensor_info_get(ctx, t, &info));
-    cr_assert_eq(info.dtype, TL_F32);
+    cr_assert_eq(info.dtype, TL_F16);
+    OK(tl_convert(ctx, t, TL_F32, &t));
     read_f32(ctx, t, f32, 6);
     for (int i = 0; i < 6; ++i) cr_assert_eq(f32[i], (float)(i * 0.5 - 1.0));
     OK(tl_safetensors_get(ctx, f, "b_bf16", &t));
+    OK(tl_tensor_info_get(ctx, t, &info));
+    cr_assert_eq(info.dtype, TL_BF16);
+    OK(tl_convert(ctx, t, TL_F32, &t));
     read_f32(ctx, t, f32, 4);
     for (int i = 0; i < 4; ++i) cr_assert_eq(f32[i], (float)((i - 2) * 1.5));
     tl_scope s;

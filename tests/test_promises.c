@@ -252,10 +252,19 @@ Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
     OK(tl_safetensors_open(ctx, path, &f));
     const char *names[2] = {"h", "b"};
     for (int k = 0; k < 2; ++k) {
-        tl_tensor t;
-        OK(tl_safetensors_get(ctx, f, names[k], &t));
+        tl_tensor stored, t, back;
+        OK(tl_safetensors_get(ctx, f, names[k], &stored));
+        OK(tl_convert(ctx, stored, TL_F32, &t));
         float got[N];
         read_f32(ctx, t, got, N);
+        /* And back: every value that is no NaN rounds to its own bits (NaN stays a NaN). */
+        OK(tl_convert(ctx, t, k == 0 ? TL_F16 : TL_BF16, &back));
+        uint16_t bits[N];
+        OK(tl_tensor_read(ctx, back, bits, sizeof bits));
+        for (int i = 0; i < N; ++i) {
+            if (isnan(got[i])) cr_assert((bits[i] & 0x7fff) > (k == 0 ? 0x7c00 : 0x7f80), "%s 0x%04x: NaN lost", names[k], patterns[i]);
+            else cr_assert_eq(bits[i], patterns[i], "%s 0x%04x came back as 0x%04x", names[k], patterns[i], bits[i]);
+        }
         for (int i = 0; i < N; ++i) {
             const float want = float16_reference(patterns[i], k == 0 ? 5 : 8);
             if (isnan(want)) {

@@ -53,9 +53,13 @@ var sentinels = map[int]*Error{
 type DType int
 
 const (
-	Float32 DType = 1
-	Float64 DType = 2
-	Int32   DType = 3
+	Float32  DType = 1
+	Float64  DType = 2
+	Int32    DType = 3
+	Float16  DType = 4
+	BFloat16 DType = 5
+	Q8_0     DType = 6
+	Q4_0     DType = 7
 )
 
 // Growth of a scope: Grow adds chunks as needed, Fixed refuses with ErrScopeFull.

@@ -56,13 +56,16 @@ tl_status not_ours(tl_tensor t) {
 }  // namespace
 
 tl_status tl::refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
-    const size_t elem = tl::dtype_size(dt);
-    if (elem == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is not TL_F32, TL_F64 or TL_I32", int(dt));
+    const tl::DtypeInfo &d = tl::dtype_info(dt);
+    if (d.block_bytes == 0) return fail(TL_E_INVALID_ARGUMENT, "dtype %d is no dtype (TL_DTYPE_MAP)", int(dt));
     if (ndim < 0 || ndim > TL_MAX_DIMS)
         return fail(TL_E_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return fail(TL_E_INVALID_ARGUMENT, "dim %d is negative (%lld)", i, (long long)shape[i]);
+    if (d.block > 1 && (ndim == 0 || shape[ndim - 1] % d.block != 0))
+        return fail(TL_E_SHAPE, "%s stores blocks of %lld along the last dim: a %d-D shape whose last dim is %lld",
+                    d.name, (long long)d.block, ndim, ndim ? (long long)shape[ndim - 1] : 0LL);
     return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
 }
 

@@ -136,12 +136,20 @@ tl_status refuse_shape(int ndim, const int64_t *shape, tl_dtype dt);
 inline tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_t *numel, size_t *bytes) {
     *numel = 0;  // set on every path, so no caller's compiler sees them unset
     *bytes = 0;
-    const size_t elem = dtype_size(dt);
-    if (elem == 0 || ndim < 0 || ndim > TL_MAX_DIMS || (ndim > 0 && !shape)) return refuse_shape(ndim, shape, dt);
+    const DtypeInfo &d = dtype_info(dt);
+    if (d.block_bytes == 0 || ndim < 0 || ndim > TL_MAX_DIMS || (ndim > 0 && !shape)) return refuse_shape(ndim, shape, dt);
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return refuse_shape(ndim, shape, dt);
+    if (d.block > 1 && (ndim == 0 || shape[ndim - 1] % d.block != 0)) return refuse_shape(ndim, shape, dt);
     int64_t b;
-    if (!count_of(ndim, shape, int64_t(elem), &b)) return refuse_shape(ndim, shape, dt);
+    if (d.block > 1) {  // whole blocks along the last dim: count them, then their bytes
+        int64_t blocks_shape[TL_MAX_DIMS];
+        for (int i = 0; i < ndim; ++i) blocks_shape[i] = shape[i];
+        blocks_shape[ndim - 1] /= d.block;
+        if (!count_of(ndim, blocks_shape, int64_t(d.block_bytes), &b)) return refuse_shape(ndim, shape, dt);
+    } else if (!count_of(ndim, shape, int64_t(d.size), &b)) {
+        return refuse_shape(ndim, shape, dt);
+    }
     *numel = elements_in(b, dt);
     *bytes = size_t(b);
     return TL_OK;

@@ -4,14 +4,18 @@
 
 namespace tl {
 
-const DtypeInfo kDtypes[kDtypeCount + 1] = {{0, "?", nullptr, -1},
-#define TL_DTYPE_INFO_(NAME, value, name, bytes, safetensors, gguf) {bytes, name, safetensors, gguf},
-                                            TL_DTYPE_MAP(TL_DTYPE_INFO_)
+// clang-format off
+const DtypeInfo kDtypes[kDtypeCount + 1] = {
+    {0, 1, 0, "?", nullptr, -1},
+#define TL_DTYPE_INFO_(NAME, value, name, block, bytes, safetensors, gguf) \
+    {block == 1 ? size_t(bytes) : 0, block, bytes, name, safetensors, gguf},
+    TL_DTYPE_MAP(TL_DTYPE_INFO_)
 #undef TL_DTYPE_INFO_
 };
+// clang-format on
 // The table is indexed by value: the map must list the dtypes in value order, 1, 2, ...
 namespace {
-#define TL_DTYPE_VALUE_(NAME, value, name, bytes, safetensors, gguf) value,
+#define TL_DTYPE_VALUE_(NAME, value, name, block, bytes, safetensors, gguf) value,
 constexpr int kValues[] = {0, TL_DTYPE_MAP(TL_DTYPE_VALUE_)};
 #undef TL_DTYPE_VALUE_
 constexpr bool listed_in_value_order() {

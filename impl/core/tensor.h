@@ -53,13 +53,15 @@ struct View {
 };
 
 // The dtypes' values are 1..kDtypeCount (TL_DTYPE_MAP), so tables indexed by value serve them.
-#define TL_DTYPE_COUNT_(NAME, value, name, bytes, safetensors, gguf) +1
+#define TL_DTYPE_COUNT_(NAME, value, name, block, bytes, safetensors, gguf) +1
 constexpr unsigned kDtypeCount = 0 TL_DTYPE_MAP(TL_DTYPE_COUNT_);
 #undef TL_DTYPE_COUNT_
 
 // What TL_DTYPE_MAP says of one dtype; index 0 is "no dtype" (size 0, name "?").
 struct DtypeInfo {
-    size_t size;
+    size_t size;        // bytes of one element; 0 for a block dtype
+    int64_t block;      // elements a block
+    size_t block_bytes;
     const char *name, *safetensors;
     int gguf;
 };
@@ -70,6 +72,15 @@ inline const DtypeInfo &dtype_info(tl_dtype dt) { return kDtypes[unsigned(dt) <=
 // switch: every op and factory asks, a tiny op several times.
 inline size_t dtype_size(tl_dtype dt) { return dtype_info(dt).size; }
 inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
+// The dtypes arithmetic runs on (every op takes these); the others are storage formats that only
+// the ops naming them in tl_ops.h take (conversion, products, row gathers, copies).
+inline bool is_arithmetic(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64 || dt == TL_I32; }
+inline bool is_block_dtype(tl_dtype dt) { return dtype_info(dt).block > 1; }
+// Bytes of n elements of dt (n a whole number of blocks for a block dtype).
+inline int64_t bytes_of(tl_dtype dt, int64_t n) {
+    const DtypeInfo &d = dtype_info(dt);
+    return d.block > 1 ? n / d.block * int64_t(d.block_bytes) : n * int64_t(d.size);
+}
 inline const char *dtype_name(tl_dtype dt) { return dtype_info(dt).name; }  // "f32"; "?" for none
 bool dtype_from_name(const char *name, tl_dtype *out);                      // the inverse of dtype_name
 // The dtype whose safetensors string is s (TL_DTYPE_MAP's column); false for none.
@@ -100,9 +111,13 @@ void with_float_dtype(tl_dtype dt, Run &&run) {
     if (dt == TL_F64) return run(double());
 }
 
-// The elements in `bytes` of a dt (sizes are powers of two: a shift, not a division, on the
-// path of every new tensor).
-inline int64_t elements_in(int64_t bytes, tl_dtype dt) { return bytes >> __builtin_ctzll(dtype_size(dt)); }
+// The elements in `bytes` of a dt (element sizes are powers of two: a shift, not a division, on
+// the path of every new tensor; a block dtype counts whole blocks).
+inline int64_t elements_in(int64_t bytes, tl_dtype dt) {
+    const DtypeInfo &d = dtype_info(dt);
+    if (d.block > 1) return bytes / int64_t(d.block_bytes) * d.block;
+    return bytes >> __builtin_ctzll(d.size);
+}
 // Elements from `from` to `to` in a storage of dt.
 inline int64_t elements_between(const std::byte *from, const std::byte *to, tl_dtype dt) {
     return elements_in(to - from, dt);
@@ -115,7 +130,7 @@ inline void view_into(const TensorHeader &h, View &v) {
     v.ndim = h.ndim;
     std::memcpy(v.shape, h.shape, sizeof v.shape);
     std::memcpy(v.strides, h.strides, sizeof v.strides);
-    v.data = h.storage + h.offset * int64_t(dtype_size(h.dtype));
+    v.data = h.storage + bytes_of(h.dtype, h.offset);
 }
 // The element count of non-negative dims times elem, the one checked product of dims every
 // caller uses (factories, ops, loaders): false when it overflows int64.  A zero dim makes the

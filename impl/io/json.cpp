@@ -126,6 +126,8 @@ tl_status tensor_to_json(tl_context &ctx, tl_tensor t, char **out) {
     Resolved r;
     TL_TRY(ctx.resolve(t, &r));
     const View &v = r.view;
+    if (!is_arithmetic(v.dtype))
+        return fail(TL_E_DTYPE, "to_json takes f32, f64 or i32, not %s (convert it with tl_convert)", dtype_name(v.dtype));
     // Printed straight into allocator memory, a value at a time: no JSON tree of the data.
     TextBuilder text(&ctx.memory);
     char num[40];
@@ -188,7 +190,7 @@ tl_status tensor_from_json(tl_context &ctx, const char *json, tl_tensor *out) {
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(root.get(), "data");
     if (!cJSON_IsString(dtype)) return fail(TL_E_PARSE, "tensor JSON: no \"dtype\" string");
     tl_dtype dt;
-    if (!dtype_from_name(dtype->valuestring, &dt))
+    if (!dtype_from_name(dtype->valuestring, &dt) || !is_arithmetic(dt))
         return fail(TL_E_PARSE, "tensor JSON: dtype '%s' is not f32, f64 or i32", dtype->valuestring);
     if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TL_MAX_DIMS)
         return fail(TL_E_PARSE, "tensor JSON: \"shape\" must be an array of at most %d dims", TL_MAX_DIMS);

@@ -9,7 +9,6 @@
 #include "core/error.h"
 #include "kernels/kernels.h"
 #include "io/cjson_util.h"
-#include "io/half.h"
 #include "platform/platform.h"
 
 tl_safetensors_file::tl_safetensors_file(const tl::Memory &m)
@@ -63,48 +62,6 @@ struct Buffer {
 
 using platform::read_at;
 
-const char *stored_name(tl_safetensors_file::Stored s) {
-    switch (s) {
-        case tl_safetensors_file::Stored::f32:
-            return "F32";
-        case tl_safetensors_file::Stored::f64:
-            return "F64";
-        case tl_safetensors_file::Stored::i32:
-            return "I32";
-        case tl_safetensors_file::Stored::f16:
-            return "F16";
-        case tl_safetensors_file::Stored::bf16:
-            return "BF16";
-    }
-    return "?";
-}
-
-bool parse_stored(const char *s, tl_safetensors_file::Stored *out) {
-    static const tl_safetensors_file::Stored all[] = {
-        tl_safetensors_file::Stored::f32, tl_safetensors_file::Stored::f64, tl_safetensors_file::Stored::i32,
-        tl_safetensors_file::Stored::f16, tl_safetensors_file::Stored::bf16};
-    for (tl_safetensors_file::Stored k : all)
-        if (std::strcmp(s, stored_name(k)) == 0) return *out = k, true;
-    return false;
-}
-
-size_t stored_size(tl_safetensors_file::Stored s) {
-    return s == tl_safetensors_file::Stored::f64                                               ? 8
-           : (s == tl_safetensors_file::Stored::f16 || s == tl_safetensors_file::Stored::bf16) ? 2
-                                                                                               : 4;
-}
-
-tl_dtype loaded_dtype(tl_safetensors_file::Stored s) {
-    return s == tl_safetensors_file::Stored::f64 ? TL_F64 : s == tl_safetensors_file::Stored::i32 ? TL_I32 : TL_F32;
-}
-
-// How a tensor of dt is saved: as itself (the inverse of loaded_dtype for the three dtypes).
-tl_safetensors_file::Stored saved_as(tl_dtype dt) {
-    return dt == TL_F64   ? tl_safetensors_file::Stored::f64
-           : dt == TL_I32 ? tl_safetensors_file::Stored::i32
-                          : tl_safetensors_file::Stored::f32;
-}
-
 // Checks one header entry and appends it; the message names the tensor and the problem.
 tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_bytes, const char *path) {
     const char *name = item->string;
@@ -114,7 +71,7 @@ tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_b
     const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(item, "data_offsets");
     tl_safetensors_file::Entry e{};
     if (!cJSON_IsString(dtype)) return fail(TL_E_PARSE, "%s: tensor '%s' has no dtype string", path, name);
-    if (!parse_stored(dtype->valuestring, &e.stored))
+    if (!dtype_from_safetensors(dtype->valuestring, &e.dtype))
         return fail(TL_E_PARSE, "%s: tensor '%s' has dtype '%s'; F32, F64, I32, F16 and BF16 load", path, name,
                     dtype->valuestring);
     if (!cJSON_IsArray(shape)) return fail(TL_E_PARSE, "%s: tensor '%s' has no shape array", path, name);
@@ -135,7 +92,7 @@ tl_status parse_entry(tl_safetensors_file &f, const cJSON *item, uint64_t data_b
         return fail(TL_E_PARSE, "%s: tensor '%s' data_offsets [%llu, %llu] fall outside the %llu data bytes", path,
                     name, (unsigned long long)e.begin, (unsigned long long)e.end, (unsigned long long)data_bytes);
     int64_t bytes;
-    if (!count_of(ndim, e.shape, int64_t(stored_size(e.stored)), &bytes) || uint64_t(bytes) != e.end - e.begin)
+    if (!count_of(ndim, e.shape, int64_t(dtype_size(e.dtype)), &bytes) || uint64_t(bytes) != e.end - e.begin)
         return fail(TL_E_PARSE, "%s: tensor '%s' shape and dtype do not match its %llu data bytes", path, name,
                     (unsigned long long)(e.end - e.begin));
     e.name_offset = f.names.size();
@@ -178,8 +135,7 @@ tl_status check_no_overlap(tl_safetensors_file &f, const char *path) {
 
 bool tl_safetensors_file::maps(const Entry &e) const {
     if (!region || e.end == e.begin) return false;
-    if (e.stored != Stored::f32 && e.stored != Stored::f64 && e.stored != Stored::i32) return false;
-    return (data_start + e.begin) % tl::stored_size(e.stored) == 0;  // a misaligned tensor is copied
+    return (data_start + e.begin) % tl::dtype_size(e.dtype) == 0;  // a misaligned tensor is copied
 }
 
 namespace tl {
@@ -276,7 +232,7 @@ tl_status safetensors_get(tl_context &ctx, tl_safetensors_file &f, const char *n
     if (!e) return fail(TL_E_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     if (f.maps(*e)) {  // a read-only tensor over the mapping: no copy
         View v{};
-        v.dtype = loaded_dtype(e->stored);
+        v.dtype = e->dtype;
         v.ndim = e->ndim;
         for (int d = 0; d < e->ndim; ++d) v.shape[d] = e->shape[d];
         set_contiguous_strides(v.ndim, v.shape, v.strides);
@@ -290,18 +246,8 @@ tl_status safetensors_get(tl_context &ctx, tl_safetensors_file &f, const char *n
     if (!read_at(f.file, f.data_start + e->begin, staging, bytes))
         return fail(TL_E_IO, "safetensors: cannot read the %zu bytes of '%s'", bytes, name);
     NewTensor made;
-    TL_TRY(ctx.make_tensor(loaded_dtype(e->stored), e->ndim, e->shape, &made));
-    const View &v = made.view;
-    if (e->stored == tl_safetensors_file::Stored::f16 || e->stored == tl_safetensors_file::Stored::bf16) {
-        float *to = reinterpret_cast<float *>(v.data);
-        for (size_t i = 0; i < bytes / 2; ++i) {
-            uint16_t h;
-            std::memcpy(&h, staging + 2 * i, 2);
-            to[i] = e->stored == tl_safetensors_file::Stored::f16 ? f16_to_float(h) : bf16_to_float(h);
-        }
-    } else if (bytes) {
-        std::memcpy(v.data, staging, bytes);
-    }
+    TL_TRY(ctx.make_tensor(e->dtype, e->ndim, e->shape, &made));
+    if (bytes) std::memcpy(made.view.data, staging, bytes);  // every dtype loads as itself
     *out = made.handle;
     return TL_OK;
 }
@@ -325,7 +271,7 @@ tl_status save_header(int n, const char *const *names, const View *views, JsonPt
         cJSON *entry = cJSON_AddObjectToObject(header.get(), names[i]);
         cJSON *shape = entry ? cJSON_AddArrayToObject(entry, "shape") : nullptr;
         cJSON *offsets = entry ? cJSON_AddArrayToObject(entry, "data_offsets") : nullptr;
-        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", stored_name(saved_as(v.dtype))))
+        if (!offsets || !cJSON_AddStringToObject(entry, "dtype", dtype_info(v.dtype).safetensors))
             return fail(TL_E_OUT_OF_MEMORY, "safetensors_save: no memory for the header");
         // Raw integer tokens: cJSON would print numbers past INT_MAX in exponent form.
         char num[24];
@@ -387,6 +333,9 @@ tl_status safetensors_save(tl_context &ctx, const char *path, int n, const char 
                 return fail(TL_E_INVALID_ARGUMENT, "safetensors_save: name '%s' is given twice", names[i]);
         Resolved r;
         TL_TRY(ctx.resolve(tensors[i], &r));
+        if (!dtype_info(r.view.dtype).safetensors)
+            return fail(TL_E_DTYPE, "safetensors_save: tensor '%s' is %s, which safetensors has no dtype for (GGUF has)",
+                        names[i], dtype_name(r.view.dtype));
         views.push_back(r.view);
         largest = std::max(largest, size_t(r.view.numel()) * dtype_size(r.view.dtype));
     }

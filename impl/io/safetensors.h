@@ -12,10 +12,9 @@ struct tl_safetensors_file {
     explicit tl_safetensors_file(const tl::Memory &m);
     ~tl_safetensors_file();
 
-    enum class Stored { f32, f64, i32, f16, bf16 };
     struct Entry {
         size_t name_offset;  // into names
-        Stored stored;
+        tl_dtype dtype;  // as stored, and as it loads
         int ndim;
         int64_t shape[TL_MAX_DIMS];
         uint64_t begin, end;  // in the data section

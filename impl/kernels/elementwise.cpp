@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kernels/kernels.h"
+#include "kernels/quant.h"
 #include "kernels/strided_loop.h"
 
 namespace tl {
@@ -154,8 +155,13 @@ void unary_kernel(UnaryOp op, double param, const View &a, const View &out) {
 }
 
 void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value) {
-    if (value == 0.0 && !std::signbit(value)) {  // +0 is all-zero bits in every dtype
+    if (value == 0.0 && !std::signbit(value)) {  // +0 is all-zero bits in every element dtype
         std::memset(data, 0, size_t(count) * dtype_size(dt));
+        return;
+    }
+    if (dt == TL_F16 || dt == TL_BF16) {
+        const uint16_t h = dt == TL_F16 ? float_to_f16(float(value)) : float_to_bf16(float(value));
+        for (int64_t i = 0; i < count; ++i) std::memcpy(data + 2 * i, &h, 2);
         return;
     }
     with_dtype(dt, [&](auto zero) {
@@ -188,8 +194,21 @@ void copy_kernel(const View &src, const View &dst) {
                                 std::memcpy(p[0], p[1], size_t(n * elem));
                                 return;
                             }
+                            if (elem == 2) return copy_run<uint16_t>(p, n, s);
                             if (elem == 4) return copy_run<uint32_t>(p, n, s);
                             copy_run<uint64_t>(p, n, s);
+                        });
+}
+
+void convert_kernel(const View &src, const View &dst) {
+    const bool half = dst.dtype == TL_F16;
+    strided_for_each<2>(dst.ndim, dst.shape, operands<2>({&dst, &src}),
+                        [&](std::byte *const *p, int64_t n, const int64_t *s) {
+                            for (int64_t i = 0; i < n; ++i) {
+                                const float x = *reinterpret_cast<const float *>(p[1] + i * s[1]);
+                                const uint16_t h = half ? float_to_f16(x) : float_to_bf16(x);
+                                std::memcpy(p[0] + i * s[0], &h, 2);
+                            }
                         });
 }
 

@@ -19,6 +19,8 @@ void fill_kernel(const View &out, double value);
 void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value);
 // src already broadcast to dst's shape; they must not overlap.
 void copy_kernel(const View &src, const View &dst);
+// The same, f32 into f16 or bf16 (round to nearest even).
+void convert_kernel(const View &src, const View &dst);
 
 void sum_kernel(const View &a, int axis, Reduction r, const View &out);  // out: a's shape without axis
 void argmax_kernel(const View &a, int axis, const View &out);

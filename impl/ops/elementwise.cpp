@@ -67,6 +67,7 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
     const View &a = ra.view, &b = rb.view;
     if (a.dtype != b.dtype)
         return fail(TL_E_DTYPE, "%s: %s and %s differ", binary_name(op), dtype_name(a.dtype), dtype_name(b.dtype));
+    TL_TRY(require_arithmetic(binary_name(op), a.dtype));
     if (op == BinaryOp::div && !is_float(a.dtype)) return fail(TL_E_DTYPE, "div takes f32 or f64, not i32");
     // Equal shapes (a decode step's tiny ops) need no broadcast: the output has a's shape.
     const bool same = same_dims(a, b);

@@ -61,8 +61,12 @@ tl_status op_slice(tl_context &ctx, tl_tensor ta, int axis, int64_t start, int64
     if (start < 0 || length < 0 || start > dim || length > dim - start)
         return fail(TL_E_SHAPE, "slice [%lld, +%lld) is outside axis %d of length %lld", (long long)start,
                     (long long)length, ax, (long long)dim);
+    if (is_block_dtype(v.dtype) && v.strides[ax] == 1 && v.shape[ax] > 1 &&
+        (start % dtype_info(v.dtype).block != 0 || length % dtype_info(v.dtype).block != 0))
+        return fail(TL_E_SHAPE, "slice: %s keeps whole blocks of %lld along its stored rows, not [%lld, +%lld)",
+                    dtype_name(v.dtype), (long long)dtype_info(v.dtype).block, (long long)start, (long long)length);
     v.shape[ax] = length;
-    if (v.numel() > 0) v.data += start * v.strides[ax] * int64_t(dtype_size(v.dtype));  // empty: strides may be huge
+    if (v.numel() > 0) v.data += bytes_of(v.dtype, start * v.strides[ax]);  // empty: strides may be huge
     return ctx.make_view(ra, v, out);
 }
 
@@ -82,6 +86,7 @@ tl_status op_reshape(tl_context &ctx, tl_tensor ta, int ndim, const int64_t *sha
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
+    TL_TRY(refuse_blocks("reshape", a.dtype));
     if (ndim < 0 || ndim > TL_MAX_DIMS)
         return fail(TL_E_INVALID_ARGUMENT, "reshape: ndim %d is outside 0..%d", ndim, TL_MAX_DIMS);
     if (ndim > 0 && !shape) return fail(TL_E_INVALID_ARGUMENT, "reshape: shape is NULL");
@@ -133,6 +138,7 @@ static void copy_split(const tl_context &ctx, const View &src, const View &dst) 
 tl_status op_contiguous(tl_context &ctx, tl_tensor ta, tl_tensor *out) {
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
+    TL_TRY(refuse_blocks("contiguous", ra.view.dtype));
     NewTensor made;
     TL_TRY(ctx.make_tensor(ra.view.dtype, ra.view.ndim, ra.view.shape, &made));
     const View &c = made.view;
@@ -155,6 +161,7 @@ tl_status op_concat(tl_context &ctx, int n, const tl_tensor *ts, int axis, tl_te
         new (&parts[i]) View(r.view);
     }
     const View &first = parts[0];
+    TL_TRY(refuse_blocks("concat", first.dtype));
     int ax = 0;
     TL_TRY(normalize_axis(axis, first.ndim, &ax));
     int64_t shape[TL_MAX_DIMS];
@@ -210,6 +217,7 @@ tl_status op_gather_rows(tl_context &ctx, tl_tensor ttable, tl_tensor tids, tl_t
     });
     if (!in_range)
         return fail(TL_E_SHAPE, "gather_rows: id %lld is outside 0..%lld", (long long)bad, (long long)rows - 1);
+    if (is_storage_dtype(table.dtype)) return gather_stored_rows(ctx, table, ids, out);  // rows come out as f32
     int64_t shape[TL_MAX_DIMS];
     for (int d = 0; d < ids.ndim; ++d) shape[d] = ids.shape[d];
     for (int d = 1; d < table.ndim; ++d) shape[ids.ndim + d - 1] = table.shape[d];
@@ -259,7 +267,10 @@ tl_status op_copy_into(tl_context &ctx, tl_tensor tsrc, tl_tensor tdst) {
     const View &dst = rd.view;
     if (rd.read_only)
         return fail(TL_E_INVALID_ARGUMENT, "copy_into: the destination is read-only (a tensor over a mapped file)");
-    if (src.dtype != dst.dtype)
+    TL_TRY(refuse_blocks("copy_into", dst.dtype));
+    // f32 into an f16 or bf16 tensor (a KV cache kept in half the bytes) converts each element.
+    const bool converts = src.dtype == TL_F32 && (dst.dtype == TL_F16 || dst.dtype == TL_BF16);
+    if (src.dtype != dst.dtype && !converts)
         return fail(TL_E_DTYPE, "copy_into: %s into %s", dtype_name(src.dtype), dtype_name(dst.dtype));
     bool fits = src.ndim <= dst.ndim;
     for (int d = 0; fits && d < src.ndim; ++d) {
@@ -280,7 +291,13 @@ tl_status op_copy_into(tl_context &ctx, tl_tensor tsrc, tl_tensor tdst) {
         copy_kernel(src, aside);
         src = aside;
     }
-    copy_split(ctx, broadcast_to(src, dst.ndim, dst.shape), dst);
+    const View from = broadcast_to(src, dst.ndim, dst.shape);
+    if (converts) {
+        split_along(ctx, dst, -1, dst.numel(),
+                    [&](int d, int64_t lo, int64_t hi) { convert_kernel(cut(from, d, lo, hi), cut(dst, d, lo, hi)); });
+        return TL_OK;
+    }
+    copy_split(ctx, from, dst);
     return TL_OK;
 }
 

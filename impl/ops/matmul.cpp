@@ -151,6 +151,7 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     TL_TRY(ctx.resolve(ta, &ra));
     TL_TRY(ctx.resolve(tb, &rb));
     View a = ra.view, b = rb.view;
+    if (is_storage_dtype(b.dtype)) return op_matmul_stored(ctx, a, b, out);  // weights as they are stored
     Plan p{};
     TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.

@@ -6,6 +6,25 @@
 
 namespace tl {
 
+// The one gate for the storage dtypes (f16, bf16, q8_0, q4_0): an op that does arithmetic on
+// its operand's elements refuses them, naming itself and the dtype; never a loop over raw bytes.
+inline tl_status require_arithmetic(const char *op, tl_dtype dt) {
+    if (is_arithmetic(dt)) return TL_OK;
+    return fail(TL_E_DTYPE, "%s takes f32, f64 or i32, not %s (convert it with tl_convert)", op, dtype_name(dt));
+}
+// Block dtypes (q8_0, q4_0) keep whole blocks along their stored last dimension: views and copies
+// other than the ones that keep them are refused.
+inline tl_status refuse_blocks(const char *op, tl_dtype dt) {
+    if (!is_block_dtype(dt)) return TL_OK;
+    return fail(TL_E_DTYPE, "%s does not take %s (its elements are stored in blocks)", op, dtype_name(dt));
+}
+
+// The storage dtypes (f16, bf16, q8_0, q4_0), and the ops that read them (ops/convert.cpp).
+bool is_storage_dtype(tl_dtype dt);
+tl_status op_convert(tl_context &ctx, tl_tensor src, tl_dtype to, tl_tensor *out);
+tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_tensor *out);
+tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids, tl_tensor *out);
+
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out);
 tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,
                        tl_tensor *out);

@@ -72,6 +72,7 @@ tl_status op_sum(tl_context &ctx, Reduction r, tl_tensor ta, int axis, bool keep
     Resolved ra;
     TL_TRY(ctx.resolve(ta, &ra));
     const View &a = ra.view;
+    TL_TRY(require_arithmetic(r == Reduction::mean ? "mean" : "sum", a.dtype));
     if (r == Reduction::mean && !is_float(a.dtype))
         return fail(TL_E_DTYPE, "mean takes f32 or f64, not %s", dtype_name(a.dtype));
     int ax = 0;
@@ -95,6 +96,7 @@ tl_status op_argmax(tl_context &ctx, tl_tensor ta, int axis, tl_tensor *out) {
     const View &a = ra.view;
     int ax = 0;
     TL_TRY(normalize_axis(axis, a.ndim, &ax));
+    TL_TRY(require_arithmetic("argmax", a.dtype));
     if (a.shape[ax] == 0) return fail(TL_E_SHAPE, "argmax over an empty axis");
     if (a.shape[ax] > INT32_MAX) return fail(TL_E_SHAPE, "argmax: axis too long for i32 indices");
     int64_t shape[TL_MAX_DIMS];

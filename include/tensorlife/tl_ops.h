@@ -3,7 +3,20 @@
  * Every op checks its handles first, then writes a new tensor, placed in the current target,
  * to *out.  Inputs may have any strides and offsets (views, slab slices); the numbers are the
  * same as on fresh contiguous tensors.  Negative axes count from the end, as in NumPy.
- * Float ops take TL_F32 and TL_F64; operands of one op share one dtype (TL_E_DTYPE otherwise). */
+ * Float ops take TL_F32 and TL_F64; operands of one op share one dtype (TL_E_DTYPE otherwise).
+ *
+ * The storage dtypes (TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0: weights as models store them) are taken
+ * by the ops that say so below, and only by them: every other op refuses them with TL_E_DTYPE
+ * naming itself and the dtype (no op reads their bytes as values of another type):
+ *   tl_convert        f32 to and from each of them;
+ *   tl_matmul         as the weight operand b, against f32 activations;
+ *   tl_gather_rows    as the table (an embedding lookup), rows given as f32;
+ *   tl_copy_into      f32 into an f16 or bf16 destination (a KV cache), or the same dtype;
+ *   tl_slice, tl_transpose  views (a block dtype's only along whole blocks of its stored rows);
+ *   tl_contiguous, tl_reshape, tl_concat  f16 and bf16 (bit copies);
+ *   tl_tensor_read, tl_tensor_retain, tl_tensor_info_get, tl_tensor_data, tl_tensor_free,
+ *   tl_tensor_from_data and tl_tensor_wrap (the stored bytes), zeros/ones/full (f16, bf16),
+ *   and safetensors save and load (f16, bf16). */
 #ifndef TENSORLIFE_TL_OPS_H
 #define TENSORLIFE_TL_OPS_H
 
@@ -21,8 +34,16 @@ extern "C" {
 #define TL_PAIR_OPS(X) TL_BINARY_OPS(X) X(matmul) X(gather_rows)
 #define TL_UNARY_OPS(X) X(relu) X(gelu) X(silu) X(exp) X(tanh)
 
+/* Converts src to a new contiguous tensor of dtype `to`: f32 to f16 or bf16 (round to nearest
+ * even), to q8_0 or q4_0 (ggml's reference rounding, whole blocks of 32 along the last dim:
+ * TL_E_SHAPE otherwise), and each of these back to f32 (exact).  Any other pair is TL_E_DTYPE. */
+TL_API tl_status tl_convert(tl_context *ctx, tl_tensor src, tl_dtype to, tl_tensor *out);
+
 /* [m,k]x[k,n] -> [m,n]; [B,m,k]x[B,k,n] or [B,m,k]x[k,n] -> [B,m,n].  f32 via sgemm, f64 via
- * dgemm.  A matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to BLAS
+ * dgemm.  A weight b of a storage dtype (f16, bf16, q8_0, q4_0) is read as it is stored: b is
+ * [k,n], the tl_transpose of a row-major [n,k] weight (each output's k weights contiguous, as
+ * GGUF and safetensors store them), against f32 activations a [...,m,k], giving f32 [...,m,n];
+ * outputs split over the executor, each a whole dot product in a fixed order.  A matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to BLAS
  * as it is, through its leading dimension and transpose flag; any other layout is copied first. */
 TL_API tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 

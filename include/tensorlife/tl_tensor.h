@@ -22,30 +22,45 @@ typedef struct tl_tensor {
     uint64_t bits;
 } tl_tensor;
 
-/* Every dtype, once: X(NAME, value, name, bytes, safetensors, gguf) with
+/* Every dtype, once: X(NAME, value, name, block, bytes, safetensors, gguf) with
  *   name         its lowercase name ("f32"), as tl_dtype_name returns it;
- *   bytes        of one element;
- *   safetensors  its dtype string in safetensors headers;
+ *   block        elements stored together: 1 for element types, 32 for the block-quantized
+ *                ones, whose blocks lie along a tensor's last dimension as GGUF stores them;
+ *   bytes        of one block (of one element where block is 1);
+ *   safetensors  its dtype string in safetensors headers (NULL: safetensors has none);
  *   gguf         its ggml_type number in GGUF files (-1: GGUF has none).
- * The enum, tl_dtype_size, tl_dtype_name, the file formats' mappings and every binding's list
- * come from here. */
-#define TL_DTYPE_MAP(X)          \
-  X(F32, 1, "f32", 4, "F32", 0)  \
-  X(F64, 2, "f64", 8, "F64", 28) \
-  X(I32, 3, "i32", 4, "I32", 26)
+ * Q8_0: an f16 scale d and 32 int8 q, value q * d.  Q4_0: an f16 scale d and 16 bytes of
+ * nibbles, element j in the low nibble of byte j and element j + 16 in its high nibble, value
+ * (q - 8) * d.  F16 is IEEE binary16, BF16 the top half of an f32.
+ * The enum, tl_dtype_size, tl_dtype_block, tl_dtype_name, the file formats' mappings and every
+ * binding's list come from here. */
+/* clang-format off */
+#define TL_DTYPE_MAP(X)                        \
+    X(F32, 1, "f32", 1, 4, "F32", 0)           \
+    X(F64, 2, "f64", 1, 8, "F64", 28)          \
+    X(I32, 3, "i32", 1, 4, "I32", 26)          \
+    X(F16, 4, "f16", 1, 2, "F16", 1)           \
+    X(BF16, 5, "bf16", 1, 2, "BF16", 30)       \
+    X(Q8_0, 6, "q8_0", 32, 34, NULL, 8)        \
+    X(Q4_0, 7, "q4_0", 32, 18, NULL, 2)
+/* clang-format on */
 
 /* The two sentinels (spelled TL_<TYPE>_FORCE_..._ in every enum) are no dtypes: they make the
  * enum span int32, so that any value a caller passes is a value of the type (and is refused
  * with TL_E_INVALID_ARGUMENT), never undefined. */
-#define TL_DTYPE_ENUM_ITEM_(NAME, value, name, bytes, safetensors, gguf) TL_##NAME = value,
+#define TL_DTYPE_ENUM_ITEM_(NAME, value, name, block, bytes, safetensors, gguf) TL_##NAME = value,
 typedef enum tl_dtype {
     TL_DTYPE_MAP(TL_DTYPE_ENUM_ITEM_) TL_DTYPE_FORCE_SIGNED_ = -1,
     TL_DTYPE_FORCE_INT32_ = 0x7fffffff
 } tl_dtype;
 #undef TL_DTYPE_ENUM_ITEM_
 
-/* Bytes of one element of dt, or 0 for a value that is no dtype. */
+/* Bytes of one element of dt; 0 for a block-quantized dtype (tl_dtype_block) or a value that
+ * is no dtype. */
 TL_API size_t tl_dtype_size(tl_dtype dt);
+/* How dt stores its elements: *elements per block (1 for element types) in *bytes.  A tensor of
+ * a block dtype has a last dimension that is a multiple of its block. */
+TL_API tl_status tl_dtype_block(tl_dtype dt, int64_t *elements, size_t *bytes);
 /* A static lowercase name ("f32"), or "?" for a value that is no dtype. */
 TL_API const char *tl_dtype_name(tl_dtype dt);
 

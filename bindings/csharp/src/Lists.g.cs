@@ -95,7 +95,11 @@ namespace TensorLife {
   public enum DType {
     F32 = 1,
     F64 = 2,
-    I32 = 3
+    I32 = 3,
+    F16 = 4,
+    BF16 = 5,
+    Q8_0 = 6,
+    Q4_0 = 7
   }
 
   /// <summary>A scope's growth: Grow adds chunks, Fixed refuses with ScopeFullException.</summary>

@@ -98,6 +98,10 @@ ERRORS = {cls.status: cls for cls in TensorLifeError.__subclasses__()}
 F32 = 1
 F64 = 2
 I32 = 3
+F16 = 4
+BF16 = 5
+Q8_0 = 6
+Q4_0 = 7
 GROW = 0
 FIXED = 1
 
@@ -118,4 +122,4 @@ _INFO_READ_ONLY = 20
 _INFO_COUNT = 21
 _INFO_SLOTS = 22
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'GROW', 'FIXED', 'BINDING_ABI_VERSION', 'ScopeStats']
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'BINDING_ABI_VERSION', 'ScopeStats']

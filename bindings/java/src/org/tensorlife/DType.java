@@ -5,7 +5,11 @@ package org.tensorlife;
 public enum DType {
     F32(1),
     F64(2),
-    I32(3);
+    I32(3),
+    F16(4),
+    BF16(5),
+    Q8_0(6),
+    Q4_0(7);
 
     final int code;
 

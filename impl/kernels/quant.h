@@ -1,0 +1,29 @@
+// The storage dtypes' element formats, bit for bit as GGUF and safetensors store them: f32 to
+// and from IEEE half and bfloat16 (round to nearest even; NaN stays NaN), and rows of Q8_0 and
+// Q4_0 blocks quantized by ggml's reference rounding and dequantized exactly (tl_tensor.h says
+// what a block holds).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tensorlife/tl_tensor.h"
+
+namespace tl {
+
+constexpr int64_t kQuantBlock = 32;
+constexpr size_t kQ8Bytes = 34, kQ4Bytes = 18;
+
+// Round to nearest even; out of range gives infinity; NaN stays a (quiet) NaN.  The other way is
+// half.h's, exact.
+uint16_t float_to_f16(float f);
+uint16_t float_to_bf16(float f);
+
+// n elements (a multiple of 32 for the block dtypes) of a row of dt to f32, and back.
+void dequantize_row(tl_dtype dt, const std::byte *src, float *dst, int64_t n);
+void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
+
+// The dot product of n f32 values x with a row of n elements of dt (a storage dtype), summed in
+// a fixed order (block by block, in float; the bits depend on the row alone).
+float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n);
+
+}  // namespace tl

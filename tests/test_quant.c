@@ -1,0 +1,283 @@
+/* The storage dtypes (f16, bf16, q8_0, q4_0): blocks bit for bit as GGUF stores them, ggml's
+ * reference rounding, products and row gathers that read weights as they are stored (at any
+ * offset, in any storage, inline or split), and every other op refusing them by name.  The
+ * references here decode the bit layouts themselves (tl_tensor.h's description), independent
+ * of the library's code. */
+#include <math.h>
+#include <stdint.h>
+
+#include "common.h"
+
+CONTEXT_SUITE(quant);
+
+/* IEEE half to float by its bit layout (exact in double). */
+static float half_ref(uint16_t h) {
+    const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double v = exponent == 0 ? ldexp(mantissa, -24) : ldexp(1024 + mantissa, exponent - 25);
+    return (float)(sign ? -v : v); /* the scales here are finite */
+}
+
+/* One row of n elements of a block dtype, decoded by the layout: Q8_0 [f16 d][32 x int8],
+ * Q4_0 [f16 d][16 bytes: element j low nibble, j + 16 high nibble], value (q - 8) d. */
+static void decode_row(tl_dtype dt, const unsigned char *row, float *out, int n) {
+    const int bytes = dt == TL_Q8_0 ? 34 : 18;
+    for (int b = 0; b < n / 32; ++b, row += bytes) {
+        const float d = half_ref((uint16_t)(row[0] | row[1] << 8));
+        for (int j = 0; j < 32; ++j) {
+            if (dt == TL_Q8_0)
+                out[b * 32 + j] = (float)(int8_t)row[2 + j] * d;
+            else {
+                const int q = j < 16 ? row[2 + j] & 0xf : row[2 + j - 16] >> 4;
+                out[b * 32 + j] = (float)(q - 8) * d;
+            }
+        }
+    }
+}
+
+static float lcg(unsigned *s) { return (float)((*s = *s * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f; }
+
+Test(quant, blocks_are_the_gguf_layout_with_ggml_reference_rounding) {
+    /* One block with hand-worked values: max |x| 127 makes d = 1 (f16 0x3c00) for q8_0, q = x. */
+    float x[64];
+    for (int j = 0; j < 64; ++j) x[j] = (float)(j % 2 ? -j : j) * (j < 32 ? 127.0f / 31.0f : 1.0f);
+    const int64_t shape[2] = {2, 32};
+    tl_tensor src, q8, q4, back;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, shape, x, sizeof x, &src));
+    OK(tl_convert(ctx, src, TL_Q8_0, &q8));
+    unsigned char bytes8[68];
+    OK(tl_tensor_read(ctx, q8, bytes8, sizeof bytes8));
+    /* Block 1: values 32, -33, ..., -63: d = 63/127 (as f16), q = round(x * 127/63) = -127 at -63. */
+    const float d1 = half_ref((uint16_t)(bytes8[34] | bytes8[35] << 8));
+    cr_assert(fabsf(d1 - 63.0f / 127.0f) < 1e-3f, "q8_0 scale %g", d1);
+    cr_assert_eq((int8_t)bytes8[34 + 2 + 31], -127, "the largest magnitude maps to -127");
+    float dec[64];
+    decode_row(TL_Q8_0, bytes8, dec, 64);
+    const float d0 = half_ref((uint16_t)(bytes8[0] | bytes8[1] << 8));
+    cr_assert_eq(d0, 1.0f, "block 0's largest magnitude is 127: scale 1");
+    for (int j = 0; j < 64; ++j) /* half a step of the block's scale, plus the scale's own f16 rounding */
+        cr_assert(fabsf(dec[j] - x[j]) <= (j < 32 ? d0 : d1) * 0.5f + 1e-3f * fabsf(x[j]), "q8_0 %d", j);
+    /* The library's own dequantization is the layout's, exactly. */
+    OK(tl_convert(ctx, q8, TL_F32, &back));
+    float got[64];
+    OK(tl_tensor_read(ctx, back, got, sizeof got));
+    cr_assert(memcmp(got, dec, sizeof got) == 0, "q8_0 dequantization differs from the bit layout");
+    /* Q4_0: d = (value of largest magnitude) / -8; nibbles min(15, trunc(x/d + 8.5)). */
+    OK(tl_convert(ctx, src, TL_Q4_0, &q4));
+    unsigned char bytes4[36];
+    OK(tl_tensor_read(ctx, q4, bytes4, sizeof bytes4));
+    decode_row(TL_Q4_0, bytes4, dec, 64);
+    OK(tl_convert(ctx, q4, TL_F32, &back));
+    OK(tl_tensor_read(ctx, back, got, sizeof got));
+    cr_assert(memcmp(got, dec, sizeof got) == 0, "q4_0 dequantization differs from the bit layout");
+    const float d4 = half_ref((uint16_t)(bytes4[18] | bytes4[19] << 8));
+    cr_assert_eq(d4, 63.0f / 8.0f, "q4_0 scale: the value of largest magnitude (-63) over -8");
+    /* ggml's rule, restated: nibble min(15, trunc(x / d + 8.5)) with d in f32, value (q - 8) * f16(d);
+     * positive values past 7d clip (the range is [-8d, 7d]). */
+    const float id4 = 1.0f / (-63.0f / -8.0f);
+    for (int j = 32; j < 64; ++j) {
+        int q = (int)(int8_t)(x[j] * id4 + 8.5f);
+        if (q > 15) q = 15;
+        cr_assert_eq(dec[j], (float)(q - 8) * d4, "q4_0 %d: %g, want %g", j, dec[j], (float)(q - 8) * d4);
+    }
+    /* An all-zero block: scale 0, every value 0. */
+    float zeros[32] = {0};
+    const int64_t one[1] = {32};
+    OK(tl_tensor_from_data(ctx, TL_F32, 1, one, zeros, sizeof zeros, &src));
+    OK(tl_convert(ctx, src, TL_Q8_0, &q8));
+    OK(tl_tensor_read(ctx, q8, bytes8, 34));
+    for (int j = 0; j < 34; ++j) cr_assert_eq(bytes8[j], 0);
+}
+
+Test(quant, shapes_take_whole_blocks) {
+    float x[40] = {0};
+    const int64_t odd[2] = {1, 40}, even[2] = {1, 32};
+    tl_tensor src, q;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, odd, x, sizeof x, &src));
+    FAILS_WITH(tl_convert(ctx, src, TL_Q8_0, &q), TL_E_SHAPE);
+    cr_assert(strstr(tl_last_error(), "blocks of 32"), "%s", tl_last_error());
+    FAILS_WITH(tl_tensor_from_data(ctx, TL_Q4_0, 2, odd, x, 18, &q), TL_E_SHAPE);
+    unsigned char raw[34] = {0};
+    FAILS_WITH(tl_tensor_from_data(ctx, TL_Q8_0, 2, even, raw, 33, &q), TL_E_INVALID_ARGUMENT); /* 34 bytes a block */
+    OK(tl_tensor_from_data(ctx, TL_Q8_0, 2, even, raw, 34, &q));
+    int64_t elems;
+    size_t bytes;
+    OK(tl_dtype_block(TL_Q4_0, &elems, &bytes));
+    cr_assert(elems == 32 && bytes == 18);
+    OK(tl_dtype_block(TL_BF16, &elems, &bytes));
+    cr_assert(elems == 1 && bytes == 2);
+    cr_assert_eq(tl_dtype_size(TL_Q8_0), 0, "no per-element size for a block dtype");
+    cr_assert_str_eq(tl_dtype_name(TL_Q4_0), "q4_0");
+}
+
+/* Every op that computes on elements refuses each storage dtype, naming the op and the dtype. */
+Test(quant, every_other_op_refuses_the_storage_dtypes_by_name) {
+    const tl_dtype storage[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+    float x[64];
+    for (int j = 0; j < 64; ++j) x[j] = (float)j;
+    const int64_t shape[2] = {2, 32};
+    tl_tensor f;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, shape, x, sizeof x, &f));
+    for (int i = 0; i < 4; ++i) {
+        tl_tensor w, out = {7};
+        OK(tl_convert(ctx, f, storage[i], &w));
+        const char *name = tl_dtype_name(storage[i]);
+#define REFUSED(call, what)                                                                           \
+  do {                                                                                                \
+    FAILS_WITH(call, TL_E_DTYPE);                                                                     \
+    cr_assert(strstr(tl_last_error(), what) && strstr(tl_last_error(), name), "%s", tl_last_error()); \
+    cr_assert_eq(out.bits, 7, "the output is untouched");                                             \
+  } while (0)
+        REFUSED(tl_add(ctx, w, w, &out), "add");
+        REFUSED(tl_mul(ctx, w, w, &out), "mul");
+        REFUSED(tl_sum(ctx, w, 0, 0, &out), "sum");
+        REFUSED(tl_argmax(ctx, w, 1, &out), "argmax");
+        REFUSED(tl_relu(ctx, w, &out), "relu");
+        REFUSED(tl_exp(ctx, w, &out), "exp");
+        REFUSED(tl_softmax(ctx, w, 1, &out), "softmax");
+        REFUSED(tl_scale(ctx, w, 2.0, &out), "scale");
+        REFUSED(tl_matmul(ctx, w, f, &out), "matmul"); /* a storage dtype as the activations */
+        char *json = NULL;
+        FAILS_WITH(tl_tensor_to_json(ctx, w, &json), TL_E_DTYPE);
+        if (storage[i] == TL_Q8_0 || storage[i] == TL_Q4_0) {
+            REFUSED(tl_contiguous(ctx, w, &out), "contiguous");
+            const int64_t flat[1] = {64};
+            REFUSED(tl_reshape(ctx, w, 1, flat, &out), "reshape");
+            tl_tensor z = {7};
+            FAILS_WITH(tl_tensor_zeros(ctx, storage[i], 2, shape, &z), TL_E_DTYPE);
+        }
+#undef REFUSED
+    }
+}
+
+/* y = x W^T with W [n, k] stored in each dtype, against the product over W's decoded values. */
+static void check_product(tl_dtype dt, int64_t m, int64_t k, int64_t n, float tol) {
+    unsigned seed = 7u + (unsigned)dt;
+    float *w = malloc(sizeof(float) * (size_t)(n * k)), *xa = malloc(sizeof(float) * (size_t)(m * k));
+    float *dec = malloc(sizeof(float) * (size_t)(n * k)), *y = malloc(sizeof(float) * (size_t)(m * n));
+    for (int64_t i = 0; i < n * k; ++i) w[i] = lcg(&seed);
+    for (int64_t i = 0; i < m * k; ++i) xa[i] = lcg(&seed);
+    const int64_t ws[2] = {n, k}, xs[2] = {m, k};
+    tl_tensor wf, wq, wt, x, out, back;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof(float) * (size_t)(n * k), &wf));
+    OK(tl_convert(ctx, wf, dt, &wq));
+    OK(tl_convert(ctx, wq, TL_F32, &back)); /* the decoded weights (exact: checked above) */
+    OK(tl_tensor_read(ctx, back, dec, sizeof(float) * (size_t)(n * k)));
+    OK(tl_transpose(ctx, wq, 0, 1, &wt));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, xa, sizeof(float) * (size_t)(m * k), &x));
+    OK(tl_matmul(ctx, x, wt, &out));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, out, &info));
+    cr_assert(info.dtype == TL_F32 && info.shape[0] == m && info.shape[1] == n);
+    OK(tl_tensor_read(ctx, out, y, sizeof(float) * (size_t)(m * n)));
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double want = 0, mag = 0;
+            for (int64_t t = 0; t < k; ++t) {
+                want += (double)xa[i * k + t] * dec[j * k + t];
+                mag += fabs((double)xa[i * k + t] * dec[j * k + t]);
+            }
+            cr_assert(fabs(y[i * n + j] - want) <= tol * mag + 1e-6, "%s [%lld,%lld]: %g, want %g", tl_dtype_name(dt),
+                      (long long)i, (long long)j, y[i * n + j], want);
+        }
+    free(w), free(xa), free(dec), free(y);
+}
+
+Test(quant, products_read_weights_as_stored) {
+    const tl_dtype all[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+    for (int i = 0; i < 4; ++i) {
+        check_product(all[i], 1, 64, 33, 1e-5f); /* decode: one row */
+        check_product(all[i], 5, 96, 17, 1e-5f); /* prefill: a few rows */
+    }
+    /* The stored layout is required: the weight untransposed is refused with the reason. */
+    float w[64] = {0};
+    const int64_t ws[2] = {2, 32}, xs[2] = {1, 2};
+    tl_tensor wq, wf, x, out;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &wf));
+    OK(tl_convert(ctx, wf, TL_Q8_0, &wq));
+    OK(tl_tensor_ones(ctx, TL_F32, 2, xs, &x));
+    FAILS_WITH(tl_matmul(ctx, x, wq, &out), TL_E_SHAPE);
+}
+
+/* SKaiNET's bug, named: a quantized weight times an activation in a scope's slab at a nonzero
+ * offset (and at offsets that move step to step) must give the bits of the same product on a
+ * fresh ambient activation, inline and on an executor. */
+typedef struct {
+    int calls;
+} reverse_exec;
+static void reverse_parallel_for(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
+    ((reverse_exec *)user)->calls++;
+    if (grain < 1) grain = 1;
+    for (int64_t end = count; end > 0; end -= grain) task(task_user, end - grain > 0 ? end - grain : 0, end);
+}
+
+Test(quant, quantized_weight_times_slab_activation_at_an_offset) {
+    const int64_t k = 256, n = 512, ws[2] = {n, k}, xs[2] = {1, k};
+    unsigned seed = 3;
+    float *w = malloc(sizeof(float) * (size_t)(n * k)), x[256], ref[512], got[512];
+    for (int64_t i = 0; i < n * k; ++i) w[i] = lcg(&seed);
+    for (int i = 0; i < 256; ++i) x[i] = lcg(&seed);
+    const tl_dtype all[4] = {TL_Q8_0, TL_Q4_0, TL_F16, TL_BF16};
+    for (int d = 0; d < 4; ++d) {
+        tl_tensor wf, wq, wt, xa, y;
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof(float) * (size_t)(n * k), &wf));
+        OK(tl_convert(ctx, wf, all[d], &wq));
+        OK(tl_transpose(ctx, wq, 0, 1, &wt));
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof x, &xa));
+        OK(tl_matmul(ctx, xa, wt, &y));
+        OK(tl_tensor_read(ctx, y, ref, sizeof ref));
+        tl_scope s;
+        OK(tl_scope_open(ctx, "step", 0, &s));
+        reverse_exec ex = {0};
+        const tl_executor hook = {&ex, reverse_parallel_for};
+        for (int step = 0; step < 6; ++step) {
+            OK(tl_context_set_executor(ctx, step % 2 ? &hook : NULL));
+            tl_tensor pad, xs_slab, ys;
+            const int64_t padn[1] = {1 + 13 * step}; /* moves the activation's offset every step */
+            OK(tl_tensor_zeros(ctx, TL_F32, 1, padn, &pad));
+            OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof x, &xs_slab));
+            tl_tensor_info info = TL_TENSOR_INFO_INIT;
+            OK(tl_tensor_info_get(ctx, xs_slab, &info));
+            cr_assert_gt(info.offset, 0, "the activation sits at a nonzero slab offset");
+            OK(tl_matmul(ctx, xs_slab, wt, &ys));
+            OK(tl_tensor_read(ctx, ys, got, sizeof got));
+            cr_assert(memcmp(got, ref, sizeof got) == 0, "%s step %d: the slab product differs from ambient",
+                      tl_dtype_name(all[d]), step);
+            OK(tl_scope_reset(ctx, s));
+        }
+        cr_assert_gt(ex.calls, 0, "the executor took the product");
+        OK(tl_context_set_executor(ctx, NULL));
+        OK(tl_scope_close(ctx, s));
+    }
+    free(w);
+}
+
+Test(quant, embedding_rows_and_f16_caches) {
+    /* gather_rows from a q8_0 table gives the decoded rows as f32. */
+    float t[4 * 32];
+    unsigned seed = 11;
+    for (int i = 0; i < 128; ++i) t[i] = lcg(&seed);
+    const int64_t ts[2] = {4, 32};
+    tl_tensor tf, tq, ids, rows, dec;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ts, t, sizeof t, &tf));
+    OK(tl_convert(ctx, tf, TL_Q8_0, &tq));
+    OK(tl_convert(ctx, tq, TL_F32, &dec));
+    const int32_t id[3] = {3, 0, 3};
+    const int64_t is[1] = {3};
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, is, id, sizeof id, &ids));
+    OK(tl_gather_rows(ctx, tq, ids, &rows));
+    float got[96], all[128];
+    OK(tl_tensor_read(ctx, rows, got, sizeof got));
+    OK(tl_tensor_read(ctx, dec, all, sizeof all));
+    for (int r = 0; r < 3; ++r) cr_assert(memcmp(got + r * 32, all + id[r] * 32, 128) == 0, "row %d", r);
+    /* An f16 KV cache: copy_into converts f32 rows into it; a row reads back within half's rounding. */
+    const int64_t cs[2] = {8, 32}, rs[2] = {1, 32};
+    tl_tensor cache, row, slot, back;
+    OK(tl_tensor_zeros(ctx, TL_F16, 2, cs, &cache));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, rs, t, 128, &row));
+    OK(tl_slice(ctx, cache, 0, 5, 1, &slot));
+    OK(tl_copy_into(ctx, row, slot));
+    OK(tl_convert(ctx, slot, TL_F32, &back));
+    OK(tl_tensor_read(ctx, back, got, 128));
+    for (int j = 0; j < 32; ++j) cr_assert(fabsf(got[j] - t[j]) <= fabsf(t[j]) * 0x1p-11f, "f16 cache %d", j);
+    FAILS_WITH(tl_copy_into(ctx, back, tq), TL_E_DTYPE); /* not into a quantized tensor */
+}

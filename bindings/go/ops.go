@@ -37,6 +37,15 @@ func (ctx *Context) Silu(a Tensor) (Tensor, error) { return ctx.unary(raw.Tlb_si
 func (ctx *Context) Exp(a Tensor) (Tensor, error)  { return ctx.unary(raw.Tlb_exp, a) }
 func (ctx *Context) Tanh(a Tensor) (Tensor, error) { return ctx.unary(raw.Tlb_tanh, a) }
 
+// Convert makes a new tensor of dtype to: Float32 to and from Float16, BFloat16, Q8_0 and Q4_0
+// (weights as models store them; see tl_ops.h for the ops that take them).
+func (ctx *Context) Convert(a Tensor, to DType) (Tensor, error) {
+	if err := ctx.own(a); err != nil {
+		return Tensor{}, err
+	}
+	return ctx.made(raw.Tlb_convert(ctx.c, a.bits, int(to)))
+}
+
 // Contiguous copies a view into a new contiguous tensor.
 func (ctx *Context) Contiguous(a Tensor) (Tensor, error) { return ctx.unary(raw.Tlb_contiguous, a) }
 

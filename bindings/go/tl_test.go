@@ -299,3 +299,50 @@ func TestViewsReductionsAndCaches(t *testing.T) {
 		t.Fatalf("gelu gave %v", v)
 	}
 }
+
+// Weights in a storage dtype: converted, used as a matmul's weight as stored, refused by
+// arithmetic with the library's message.
+func TestStorageDtypes(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	w := make([]float32, 4*32)
+	x := make([]float32, 32)
+	for i := range w {
+		w[i] = float32(i%7) - 3
+	}
+	for i := range x {
+		x[i] = 1
+	}
+	wf, _ := ctx.FromFloat32([]int64{4, 32}, w)
+	xf, _ := ctx.FromFloat32([]int64{1, 32}, x)
+	for _, dt := range []tl.DType{tl.Float16, tl.BFloat16, tl.Q8_0, tl.Q4_0} {
+		wq, err := ctx.Convert(wf, dt)
+		if err != nil {
+			t.Fatalf("convert to %d: %v", dt, err)
+		}
+		if info, _ := wq.Info(); info.DType != dt {
+			t.Fatalf("dtype %d, want %d", info.DType, dt)
+		}
+		wt, _ := ctx.Transpose(wq, 0, 1)
+		y, err := ctx.MatMul(xf, wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, _ := ctx.Convert(wq, tl.Float32)
+		bt, _ := ctx.Transpose(back, 0, 1)
+		want, _ := ctx.MatMul(xf, bt)
+		got, _ := y.Float32s()
+		ref, _ := want.Float32s()
+		for j := range got {
+			if d := got[j] - ref[j]; d > 1e-3 || d < -1e-3 {
+				t.Fatalf("dtype %d output %d: %g, want %g", dt, j, got[j], ref[j])
+			}
+		}
+		if _, err := ctx.Add(wq, wq); !errors.Is(err, tl.ErrDtype) {
+			t.Fatalf("add of dtype %d: %v, want ErrDtype", dt, err)
+		}
+	}
+}

@@ -156,3 +156,18 @@ def test_fast_ops_refuse_what_is_not_theirs():
         assert ctx.add(a, a).tolist() == [2.0, 2.0]
     with pytest.raises(tl.InvalidHandleError):
         ctx.add(a, a)  # the context is closed
+
+
+def test_storage_dtypes():
+    """Weights in a storage dtype: converted, a matmul's weight as stored, refused by arithmetic."""
+    with tl.Context() as ctx:
+        w = ctx.tensor([float(i % 7 - 3) for i in range(4 * 32)], shape=(4, 32))
+        x = ctx.tensor([1.0] * 32, shape=(1, 32))
+        for dt in (tl.F16, tl.BF16, tl.Q8_0, tl.Q4_0):
+            wq = ctx.convert(w, dt)
+            assert wq.info()["dtype"] == dt
+            got = ctx.matmul(x, ctx.transpose(wq, 0, 1)).tolist()
+            want = ctx.matmul(x, ctx.transpose(ctx.convert(wq, tl.F32), 0, 1)).tolist()
+            assert len(got) == len(want) == 4 and all(abs(g - r) < 1e-3 for g, r in zip(got, want))
+            with pytest.raises(tl.DtypeError, match="add"):
+                ctx.add(wq, wq)

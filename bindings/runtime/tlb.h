@@ -103,6 +103,8 @@ uint64_t tlb_silu(uint64_t c, uint64_t a);
 uint64_t tlb_exp(uint64_t c, uint64_t a);
 uint64_t tlb_tanh(uint64_t c, uint64_t a);
 uint64_t tlb_contiguous(uint64_t c, uint64_t a);
+/* tl_convert: a new tensor of dtype `to` (f32 to and from f16, bf16, q8_0, q4_0). */
+uint64_t tlb_convert(uint64_t c, uint64_t a, int to);
 /* w, b: 0 for none. */
 uint64_t tlb_rmsnorm(uint64_t c, uint64_t a, uint64_t w, double eps);
 uint64_t tlb_layernorm(uint64_t c, uint64_t a, uint64_t w, uint64_t b, double eps);

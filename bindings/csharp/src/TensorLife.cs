@@ -154,6 +154,8 @@ public sealed class Context : IDisposable {
     public Tensor Exp(Tensor a) => Made(R.tlb_exp(c, B(a)));
     public Tensor Tanh(Tensor a) => Made(R.tlb_tanh(c, B(a)));
     public Tensor Contiguous(Tensor a) => Made(R.tlb_contiguous(c, B(a)));
+    /// A new tensor of dtype to: F32 to and from F16, BF16, Q8_0 and Q4_0 (weights as stored).
+    public Tensor Convert(Tensor a, DType to) => Made(R.tlb_convert(c, B(a), (int)to));
     /// Over the last axis; w may be null for none.
     public Tensor RmsNorm(Tensor x, Tensor w, double eps) => Made(R.tlb_rmsnorm(c, B(x), B(w), eps));
     public Tensor LayerNorm(Tensor x, Tensor w, Tensor b, double eps) => Made(R.tlb_layernorm(c, B(x), B(w), B(b), eps));

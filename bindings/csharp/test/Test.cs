@@ -214,6 +214,24 @@ static class Test {
         Check(after - first < (96L << 20) && after - before < (256L << 20), "resident memory grows with dropped contexts");
     }
 
+    // Weights in a storage dtype: converted, a matmul's weight as stored, refused by arithmetic.
+    static void StorageDtypes() {
+        using (var ctx = new Context()) {
+            var w = new float[4 * 32]; var x = new float[32];
+            for (int i = 0; i < w.Length; i++) w[i] = (i % 7) - 3;
+            for (int i = 0; i < x.Length; i++) x[i] = 1;
+            Tensor wf = ctx.FromFloats(new long[] { 4, 32 }, w), xf = ctx.FromFloats(new long[] { 1, 32 }, x);
+            foreach (var dt in new[] { DType.F16, DType.BF16, DType.Q8_0, DType.Q4_0 }) {
+                var wq = ctx.Convert(wf, dt);
+                Check(wq.Info().DType == dt, $"dtype {dt}");
+                var got = ctx.MatMul(xf, ctx.Transpose(wq, 0, 1)).ToFloats();
+                var want = ctx.MatMul(xf, ctx.Transpose(ctx.Convert(wq, DType.F32), 0, 1)).ToFloats();
+                for (int j = 0; j < got.Length; j++) Check(Math.Abs(got[j] - want[j]) < 1e-3, $"{dt} output {j}");
+                Throws<DtypeException>(() => ctx.Add(wq, wq), $"add of {dt}");
+            }
+        }
+    }
+
     static void WholeApi() {
         Check(Context.AbiVersion == BindingInfo.AbiVersion, "abi version");
         Context.BlasThreads = 1;
@@ -275,6 +293,7 @@ static class Test {
         Run("dropped contexts are released", DroppedContexts);
         Run("one context, many threads", ManyThreads);
         Run("the whole API", WholeApi);
+        Run("storage dtypes", StorageDtypes);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -230,6 +230,29 @@ public final class TensorLifeTest {
         }
     }
 
+    /** Weights in a storage dtype: converted, a matmul's weight as stored, refused by arithmetic. */
+    static void storageDtypes() {
+        try (Context ctx = new Context()) {
+            float[] w = new float[4 * 32], x = new float[32];
+            for (int i = 0; i < w.length; i++) w[i] = (i % 7) - 3;
+            java.util.Arrays.fill(x, 1f);
+            Tensor wf = ctx.fromFloats(new long[] {4, 32}, w), xf = ctx.fromFloats(new long[] {1, 32}, x);
+            for (DType dt : new DType[] {DType.F16, DType.BF16, DType.Q8_0, DType.Q4_0}) {
+                Tensor wq = ctx.convert(wf, dt);
+                check(wq.info().dtype() == dt, "dtype " + dt);
+                float[] got = ctx.matmul(xf, ctx.transpose(wq, 0, 1)).toFloats();
+                float[] want = ctx.matmul(xf, ctx.transpose(ctx.convert(wq, DType.F32), 0, 1)).toFloats();
+                for (int j = 0; j < got.length; j++) check(Math.abs(got[j] - want[j]) < 1e-3, dt + " output " + j);
+                try {
+                    ctx.add(wq, wq);
+                    check(false, "add of " + dt + " was not refused");
+                } catch (TensorLifeException.DtypeException e) {
+                    check(e.getMessage().contains("add") && e.getMessage().contains(dt.name().toLowerCase()), e.getMessage());
+                }
+            }
+        }
+    }
+
     static void wholeApi() throws Exception {
         check(Context.abiVersion() == BindingInfo.ABI_VERSION, "abi version");
         Context.setBlasThreads(1);
@@ -318,6 +341,7 @@ public final class TensorLifeTest {
         test("dropped contexts are released", TensorLifeTest::droppedContexts);
         test("one context, many threads", TensorLifeTest::manyThreads);
         test("the whole API", TensorLifeTest::wholeApi);
+        test("storage dtypes", TensorLifeTest::storageDtypes);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

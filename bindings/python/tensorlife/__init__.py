@@ -213,6 +213,10 @@ class Context(_r._ContextBase):
     def contiguous(self, a):
         return self._unary(_r.tlb_contiguous, a)
 
+    def convert(self, a, to):
+        """A new tensor of dtype `to`: F32 to and from F16, BF16, Q8_0 and Q4_0 (weights as stored)."""
+        return self._unary(_r.tlb_convert, a, int(to))
+
     def rmsnorm(self, x, w=None, eps=1e-5):
         """Over the last axis; w None for no weight."""
         self._own(x, w)

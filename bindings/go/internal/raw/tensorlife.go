@@ -181,48 +181,51 @@ typedef long long swig_type_151;
 typedef long long swig_type_152;
 typedef long long swig_type_153;
 typedef long long swig_type_154;
-typedef _goslice_ swig_type_155;
+typedef long long swig_type_155;
 typedef long long swig_type_156;
 typedef long long swig_type_157;
 typedef _goslice_ swig_type_158;
 typedef long long swig_type_159;
 typedef long long swig_type_160;
-typedef long long swig_type_161;
+typedef _goslice_ swig_type_161;
 typedef long long swig_type_162;
 typedef long long swig_type_163;
-typedef _gostring_ swig_type_164;
+typedef long long swig_type_164;
 typedef long long swig_type_165;
 typedef long long swig_type_166;
 typedef _gostring_ swig_type_167;
 typedef long long swig_type_168;
-typedef _gostring_ swig_type_169;
-typedef long long swig_type_170;
+typedef long long swig_type_169;
+typedef _gostring_ swig_type_170;
 typedef long long swig_type_171;
 typedef _gostring_ swig_type_172;
 typedef long long swig_type_173;
 typedef long long swig_type_174;
-typedef long long swig_type_175;
+typedef _gostring_ swig_type_175;
 typedef long long swig_type_176;
 typedef long long swig_type_177;
-typedef _gostring_ swig_type_178;
+typedef long long swig_type_178;
 typedef long long swig_type_179;
 typedef long long swig_type_180;
 typedef _gostring_ swig_type_181;
-typedef _gostring_ swig_type_182;
-typedef _goslice_ swig_type_183;
+typedef long long swig_type_182;
+typedef long long swig_type_183;
 typedef _gostring_ swig_type_184;
-typedef long long swig_type_185;
-typedef _gostring_ swig_type_186;
-typedef long long swig_type_187;
+typedef _gostring_ swig_type_185;
+typedef _goslice_ swig_type_186;
+typedef _gostring_ swig_type_187;
 typedef long long swig_type_188;
-typedef long long swig_type_189;
+typedef _gostring_ swig_type_189;
 typedef long long swig_type_190;
-typedef _gostring_ swig_type_191;
+typedef long long swig_type_191;
 typedef long long swig_type_192;
 typedef long long swig_type_193;
-typedef long long swig_type_194;
+typedef _gostring_ swig_type_194;
 typedef long long swig_type_195;
 typedef long long swig_type_196;
+typedef long long swig_type_197;
+typedef long long swig_type_198;
+typedef long long swig_type_199;
 extern void _wrap_Swig_free_raw_00f86f9e36cf3197(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_raw_00f86f9e36cf3197(swig_intgo arg1);
 extern swig_type_1 _wrap_tlb_status_string_raw_00f86f9e36cf3197(swig_intgo arg1);
@@ -268,31 +271,32 @@ extern swig_type_102 _wrap_tlb_silu_raw_00f86f9e36cf3197(swig_type_103 arg1, swi
 extern swig_type_105 _wrap_tlb_exp_raw_00f86f9e36cf3197(swig_type_106 arg1, swig_type_107 arg2);
 extern swig_type_108 _wrap_tlb_tanh_raw_00f86f9e36cf3197(swig_type_109 arg1, swig_type_110 arg2);
 extern swig_type_111 _wrap_tlb_contiguous_raw_00f86f9e36cf3197(swig_type_112 arg1, swig_type_113 arg2);
-extern swig_type_114 _wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(swig_type_115 arg1, swig_type_116 arg2, swig_type_117 arg3, double arg4);
-extern swig_type_118 _wrap_tlb_layernorm_raw_00f86f9e36cf3197(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4, double arg5);
-extern swig_type_123 _wrap_tlb_sum_raw_00f86f9e36cf3197(swig_type_124 arg1, swig_type_125 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_126 _wrap_tlb_mean_raw_00f86f9e36cf3197(swig_type_127 arg1, swig_type_128 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_129 _wrap_tlb_argmax_raw_00f86f9e36cf3197(swig_type_130 arg1, swig_type_131 arg2, swig_intgo arg3);
-extern swig_type_132 _wrap_tlb_softmax_raw_00f86f9e36cf3197(swig_type_133 arg1, swig_type_134 arg2, swig_intgo arg3);
-extern swig_type_135 _wrap_tlb_scale_raw_00f86f9e36cf3197(swig_type_136 arg1, swig_type_137 arg2, double arg3);
-extern swig_type_138 _wrap_tlb_attention_raw_00f86f9e36cf3197(swig_type_139 arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, double arg6);
-extern swig_type_144 _wrap_tlb_slice_raw_00f86f9e36cf3197(swig_type_145 arg1, swig_type_146 arg2, swig_intgo arg3, swig_type_147 arg4, swig_type_148 arg5);
-extern swig_type_149 _wrap_tlb_transpose_raw_00f86f9e36cf3197(swig_type_150 arg1, swig_type_151 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_152 _wrap_tlb_reshape_raw_00f86f9e36cf3197(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_type_156 _wrap_tlb_concat_raw_00f86f9e36cf3197(swig_type_157 arg1, swig_type_158 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_tlb_copy_into_raw_00f86f9e36cf3197(swig_type_159 arg1, swig_type_160 arg2, swig_type_161 arg3);
-extern swig_type_162 _wrap_tlb_st_open_raw_00f86f9e36cf3197(swig_type_163 arg1, swig_type_164 arg2);
-extern swig_type_165 _wrap_tlb_st_map_raw_00f86f9e36cf3197(swig_type_166 arg1, swig_type_167 arg2);
-extern swig_intgo _wrap_tlb_st_maps_raw_00f86f9e36cf3197(swig_type_168 arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_tlb_st_count_raw_00f86f9e36cf3197(swig_type_171 arg1);
-extern swig_type_172 _wrap_tlb_st_name_raw_00f86f9e36cf3197(swig_type_173 arg1, swig_type_174 arg2);
-extern swig_type_175 _wrap_tlb_st_get_raw_00f86f9e36cf3197(swig_type_176 arg1, swig_type_177 arg2, swig_type_178 arg3);
-extern void _wrap_tlb_st_close_raw_00f86f9e36cf3197(swig_type_179 arg1);
-extern swig_intgo _wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(swig_type_180 arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4);
-extern swig_type_184 _wrap_tlb_context_report_json_raw_00f86f9e36cf3197(swig_type_185 arg1);
-extern swig_type_186 _wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(swig_type_187 arg1, swig_type_188 arg2);
-extern swig_type_189 _wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(swig_type_190 arg1, swig_type_191 arg2);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(swig_type_192 arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4, swig_type_196 arg5);
+extern swig_type_114 _wrap_tlb_convert_raw_00f86f9e36cf3197(swig_type_115 arg1, swig_type_116 arg2, swig_intgo arg3);
+extern swig_type_117 _wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(swig_type_118 arg1, swig_type_119 arg2, swig_type_120 arg3, double arg4);
+extern swig_type_121 _wrap_tlb_layernorm_raw_00f86f9e36cf3197(swig_type_122 arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, double arg5);
+extern swig_type_126 _wrap_tlb_sum_raw_00f86f9e36cf3197(swig_type_127 arg1, swig_type_128 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_129 _wrap_tlb_mean_raw_00f86f9e36cf3197(swig_type_130 arg1, swig_type_131 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_132 _wrap_tlb_argmax_raw_00f86f9e36cf3197(swig_type_133 arg1, swig_type_134 arg2, swig_intgo arg3);
+extern swig_type_135 _wrap_tlb_softmax_raw_00f86f9e36cf3197(swig_type_136 arg1, swig_type_137 arg2, swig_intgo arg3);
+extern swig_type_138 _wrap_tlb_scale_raw_00f86f9e36cf3197(swig_type_139 arg1, swig_type_140 arg2, double arg3);
+extern swig_type_141 _wrap_tlb_attention_raw_00f86f9e36cf3197(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5, double arg6);
+extern swig_type_147 _wrap_tlb_slice_raw_00f86f9e36cf3197(swig_type_148 arg1, swig_type_149 arg2, swig_intgo arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_tlb_transpose_raw_00f86f9e36cf3197(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_155 _wrap_tlb_reshape_raw_00f86f9e36cf3197(swig_type_156 arg1, swig_type_157 arg2, swig_type_158 arg3);
+extern swig_type_159 _wrap_tlb_concat_raw_00f86f9e36cf3197(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_tlb_copy_into_raw_00f86f9e36cf3197(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3);
+extern swig_type_165 _wrap_tlb_st_open_raw_00f86f9e36cf3197(swig_type_166 arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_tlb_st_map_raw_00f86f9e36cf3197(swig_type_169 arg1, swig_type_170 arg2);
+extern swig_intgo _wrap_tlb_st_maps_raw_00f86f9e36cf3197(swig_type_171 arg1, swig_type_172 arg2);
+extern swig_type_173 _wrap_tlb_st_count_raw_00f86f9e36cf3197(swig_type_174 arg1);
+extern swig_type_175 _wrap_tlb_st_name_raw_00f86f9e36cf3197(swig_type_176 arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_tlb_st_get_raw_00f86f9e36cf3197(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
+extern void _wrap_tlb_st_close_raw_00f86f9e36cf3197(swig_type_182 arg1);
+extern swig_intgo _wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(swig_type_183 arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_tlb_context_report_json_raw_00f86f9e36cf3197(swig_type_188 arg1);
+extern swig_type_189 _wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(swig_type_190 arg1, swig_type_191 arg2);
+extern swig_type_192 _wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(swig_type_193 arg1, swig_type_194 arg2);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(swig_type_195 arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
 #undef intgo
 */
 import "C"
@@ -749,13 +753,22 @@ func Tlb_contiguous(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	return swig_r
 }
 
+func Tlb_convert(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (uint64)(C._wrap_tlb_convert_raw_00f86f9e36cf3197(C.swig_type_115(_swig_i_0), C.swig_type_116(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	return swig_r
+}
+
 func Tlb_rmsnorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 float64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(C.swig_type_115(_swig_i_0), C.swig_type_116(_swig_i_1), C.swig_type_117(_swig_i_2), C.double(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(C.swig_type_118(_swig_i_0), C.swig_type_119(_swig_i_1), C.swig_type_120(_swig_i_2), C.double(_swig_i_3)))
 	return swig_r
 }
 
@@ -766,7 +779,7 @@ func Tlb_layernorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 floa
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_00f86f9e36cf3197(C.swig_type_119(_swig_i_0), C.swig_type_120(_swig_i_1), C.swig_type_121(_swig_i_2), C.swig_type_122(_swig_i_3), C.double(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_00f86f9e36cf3197(C.swig_type_122(_swig_i_0), C.swig_type_123(_swig_i_1), C.swig_type_124(_swig_i_2), C.swig_type_125(_swig_i_3), C.double(_swig_i_4)))
 	return swig_r
 }
 
@@ -776,7 +789,7 @@ func Tlb_sum(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_sum_raw_00f86f9e36cf3197(C.swig_type_124(_swig_i_0), C.swig_type_125(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_sum_raw_00f86f9e36cf3197(C.swig_type_127(_swig_i_0), C.swig_type_128(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -786,7 +799,7 @@ func Tlb_mean(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_mean_raw_00f86f9e36cf3197(C.swig_type_127(_swig_i_0), C.swig_type_128(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_mean_raw_00f86f9e36cf3197(C.swig_type_130(_swig_i_0), C.swig_type_131(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -795,7 +808,7 @@ func Tlb_argmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_argmax_raw_00f86f9e36cf3197(C.swig_type_130(_swig_i_0), C.swig_type_131(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_argmax_raw_00f86f9e36cf3197(C.swig_type_133(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -804,7 +817,7 @@ func Tlb_softmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_softmax_raw_00f86f9e36cf3197(C.swig_type_133(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_softmax_raw_00f86f9e36cf3197(C.swig_type_136(_swig_i_0), C.swig_type_137(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -813,7 +826,7 @@ func Tlb_scale(arg1 uint64, arg2 uint64, arg3 float64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_scale_raw_00f86f9e36cf3197(C.swig_type_136(_swig_i_0), C.swig_type_137(_swig_i_1), C.double(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_scale_raw_00f86f9e36cf3197(C.swig_type_139(_swig_i_0), C.swig_type_140(_swig_i_1), C.double(_swig_i_2)))
 	return swig_r
 }
 
@@ -825,7 +838,7 @@ func Tlb_attention(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (uint64)(C._wrap_tlb_attention_raw_00f86f9e36cf3197(C.swig_type_139(_swig_i_0), C.swig_type_140(_swig_i_1), C.swig_type_141(_swig_i_2), C.swig_type_142(_swig_i_3), C.swig_type_143(_swig_i_4), C.double(_swig_i_5)))
+	swig_r = (uint64)(C._wrap_tlb_attention_raw_00f86f9e36cf3197(C.swig_type_142(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), C.swig_type_145(_swig_i_3), C.swig_type_146(_swig_i_4), C.double(_swig_i_5)))
 	return swig_r
 }
 
@@ -836,7 +849,7 @@ func Tlb_slice(arg1 uint64, arg2 uint64, arg3 int, arg4 int64, arg5 int64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_slice_raw_00f86f9e36cf3197(C.swig_type_145(_swig_i_0), C.swig_type_146(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_147(_swig_i_3), C.swig_type_148(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_slice_raw_00f86f9e36cf3197(C.swig_type_148(_swig_i_0), C.swig_type_149(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_150(_swig_i_3), C.swig_type_151(_swig_i_4)))
 	return swig_r
 }
 
@@ -846,7 +859,7 @@ func Tlb_transpose(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_transpose_raw_00f86f9e36cf3197(C.swig_type_150(_swig_i_0), C.swig_type_151(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_transpose_raw_00f86f9e36cf3197(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -855,7 +868,7 @@ func Tlb_reshape(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_reshape_raw_00f86f9e36cf3197(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_reshape_raw_00f86f9e36cf3197(C.swig_type_156(_swig_i_0), C.swig_type_157(_swig_i_1), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -867,7 +880,7 @@ func Tlb_concat(arg1 uint64, arg2 []uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_concat_raw_00f86f9e36cf3197(C.swig_type_157(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_concat_raw_00f86f9e36cf3197(C.swig_type_160(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -879,7 +892,7 @@ func Tlb_copy_into(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_copy_into_raw_00f86f9e36cf3197(C.swig_type_159(_swig_i_0), C.swig_type_160(_swig_i_1), C.swig_type_161(_swig_i_2)))
+	swig_r = (int)(C._wrap_tlb_copy_into_raw_00f86f9e36cf3197(C.swig_type_162(_swig_i_0), C.swig_type_163(_swig_i_1), C.swig_type_164(_swig_i_2)))
 	return swig_r
 }
 
@@ -887,7 +900,7 @@ func Tlb_st_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_open_raw_00f86f9e36cf3197(C.swig_type_163(_swig_i_0), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_open_raw_00f86f9e36cf3197(C.swig_type_166(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -898,7 +911,7 @@ func Tlb_st_map(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_map_raw_00f86f9e36cf3197(C.swig_type_166(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_map_raw_00f86f9e36cf3197(C.swig_type_169(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -909,7 +922,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_st_maps_raw_00f86f9e36cf3197(C.swig_type_168(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_tlb_st_maps_raw_00f86f9e36cf3197(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -919,7 +932,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 func Tlb_st_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_st_count_raw_00f86f9e36cf3197(C.swig_type_171(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_st_count_raw_00f86f9e36cf3197(C.swig_type_174(_swig_i_0)))
 	return swig_r
 }
 
@@ -927,7 +940,7 @@ func Tlb_st_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_st_name_raw_00f86f9e36cf3197(C.swig_type_173(_swig_i_0), C.swig_type_174(_swig_i_1))
+	swig_r_p := C._wrap_tlb_st_name_raw_00f86f9e36cf3197(C.swig_type_176(_swig_i_0), C.swig_type_177(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -939,7 +952,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_st_get_raw_00f86f9e36cf3197(C.swig_type_176(_swig_i_0), C.swig_type_177(_swig_i_1), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_st_get_raw_00f86f9e36cf3197(C.swig_type_179(_swig_i_0), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -948,7 +961,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 
 func Tlb_st_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_st_close_raw_00f86f9e36cf3197(C.swig_type_179(_swig_i_0))
+	C._wrap_tlb_st_close_raw_00f86f9e36cf3197(C.swig_type_182(_swig_i_0))
 }
 
 func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int) {
@@ -957,7 +970,7 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(C.swig_type_180(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(C.swig_type_183(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -973,7 +986,7 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 func Tlb_context_report_json(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_context_report_json_raw_00f86f9e36cf3197(C.swig_type_185(_swig_i_0))
+	swig_r_p := C._wrap_tlb_context_report_json_raw_00f86f9e36cf3197(C.swig_type_188(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -984,7 +997,7 @@ func Tlb_tensor_to_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(C.swig_type_187(_swig_i_0), C.swig_type_188(_swig_i_1))
+	swig_r_p := C._wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(C.swig_type_190(_swig_i_0), C.swig_type_191(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -995,7 +1008,7 @@ func Tlb_tensor_from_json(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(C.swig_type_190(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(C.swig_type_193(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1009,7 +1022,7 @@ func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(C.swig_type_192(_swig_i_0), C.swig_type_193(_swig_i_1), C.swig_type_194(_swig_i_2), C.swig_type_195(_swig_i_3), C.swig_type_196(_swig_i_4)))
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(C.swig_type_195(_swig_i_0), C.swig_type_196(_swig_i_1), C.swig_type_197(_swig_i_2), C.swig_type_198(_swig_i_3), C.swig_type_199(_swig_i_4)))
 	return swig_r
 }
 

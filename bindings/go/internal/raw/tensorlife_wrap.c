@@ -927,6 +927,23 @@ long long _wrap_tlb_contiguous_raw_00f86f9e36cf3197(long long _swig_go_0, long l
 }
 
 
+long long _wrap_tlb_convert_raw_00f86f9e36cf3197(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int arg3 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (uint64_t)tlb_convert(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 long long _wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;

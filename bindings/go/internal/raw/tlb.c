@@ -403,6 +403,7 @@ TLB_OP(tlb_sum(uint64_t c, uint64_t a, int axis, int keepdim), tl_sum(x->ctx, ta
 TLB_OP(tlb_mean(uint64_t c, uint64_t a, int axis, int keepdim), tl_mean(x->ctx, ta, axis, keepdim != 0, &r))
 TLB_OP(tlb_argmax(uint64_t c, uint64_t a, int axis), tl_argmax(x->ctx, ta, axis, &r))
 TLB_OP(tlb_softmax(uint64_t c, uint64_t a, int axis), tl_softmax(x->ctx, ta, axis, &r))
+TLB_OP(tlb_convert(uint64_t c, uint64_t a, int to), tl_convert(x->ctx, ta, (tl_dtype)to, &r))
 TLB_OP(tlb_scale(uint64_t c, uint64_t a, double s), tl_scale(x->ctx, ta, s, &r))
 TLB_OP(tlb_attention(uint64_t c, uint64_t a, uint64_t k, uint64_t v, int64_t valid_rows, double scale),
        tl_attention(x->ctx, ta, (tl_tensor){k}, (tl_tensor){v}, valid_rows, scale, &r))

@@ -119,6 +119,9 @@ public final class Context implements AutoCloseable {
     public Tensor exp(Tensor a) { return made(tensorlife.tlb_exp(c, bits(a))); }
     public Tensor tanh(Tensor a) { return made(tensorlife.tlb_tanh(c, bits(a))); }
     public Tensor contiguous(Tensor a) { return made(tensorlife.tlb_contiguous(c, bits(a))); }
+
+    /** A new tensor of dtype to: F32 to and from F16, BF16, Q8_0 and Q4_0 (weights as stored). */
+    public Tensor convert(Tensor a, DType to) { return made(tensorlife.tlb_convert(c, bits(a), to.code)); }
     /** Over the last axis; w may be null for none. */
     public Tensor rmsnorm(Tensor x, Tensor w, double eps) { return made(tensorlife.tlb_rmsnorm(c, bits(x), bits(w), eps)); }
     /** Over the last axis; w and b may be null for none. */

@@ -110,12 +110,6 @@ static double sgemv_streaming(sgemv_job *j, int count, job_pool *pool, int reps)
 
 /* ---- 2. decode steps -------------------------------------------------------------------------- */
 
-/* Bytes of weights one step reads: every layer's matrices and the logits head (embedding and
- * norm rows are noise beside them). */
-static double weight_bytes(const model_config *c) {
-    const double d = c->d_model;
-    return 4.0 * ((double)c->layers * 12.0 * d * d + d * (double)c->vocab);
-}
 
 /* How a step's work is shared: BLAS's threads, and the context's executor (a job pool). */
 typedef struct thread_setup {
@@ -142,15 +136,16 @@ typedef struct summary_row {
 static summary_row summary[8];
 static int summary_rows;
 
-static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds, const thread_setup *setups,
-                        int nsetups, int summarize) {
+static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int steps, int rounds,
+                        const thread_setup *setups, int nsetups, int summarize) {
     model m;
     model_init_random(ctx, &cfg, &m);
-    const double wb = weight_bytes(&cfg);
+    model_convert(ctx, &m, dt);
+    const double wb = model_weight_bytes(&m);
     printf(
-        "\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, %.0f MB of weights read per step; %d steps a "
-        "run\n",
-        cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, wb / 1e6, steps);
+        "\n   d_model %d, %d layers, %d heads, vocab %d, %d-token cache, weights in %s: %.0f MB read per step; %d "
+        "steps a run\n",
+        cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, tl_dtype_name(dt), wb / 1e6, steps);
     printf("   %-9s %-8s %31s %7s %23s %10s\n", "threads", "mode", "us/step (min / median / max)", "GB/s",
            "of limit (min/med/max)", "vs ambient");
     for (int s = 0; s < nsetups; ++s) {
@@ -207,7 +202,8 @@ static void bench_model(tl_context *ctx, model_config cfg, int steps, int rounds
 int main(int argc, char **argv) {
     const int quick = quick_flag(argc, argv, USAGE);
     const int reps = quick ? 3 : 7;
-    printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n\n", tl_version_string());
+    printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n", tl_version_string());
+    printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
     job_pool pool;
     if (job_pool_start(&pool, 2) != 0) return 1;
 
@@ -252,8 +248,8 @@ int main(int argc, char **argv) {
     TL_CHECK(tl_context_create(NULL, &ctx));
     const thread_setup setups[3] = {{"1", 1, 1, NULL}, {"2 BLAS", 2, 2, NULL}, {"2 pool", 2, 1, &pool}};
     const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
-    bench_model(ctx, small, 128, reps, setups, 3, 0);
-    bench_model(ctx, large, quick ? 8 : 32, quick ? 3 : 5, setups, 3, 1);
+    bench_model(ctx, small, TL_F32, 128, reps, setups, 3, 0);
+    bench_model(ctx, large, TL_F32, quick ? 8 : 32, quick ? 3 : 5, setups, 3, 1);
     printf(
         "\n   (2 BLAS: OpenBLAS's own threads share each matmul; 2 pool: a 2-thread job pool is the context's\n"
         "    executor and BLAS runs at 1 thread, so each large matmul's row blocks go to the pool)\n");
@@ -265,6 +261,14 @@ int main(int argc, char **argv) {
         printf("   %-9s ambient %5.1f GB/s (%3.0f%%)   scoped %5.1f GB/s (%3.0f%%)\n", summary[i].setup,
                summary[i].gbs[0], 100 * summary[i].gbs[0] / best_seen[summary[i].threads], summary[i].gbs[1],
                100 * summary[i].gbs[1] / best_seen[summary[i].threads]);
+    printf("\n4. the decode step with weights in each storage dtype, read as stored (1 thread, and a 2-thread pool\n"
+           "   as the executor); GB/s counts the bytes of the weights in their own dtype\n");
+    const thread_setup by_dtype[2] = {{"1", 1, 1, NULL}, {"2 pool", 2, 1, &pool}};
+    const tl_dtype dtypes[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+    for (int i = 0; i < 4; ++i) {
+        bench_model(ctx, small, dtypes[i], quick ? 32 : 128, quick ? 3 : reps, by_dtype, 2, 0);
+        bench_model(ctx, large, dtypes[i], quick ? 8 : 32, quick ? 3 : 5, by_dtype, 2, 0);
+    }
     tl_context_destroy(ctx);
     free(read_buf);
     job_pool_stop(&pool);

@@ -1,5 +1,6 @@
 // Contexts and scopes.
 #include "blas/blas.h"
+#include "kernels/quant.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
 
@@ -100,6 +101,10 @@ tl_status tl_set_blas_threads(int threads) {
 }
 
 int tl_blas_threads(void) { return tl::blas::threads(); }
+
+const char *tl_blas_core(void) { return tl::blas::core_name(); }
+
+const char *tl_simd_target(void) { return tl::simd_target(); }
 
 tl_status tl_scope_current(tl_context *ctx, tl_scope *out) {
     return tl::with_context(ctx, out, [&](tl_context &c) {

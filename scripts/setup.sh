@@ -8,6 +8,7 @@ packages=(
   libopenblas-dev                  # matmul (sgemm/dgemm)
   libcriterion-dev                 # the C conformance suite
   libcjson-dev                     # safetensors headers and JSON reports
+  libhwy-dev                       # Google Highway: the SIMD kernels, dispatched at run time
   abigail-tools                    # the ABI check against capi/abi/ (abidw, abidiff)
   valgrind                         # the memory check in the test command
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes

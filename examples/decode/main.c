@@ -52,6 +52,7 @@ static double now_ms(void) {
 
 /* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
 static const char *weights_path, *save_path;
+static tl_dtype weights_dtype = TL_F32; /* --weights-dtype: converted at load */
 static job_pool *pool; /* NULL: one thread */
 
 static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
@@ -71,6 +72,7 @@ static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec
         model_init_random(ctx, cfg, &m);
     }
     if (save_path && mode == MODE_AMBIENT) model_save(ctx, &m, save_path);
+    model_convert(ctx, &m, weights_dtype);
     decoder d;
     decoder_open(&d, ctx, &m, mode);
     int32_t token = 1;
@@ -122,9 +124,11 @@ static const char USAGE[] =
     "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
     "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
     "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n"
+    "              [--weights-dtype f32|f16|bf16|q8_0|q4_0]\n"
     "Greedy decode of a GPT-style model with random weights from the seed (or --weights), in\n"
     "ambient and in scoped mode; prints the tokens, per-step times and allocator calls.\n"
-    "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n";
+    "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
+    "  --weights-dtype T  the projections, head and embedding converted to T at load (read as stored)\n";
 
 int main(int argc, char **argv) {
     answer_help(argc, argv, USAGE);
@@ -156,7 +160,14 @@ int main(int argc, char **argv) {
             svg = v, ++i;
         else if (!strcmp(a, "--unfused-attention"))
             cfg.unfused_attention = 1;
-        else if (!strcmp(a, "--threads"))
+        else if (!strcmp(a, "--weights-dtype") && v) {
+            const tl_dtype all[5] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+            int found = 0;
+            for (int k = 0; k < 5; ++k)
+                if (!strcmp(v, tl_dtype_name(all[k]))) weights_dtype = all[k], found = 1;
+            if (!found) refuse_argument(v, USAGE);
+            ++i;
+        } else if (!strcmp(a, "--threads"))
             threads = parse_int(a, v), ++i;
         else
             refuse_argument(a, USAGE);
@@ -187,9 +198,11 @@ int main(int argc, char **argv) {
         }
         pool = &threads_pool;
     }
-    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s; %d thread%s%s\n\n", cfg.d_model,
-           cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed", threads,
-           threads > 1 ? "s" : "", threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
+    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n", cfg.d_model,
+           cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed",
+           tl_dtype_name(weights_dtype), threads, threads > 1 ? "s" : "",
+           threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
+    printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
     const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
     step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient),
                 *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);

@@ -35,6 +35,7 @@ void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
     unsigned seed = cfg->seed;
     const int d = cfg->d_model;
     m->cfg = *cfg;
+    m->weights_dtype = TL_F32, m->stored = NULL, m->stored_count = 0;
     int64_t embed_shape[2] = {cfg->vocab, d};
     m->embed = random_tensor(ctx, 2, embed_shape, 1.0f, &seed);
     m->layer = calloc((size_t)cfg->layers, sizeof *m->layer);
@@ -61,7 +62,47 @@ void model_free(tl_context *ctx, model *m) {
     TL_CHECK(tl_tensor_free(ctx, m->embed));
     TL_CHECK(tl_tensor_free(ctx, m->final_norm));
     TL_CHECK(tl_tensor_free(ctx, m->lm_head));
+    for (int i = 0; i < m->stored_count; ++i) TL_CHECK(tl_tensor_free(ctx, m->stored[i]));
+    free(m->stored);
     free(m->layer);
+}
+
+/* W [k, n] (f32) as its rows [n, k] in dt, returned as the transposed view [k, n]; W is freed. */
+static tl_tensor as_stored_rows(tl_context *ctx, model *m, tl_tensor w, tl_dtype dt) {
+    tl_tensor t, rows, stored, view;
+    TL_CHECK(tl_transpose(ctx, w, 0, 1, &t));
+    TL_CHECK(tl_contiguous(ctx, t, &rows));
+    TL_CHECK(tl_convert(ctx, rows, dt, &stored));
+    TL_CHECK(tl_transpose(ctx, stored, 0, 1, &view));
+    TL_CHECK(tl_tensor_free(ctx, w)); /* its view t dies with it */
+    TL_CHECK(tl_tensor_free(ctx, rows));
+    m->stored[m->stored_count++] = stored;
+    return view;
+}
+
+void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
+    if (dt == TL_F32) return;
+    m->weights_dtype = dt;
+    m->stored = malloc(sizeof(tl_tensor) * (size_t)(6 * m->cfg.layers + 1));
+    for (int l = 0; l < m->cfg.layers; ++l) {
+        layer_weights *w = &m->layer[l];
+        tl_tensor *projections[6] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w_up, &w->w_down};
+        for (int i = 0; i < 6; ++i) *projections[i] = as_stored_rows(ctx, m, *projections[i], dt);
+    }
+    m->lm_head = as_stored_rows(ctx, m, m->lm_head, dt);
+    tl_tensor embed;
+    TL_CHECK(tl_convert(ctx, m->embed, dt, &embed));
+    TL_CHECK(tl_tensor_free(ctx, m->embed));
+    m->embed = embed;
+}
+
+double model_weight_bytes(const model *m) {
+    int64_t block;
+    size_t bytes;
+    TL_CHECK(tl_dtype_block(m->weights_dtype ? m->weights_dtype : TL_F32, &block, &bytes));
+    const double per = (double)bytes / (double)block, d = m->cfg.d_model;
+    const double projections = m->cfg.layers * (4 * d * d + 2 * 4 * d * d) + d * m->cfg.vocab;
+    return per * (projections + d) + 4.0 * d * (2 * m->cfg.layers + 1);
 }
 
 static const char *const layer_names[8] = {"attn_norm", "wq", "wk", "wv", "wo", "mlp_norm", "w_up", "w_down"};
@@ -134,6 +175,7 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     cfg->d_model = (int)info.shape[1];
     cfg->layers = layers;
     m->cfg = *cfg;
+    m->weights_dtype = TL_F32, m->stored = NULL, m->stored_count = 0;
     m->layer = calloc((size_t)layers, sizeof *m->layer);
     const int64_t d = cfg->d_model, v = cfg->vocab;
     const int64_t s_embed[2] = {v, d}, s_head[2] = {d, v}, s_d[1] = {d}, s_dd[2] = {d, d}, s_up[2] = {d, 4 * d},

@@ -26,6 +26,9 @@ typedef struct model {
     model_config cfg;
     tl_tensor embed, final_norm, lm_head;
     layer_weights *layer;
+    tl_dtype weights_dtype; /* TL_F32, or what model_convert made the projections */
+    tl_tensor *stored;      /* model_convert: the [n, k] weights the projections' views read */
+    int stored_count;
 } model;
 
 typedef enum memory_mode { MODE_AMBIENT = 0, MODE_SCOPED = 1 } memory_mode;
@@ -49,6 +52,13 @@ typedef struct decoder {
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);
 void model_free(tl_context *ctx, model *m);
+/* The weights as a storage-dtype model keeps them (dt: f16, bf16, q8_0, q4_0; f32 changes
+ * nothing): each [k, n] projection and the logits' head become their [n, k] rows in dt, used
+ * through a transposed view (tl_matmul reads them as stored); the embedding table's rows are dt
+ * and gathered as f32.  The norms stay f32. */
+void model_convert(tl_context *ctx, model *m, tl_dtype dt);
+/* Bytes of weights one step reads (each projection and the head once, one embedding row). */
+double model_weight_bytes(const model *m);
 /* Weights by name in a safetensors file: embed [vocab, d], final_norm [d], lm_head [d, vocab],
  * layers.L.{attn_norm, wq, wk, wv, wo, mlp_norm, w_up, w_down}.  Loading takes d_model, vocab
  * and the layer count from the file (cfg->heads and cfg->tokens from the caller); it returns

@@ -126,37 +126,4 @@ void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n) {
     }
 }
 
-float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n) {
-    float total = 0;
-    if (dt == TL_Q8_0 || dt == TL_Q4_0) {  // block by block: the block's sum, times its scale
-        const size_t bytes = dt == TL_Q8_0 ? kQ8Bytes : kQ4Bytes;
-        for (int64_t b = 0; b < n / kQuantBlock; ++b, row += bytes, x += kQuantBlock) {
-            float s = 0;
-            if (dt == TL_Q8_0) {
-                const auto *q = reinterpret_cast<const int8_t *>(row + 2);
-                for (int j = 0; j < kQuantBlock; ++j) s += x[j] * float(q[j]);
-            } else {
-                const auto *q = reinterpret_cast<const uint8_t *>(row + 2);
-                for (int j = 0; j < kQuantBlock / 2; ++j)
-                    s += x[j] * float(int(q[j] & 0xf) - 8) + x[j + 16] * float(int(q[j] >> 4) - 8);
-            }
-            total += s * load_f16(row);
-        }
-        return total;
-    }
-    // f16, bf16: eight lanes, added in a fixed order at the end.
-    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    float w[8];
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        dequantize_row(dt, row + 2 * i, w, 8);
-        for (int l = 0; l < 8; ++l) lane[l] += x[i + l] * w[l];
-    }
-    for (int l = 0; i < n; ++i, ++l) {
-        dequantize_row(dt, row + 2 * i, w, 1);
-        lane[l] += x[i] * w[0];
-    }
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
 }  // namespace tl

@@ -22,8 +22,10 @@ uint16_t float_to_bf16(float f);
 void dequantize_row(tl_dtype dt, const std::byte *src, float *dst, int64_t n);
 void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 
-// The dot product of n f32 values x with a row of n elements of dt (a storage dtype), summed in
-// a fixed order (block by block, in float; the bits depend on the row alone).
+// The dot product of n f32 values x with a row of n elements of dt (a storage dtype), in an
+// order fixed by n and the CPU's instruction set (kernels/dot_rows.cpp, Highway).
 float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n);
+// The instruction set dot_row runs on here ("AVX2", "AVX3", "NEON", ...).
+const char *simd_target();
 
 }  // namespace tl

@@ -58,6 +58,12 @@ TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **o
  * call: a process that never wants them sets OPENBLAS_NUM_THREADS=1 before loading. */
 TL_API tl_status tl_set_blas_threads(int threads);
 TL_API int tl_blas_threads(void);
+/* What the machine runs: the kernel family OpenBLAS chose for this CPU ("Haswell", "Prescott",
+ * ...: an old OpenBLAS falls back to an old family on a CPU newer than itself), and the
+ * instruction set the library's own SIMD kernels chose ("AVX3", "AVX2", "NEON", ...).  Static
+ * strings. */
+TL_API const char *tl_blas_core(void);
+TL_API const char *tl_simd_target(void);
 
 /* NULL is a no-op.  Frees every open scope and every ambient tensor of the context. */
 TL_API void tl_context_destroy(tl_context *ctx);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tensorlife as a dependency of a parent CMake project (tests/packaging/parent), by
 # add_subdirectory and by FetchContent from a local path, with only the library's own
-# dependencies in sight: pkg-config sees openblas and libcjson alone (not Criterion), so any
+# dependencies in sight: pkg-config sees openblas, libcjson and libhwy alone (not Criterion), so any
 # lookup of a test, benchmark or binding dependency would fail the configure.  Each parent
 # program runs, and neither the tests nor the bindings were configured.
 #   tests/packaging/as_dependency.sh
@@ -18,7 +18,7 @@ else
   tar -C "$src" --exclude='./build*' -cf - . | tar -xf - -C "$work/tensorlife"
 fi
 mkdir -p "$work/pc"
-for module in openblas libcjson; do cp "$(pkg-config --variable=pcfiledir "$module")/$module.pc" "$work/pc/"; done
+for module in openblas libcjson libhwy; do cp "$(pkg-config --variable=pcfiledir "$module")/$module.pc" "$work/pc/"; done
 export PKG_CONFIG_LIBDIR="$work/pc" PKG_CONFIG_PATH=""
 
 for how in subdirectory fetchcontent; do

@@ -48,6 +48,10 @@ tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, i
     return with_context(ctx, out, [&](tl_context &c) { return tl::op_attention(c, q, k, v, valid_rows, scale, out); });
 }
 
+tl_status tl_rope(tl_context *ctx, tl_tensor x, int64_t position, double theta, tl_rope_mode mode, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_rope(c, x, position, theta, int(mode), out); });
+}
+
 tl_status tl_rmsnorm(tl_context *ctx, tl_tensor x, tl_tensor w, double eps, tl_tensor *out) {
     return with_context(ctx, out,
                         [&](tl_context &c) { return tl::op_norm(c, Norm::rms, x, w, tl_tensor{0}, eps, out); });

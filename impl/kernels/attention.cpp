@@ -36,15 +36,17 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
     const T *qd = reinterpret_cast<const T *>(q.data), *kd = reinterpret_cast<const T *>(k.data),
             *vd = reinterpret_cast<const T *>(v.data);
     T *o = reinterpret_cast<T *>(out.data);
+    const int64_t group = q.shape[0] / k.shape[0];  // query heads per key/value head
     for (int64_t h = h0; h < h1; ++h)
         for (int64_t i = 0; i < queries; ++i) {
+            const int64_t kv = h / group;
             double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
             const T *qi = qd + h * q.strides[0] + i * q.strides[1];
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
             double top = -INFINITY;
             for (int64_t j = 0; j < rows; ++j) {
                 scores[j] =
-                    lane_dot(qi, q.strides[2], kd + h * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
+                    lane_dot(qi, q.strides[2], kd + kv * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
                 if (scores[j] > top) top = scores[j];
             }
             double total = 0;
@@ -53,7 +55,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             // a value row is read along its own dimension, not down the cache.
             for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
             for (int64_t j = 0; j < rows; ++j) {
-                const T *vj = vd + h * v.strides[0] + j * v.strides[1];
+                const T *vj = vd + kv * v.strides[0] + j * v.strides[1];
                 const double w = scores[j];
                 if (v.strides[2] == 1)
                     for (int64_t d = 0; d < hd; ++d) sums[d] += w * double(vj[d]);

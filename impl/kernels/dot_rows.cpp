@@ -17,7 +17,7 @@
 #include "kernels/quant.h"
 
 #ifndef TL_DOT_ROWS_SHARED_  // once, not per target: this file is compiled again for each
-#define TL_DOT_ROWS_SHARED_
+#  define TL_DOT_ROWS_SHARED_
 namespace tl {
 namespace {
 
@@ -80,35 +80,36 @@ HWY_INLINE V Q4Block(D df, const uint8_t *HWY_RESTRICT block, const float *HWY_R
 template <class T, class D, class V>
 HWY_INLINE V HalvesGroup(D df, const T *HWY_RESTRICT h, const float *HWY_RESTRICT x, V acc) {
     const hn::Rebind<T, D> dh;
-    for (size_t i = 0; i < 32; i += hn::Lanes(df)) acc = hn::MulAdd(hn::PromoteTo(df, hn::LoadU(dh, h + i)), hn::LoadU(df, x + i), acc);
+    for (size_t i = 0; i < 32; i += hn::Lanes(df))
+        acc = hn::MulAdd(hn::PromoteTo(df, hn::LoadU(dh, h + i)), hn::LoadU(df, x + i), acc);
     return acc;
 }
 
 // Blocks (groups of 32) in four accumulators, so that consecutive blocks' additions do not wait
 // on each other (one chain of fused multiply-adds would bound a row at one block per FMA
 // latency); the accumulators are added in a fixed order at the end.
-#define TL_OVER_BLOCKS(blocks, STEP)                                                     \
-    const DF df;                                                                         \
-    auto a0 = hn::Zero(df), a1 = a0, a2 = a0, a3 = a0;                                   \
-    int64_t b = 0;                                                                       \
-    for (; b + 4 <= (blocks); b += 4) {                                                  \
-        a0 = STEP(b, a0);                                                                \
-        a1 = STEP(b + 1, a1);                                                            \
-        a2 = STEP(b + 2, a2);                                                            \
-        a3 = STEP(b + 3, a3);                                                            \
-    }                                                                                    \
-    for (; b < (blocks); ++b) a0 = STEP(b, a0);                                          \
-    const float body = hn::GetLane(hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))))
+#define TL_OVER_BLOCKS(blocks, STEP)                 \
+  const DF df;                                       \
+  auto a0 = hn::Zero(df), a1 = a0, a2 = a0, a3 = a0; \
+  int64_t b = 0;                                     \
+  for (; b + 4 <= (blocks); b += 4) {                \
+    a0 = STEP(b, a0);                                \
+    a1 = STEP(b + 1, a1);                            \
+    a2 = STEP(b + 2, a2);                            \
+    a3 = STEP(b + 3, a3);                            \
+  }                                                  \
+  for (; b < (blocks); ++b) a0 = STEP(b, a0);        \
+  const float body = hn::GetLane(hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))))
 
 float DotQ8_0(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int64_t n) {
-#define TL_Q8_STEP(i, acc) Q8Block(df, row + (i) * int64_t(kQ8Bytes), x + (i) * kQuantBlock, acc)
+#define TL_Q8_STEP(i, acc) Q8Block(df, row + (i)*int64_t(kQ8Bytes), x + (i)*kQuantBlock, acc)
     TL_OVER_BLOCKS(n / kQuantBlock, TL_Q8_STEP);
 #undef TL_Q8_STEP
     return body;
 }
 
 float DotQ4_0(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int64_t n) {
-#define TL_Q4_STEP(i, acc) Q4Block(df, row + (i) * int64_t(kQ4Bytes), x + (i) * kQuantBlock, acc)
+#define TL_Q4_STEP(i, acc) Q4Block(df, row + (i)*int64_t(kQ4Bytes), x + (i)*kQuantBlock, acc)
     TL_OVER_BLOCKS(n / kQuantBlock, TL_Q4_STEP);
 #undef TL_Q4_STEP
     return body;
@@ -117,7 +118,7 @@ float DotQ4_0(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int6
 template <class T>
 float DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int64_t n) {
     const T *h = reinterpret_cast<const T *>(row);
-#define TL_HALF_STEP(i, acc) HalvesGroup<T>(df, h + (i) * 32, x + (i) * 32, acc)
+#define TL_HALF_STEP(i, acc) HalvesGroup<T>(df, h + (i)*32, x + (i)*32, acc)
     TL_OVER_BLOCKS(n / 32, TL_HALF_STEP);
 #undef TL_HALF_STEP
     float tail = 0;  // the last n % 32 elements, one by one
@@ -151,11 +152,16 @@ HWY_EXPORT(DotBF16);
 float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n) {
     const auto *r = reinterpret_cast<const uint8_t *>(row);
     switch (dt) {
-        case TL_Q8_0: return HWY_DYNAMIC_DISPATCH(DotQ8_0)(x, r, n);
-        case TL_Q4_0: return HWY_DYNAMIC_DISPATCH(DotQ4_0)(x, r, n);
-        case TL_F16: return HWY_DYNAMIC_DISPATCH(DotF16)(x, r, n);
-        case TL_BF16: return HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, n);
-        default: return 0;  // the ops take only these
+        case TL_Q8_0:
+            return HWY_DYNAMIC_DISPATCH(DotQ8_0)(x, r, n);
+        case TL_Q4_0:
+            return HWY_DYNAMIC_DISPATCH(DotQ4_0)(x, r, n);
+        case TL_F16:
+            return HWY_DYNAMIC_DISPATCH(DotF16)(x, r, n);
+        case TL_BF16:
+            return HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, n);
+        default:
+            return 0;  // the ops take only these
     }
 }
 

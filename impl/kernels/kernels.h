@@ -28,6 +28,9 @@ void softmax_kernel(const View &a, int axis, const View &out);
 // w, b: nullptr for none.
 void rmsnorm_kernel(const View &x, const View *w, double eps, const View &out);
 void layernorm_kernel(const View &x, const View *w, const View *b, double eps, const View &out);
+// Rows [r0, r1) of RoPE: x's rows (its last dim, contiguous or not) into out's contiguous rows, row
+// r at position first + (r % rows_per_block), where rows_per_block is x's second-to-last dim.
+void rope_kernel(const View &x, int64_t first, double theta, int mode, const View &out, int64_t r0, int64_t r1);
 // Heads [h0, h1) of fused attention (ops/attention.cpp): each head's scores at
 // scores + h * cache_rows and its hd sums at sums + h * hd, so heads run on any thread.
 void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,

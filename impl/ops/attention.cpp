@@ -28,9 +28,13 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
     if (q.ndim != 3 || k.ndim != 3 || v.ndim != 3)
         return fail(TL_E_SHAPE, "attention takes q [H,Tq,hd], k and v [H,T,hd], not %d-D, %d-D, %d-D", q.ndim, k.ndim,
                     v.ndim);
-    if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[2] != q.shape[2] || v.shape[2] != q.shape[2] ||
+    // Grouped-query attention: H query heads share Hkv key/value heads, H a multiple of Hkv.
+    const bool grouped = k.shape[0] > 0 && q.shape[0] % k.shape[0] == 0;
+    if (!grouped || v.shape[0] != k.shape[0] || k.shape[2] != q.shape[2] || v.shape[2] != q.shape[2] ||
         v.shape[1] != k.shape[1])
-        return fail(TL_E_SHAPE, "attention: q [%lld,%lld,%lld], k [%lld,%lld,%lld], v [%lld,%lld,%lld] do not match",
+        return fail(TL_E_SHAPE,
+                    "attention: q [%lld,%lld,%lld], k [%lld,%lld,%lld], v [%lld,%lld,%lld] do not match (k and v "
+                    "have the same heads, a divisor of q's)",
                     (long long)q.shape[0], (long long)q.shape[1], (long long)q.shape[2], (long long)k.shape[0],
                     (long long)k.shape[1], (long long)k.shape[2], (long long)v.shape[0], (long long)v.shape[1],
                     (long long)v.shape[2]);

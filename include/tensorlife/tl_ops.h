@@ -91,14 +91,31 @@ TL_API tl_status tl_gather_rows(tl_context *ctx, tl_tensor table, tl_tensor ids,
 TL_API tl_status tl_copy_into(tl_context *ctx, tl_tensor src, tl_tensor dst);
 
 #if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
-/* Attention over a KV cache, fused and causal by construction: q [H,Tq,hd], k and v [H,T,hd]
- * (any views, e.g. a [T, H*hd] cache reshaped and transposed), of which the first valid_rows
- * rows are used; query i sits at position valid_rows - Tq + i and sees rows 0 up to it.  Out:
+/* Attention over a KV cache, fused and causal by construction: q [H,Tq,hd], k and v [Hkv,T,hd]
+ * (any views, e.g. a [T, Hkv*hd] cache reshaped and transposed), of which the first valid_rows
+ * rows are used; grouped-query attention when Hkv < H (H a multiple of Hkv): query head h reads
+ * key/value head h / (H / Hkv), as Llama-family models do; query i sits at position
+ * valid_rows - Tq + i and sees rows 0 up to it.  Out:
  * softmax(scale * q k^T) v as a new contiguous [H,Tq,hd], the same size whatever valid_rows is,
  * so a decode loop stays allocation-free without computing masked rows.  Tq <= valid_rows <= T.
  * Sums in double, rounded once to the dtype; the context's scratch holds T scores. */
 TL_API tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid_rows, double scale,
                               tl_tensor *out);
+
+/* Rotary position embedding (RoPE) of x [..., T, d] (d even), row t at position position + t:
+ * each pair (a, b) of a row turns by the angle pos * theta^(-2i/d), i the pair's index, to
+ * (a cos - b sin, a sin + b cos), computed in double and rounded once.  The pairs:
+ *   TL_ROPE_INTERLEAVED  (x[2i], x[2i+1]): GGUF's Llama files (ggml's mode 0);
+ *   TL_ROPE_HALVES       (x[i], x[i + d/2]): Hugging Face checkpoints (rotate_half).
+ * f32 and f64; a new contiguous tensor of x's shape.  position >= 0, theta > 0. */
+typedef enum tl_rope_mode {
+    TL_ROPE_INTERLEAVED = 0,
+    TL_ROPE_HALVES = 1,
+    TL_ROPE_MODE_FORCE_SIGNED_ = -1,
+    TL_ROPE_MODE_FORCE_INT32_ = 0x7fffffff
+} tl_rope_mode;
+TL_API tl_status tl_rope(tl_context *ctx, tl_tensor x, int64_t position, double theta, tl_rope_mode mode,
+                         tl_tensor *out);
 #endif /* TL_EXPERIMENTAL_API */
 
 #ifdef __cplusplus

@@ -5,7 +5,8 @@
 #      TensorLife.<version>.nupkg: unpacked as a restore would (lib/netstandard2.0 and
 #      runtimes/linux-x64/native copied beside the program), `mcs -r:TensorLife.dll`, `mono`;
 #      no dllmap, no environment variables, the prefix deleted first,
-#   3. the installed lib/tensorlife/csharp folder used the same way.
+#   3. the installed lib/tensorlife/csharp folder, used in place (its wrapper finds the one
+#      installed libtensorlife.so.N two folders up; no second copy beside it).
 #   bindings/csharp/test.sh BUILD_DIR [--bench]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -28,8 +29,13 @@ echo "csharp: the suite"
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp "$work"/prefix/share/tensorlife/nuget/TensorLife.*.nupkg "$work/"
-cp -r "$(ls -d "$work"/prefix/lib*/tensorlife/csharp | head -n1)" "$work/installed"
-rm -rf "$work/prefix"
+installed="$(ls -d "$work"/prefix/lib*/tensorlife/csharp | head -n1)"
+if ls "$installed" | grep -q '^libtensorlife\.so'; then echo "csharp: a second copy of libtensorlife in $installed"; exit 1; fi
+echo "csharp: a consumer of the installed lib/tensorlife/csharp, in place (Mono's MONO_PATH names the folder)"
+mkdir "$work/app2"
+cp "$root/tests/consumers/csharp/Consumer.cs" "$work/app2/"
+(cd "$work/app2" && mcs -nologo -r:"$installed/TensorLife.dll" Consumer.cs && MONO_PATH="$installed" mono Consumer.exe)
+rm -rf "$work/prefix"  # the package alone from here on
 echo "csharp: a consumer of the .nupkg alone"
 mkdir "$work/app" "$work/pkg"
 (cd "$work/pkg" && unzip -q "$work"/TensorLife.*.nupkg)
@@ -38,7 +44,3 @@ runpath=$(readelf -d "$work/pkg/runtimes/linux-x64/native/libtensorlife_csharp.s
 [ "$runpath" = '$ORIGIN' ] || { echo "csharp: the packaged wrapper's RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 cp "$work/pkg/lib/netstandard2.0/TensorLife.dll" "$work"/pkg/runtimes/linux-x64/native/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app/"
 (cd "$work/app" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
-echo "csharp: a consumer of the installed lib/tensorlife/csharp"
-mkdir "$work/app2"
-cp "$work"/installed/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app2/"
-(cd "$work/app2" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)

@@ -99,3 +99,36 @@ Test(llama, grouped_query_attention_is_attention_over_repeated_kv_heads) {
     OK(tl_tensor_zeros(ctx, TL_F32, 3, k3, &bad));
     FAILS_WITH(tl_attention(ctx, tq, bad, bad, VALID, 0.5, &out), TL_E_SHAPE);
 }
+
+/* A KV cache kept in f16 or bf16: attention over it equals, bitwise, attention over its decoded
+ * f32 values (each element decoded exactly, the same sums in double); grouped heads included. */
+Test(llama, attention_over_a_half_precision_cache) {
+    enum { H = 4, HKV = 2, T = 7, D = 8, VALID = 6 };
+    float q[H * D], k[HKV * T * D], v[HKV * T * D];
+    unsigned seed = 13;
+    for (int i = 0; i < H * D; ++i) q[i] = lcg(&seed);
+    for (int i = 0; i < HKV * T * D; ++i) k[i] = lcg(&seed), v[i] = lcg(&seed);
+    const int64_t qs[3] = {H, 1, D}, ks[3] = {HKV, T, D};
+    tl_tensor tq, tk, tv;
+    OK(tl_tensor_from_data(ctx, TL_F32, 3, qs, q, sizeof q, &tq));
+    OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, k, sizeof k, &tk));
+    OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, v, sizeof v, &tv));
+    const tl_dtype halves[2] = {TL_F16, TL_BF16};
+    for (int i = 0; i < 2; ++i) {
+        tl_tensor hk, hv, dk, dv, got, want;
+        OK(tl_tensor_zeros(ctx, halves[i], 3, ks, &hk)); /* a cache, written by copy_into */
+        OK(tl_tensor_zeros(ctx, halves[i], 3, ks, &hv));
+        OK(tl_copy_into(ctx, tk, hk));
+        OK(tl_copy_into(ctx, tv, hv));
+        OK(tl_convert(ctx, hk, TL_F32, &dk));
+        OK(tl_convert(ctx, hv, TL_F32, &dv));
+        OK(tl_attention(ctx, tq, hk, hv, VALID, 0.35, &got));
+        OK(tl_attention(ctx, tq, dk, dv, VALID, 0.35, &want));
+        float a[H * D], b[H * D];
+        OK(tl_tensor_read(ctx, got, a, sizeof a));
+        OK(tl_tensor_read(ctx, want, b, sizeof b));
+        cr_assert(memcmp(a, b, sizeof a) == 0, "%s cache differs from its decoded values", tl_dtype_name(halves[i]));
+        tl_tensor out;
+        FAILS_WITH(tl_attention(ctx, tq, hk, tv, VALID, 0.35, &out), TL_E_DTYPE); /* k and v alike */
+    }
+}

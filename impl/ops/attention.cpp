@@ -21,7 +21,9 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
     TL_TRY(ctx.resolve(tk, &rk));
     TL_TRY(ctx.resolve(tv, &rv));
     const View &q = rq.view, &k = rk.view, &v = rv.view;
-    if (q.dtype != k.dtype || q.dtype != v.dtype)
+    // k and v alike: q's dtype, or f16/bf16 under f32 queries (a KV cache kept in half the bytes).
+    const bool half_cache = q.dtype == TL_F32 && (k.dtype == TL_F16 || k.dtype == TL_BF16);
+    if (k.dtype != v.dtype || (q.dtype != k.dtype && !half_cache))
         return fail(TL_E_DTYPE, "attention: q %s, k %s, v %s", dtype_name(q.dtype), dtype_name(k.dtype),
                     dtype_name(v.dtype));
     if (!is_float(q.dtype)) return fail(TL_E_DTYPE, "attention takes f32 or f64, not %s", dtype_name(q.dtype));

@@ -98,6 +98,8 @@ TL_API tl_status tl_copy_into(tl_context *ctx, tl_tensor src, tl_tensor dst);
  * valid_rows - Tq + i and sees rows 0 up to it.  Out:
  * softmax(scale * q k^T) v as a new contiguous [H,Tq,hd], the same size whatever valid_rows is,
  * so a decode loop stays allocation-free without computing masked rows.  Tq <= valid_rows <= T.
+ * k and v share a dtype: q's, or f16/bf16 under f32 queries (a KV cache in half the bytes,
+ * written by tl_copy_into from f32 rows, each element decoded exactly).
  * Sums in double, rounded once to the dtype; the context's scratch holds T scores. */
 TL_API tl_status tl_attention(tl_context *ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid_rows, double scale,
                               tl_tensor *out);

@@ -1,8 +1,10 @@
 // safetensors and JSON.
 #include <climits>
+#include <cstring>
 
 #include "io/json.h"
 #include "core/owned_string.h"
+#include "io/gguf.h"
 #include "io/safetensors.h"
 #include "boundary.h"
 #include "tensorlife/tl.h"
@@ -82,5 +84,171 @@ tl_status tl_tensor_from_json(tl_context *ctx, const char *json, tl_tensor *out)
 }
 
 void tl_string_free(char *s) { tl::free_owned_string(s); }
+
+}  // extern "C"
+
+// ---- GGUF ------------------------------------------------------------------------------------
+namespace {
+
+tl_status find_key(const tl_gguf_file *f, const char *key, const tl_gguf_file::Key **out) {
+    if (!f || !key) return fail(TL_E_INVALID_ARGUMENT, "gguf: file or key is NULL");
+    if (!(*out = f->key(key))) return fail(TL_E_NOT_FOUND, "gguf: no key '%s'", key);
+    return TL_OK;
+}
+
+template <class T>
+T load(const std::byte *p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// A scalar key's value as int64 or double; false for a type that is no number.
+bool number_of(const tl_gguf_file::Key &k, int64_t *i, double *d, bool *too_big) {
+    *too_big = false;
+    switch (k.type) {
+        case TL_GGUF_UINT8:
+            *i = load<uint8_t>(k.at);
+            break;
+        case TL_GGUF_INT8:
+            *i = load<int8_t>(k.at);
+            break;
+        case TL_GGUF_BOOL:
+            *i = load<uint8_t>(k.at) != 0;
+            break;
+        case TL_GGUF_UINT16:
+            *i = load<uint16_t>(k.at);
+            break;
+        case TL_GGUF_INT16:
+            *i = load<int16_t>(k.at);
+            break;
+        case TL_GGUF_UINT32:
+            *i = load<uint32_t>(k.at);
+            break;
+        case TL_GGUF_INT32:
+            *i = load<int32_t>(k.at);
+            break;
+        case TL_GGUF_INT64:
+            *i = load<int64_t>(k.at);
+            break;
+        case TL_GGUF_UINT64: {
+            const uint64_t u = load<uint64_t>(k.at);
+            *too_big = u > uint64_t(INT64_MAX);
+            *i = int64_t(u & uint64_t(INT64_MAX));
+            *d = double(u);
+            return true;
+        }
+        case TL_GGUF_FLOAT32:
+            *d = load<float>(k.at);
+            return true;
+        case TL_GGUF_FLOAT64:
+            *d = load<double>(k.at);
+            return true;
+        default:
+            return false;
+    }
+    *d = double(*i);
+    return true;
+}
+
+bool is_integer_type(uint32_t t) { return t != TL_GGUF_FLOAT32 && t != TL_GGUF_FLOAT64; }
+
+}  // namespace
+
+extern "C" {
+
+tl_status tl_gguf_open(tl_context *ctx, const char *path, tl_gguf_file **out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!path) return fail(TL_E_INVALID_ARGUMENT, "path is NULL");
+        return tl::gguf_open(c, path, out);
+    });
+}
+
+void tl_gguf_close(tl_gguf_file *f) {
+    if (f) tl::gguf_close(f);
+}
+
+size_t tl_gguf_tensor_count(const tl_gguf_file *f) { return f ? f->entries.size() : 0; }
+
+const char *tl_gguf_tensor_name(const tl_gguf_file *f, size_t i) {
+    return f && i < f->entries.size() ? &f->names[f->entries[i].name] : nullptr;
+}
+
+tl_status tl_gguf_get(tl_context *ctx, tl_gguf_file *f, const char *name, tl_tensor *out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!f || !name) return fail(TL_E_INVALID_ARGUMENT, "gguf: file or name is NULL");
+        return tl::gguf_get(c, *f, name, out);
+    });
+}
+
+size_t tl_gguf_key_count(const tl_gguf_file *f) { return f ? f->keys.size() : 0; }
+
+const char *tl_gguf_key_name(const tl_gguf_file *f, size_t i) {
+    return f && i < f->keys.size() ? &f->names[f->keys[i].name] : nullptr;
+}
+
+tl_status tl_gguf_key_type(const tl_gguf_file *f, const char *key, tl_gguf_type *type, tl_gguf_type *item_type,
+                           uint64_t *count) {
+    const tl_gguf_file::Key *k;
+    if (!type || !item_type || !count) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(find_key(f, key, &k));
+    *type = tl_gguf_type(k->type);
+    *item_type = tl_gguf_type(k->type == TL_GGUF_ARRAY ? k->item_type : k->type);
+    *count = k->type == TL_GGUF_ARRAY ? k->count : 1;
+    return TL_OK;
+}
+
+tl_status tl_gguf_get_int(const tl_gguf_file *f, const char *key, int64_t *out) {
+    const tl_gguf_file::Key *k;
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(find_key(f, key, &k));
+    int64_t i = 0;
+    double d = 0;
+    bool too_big;
+    if (!number_of(*k, &i, &d, &too_big) || !is_integer_type(k->type))
+        return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not an integer", key, k->type);
+    if (too_big) return fail(TL_E_INVALID_ARGUMENT, "gguf: key '%s' holds a uint64 past INT64_MAX", key);
+    *out = i;
+    return TL_OK;
+}
+
+tl_status tl_gguf_get_float(const tl_gguf_file *f, const char *key, double *out) {
+    const tl_gguf_file::Key *k;
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(find_key(f, key, &k));
+    int64_t i = 0;
+    double d = 0;
+    bool too_big;
+    if (!number_of(*k, &i, &d, &too_big))
+        return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a number", key, k->type);
+    *out = d;
+    return TL_OK;
+}
+
+tl_status tl_gguf_get_string(const tl_gguf_file *f, const char *key, const char **out, uint64_t *length) {
+    const tl_gguf_file::Key *k;
+    if (!out || !length) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(find_key(f, key, &k));
+    if (k->type != TL_GGUF_STRING) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a string", key, k->type);
+    *length = load<uint64_t>(k->at);  // bounds checked at open
+    *out = reinterpret_cast<const char *>(k->at + 8);
+    return TL_OK;
+}
+
+tl_status tl_gguf_get_array_string(const tl_gguf_file *f, const char *key, uint64_t i, const char **out,
+                                   uint64_t *length) {
+    const tl_gguf_file::Key *k;
+    if (!out || !length) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(find_key(f, key, &k));
+    if (k->type != TL_GGUF_ARRAY || k->item_type != TL_GGUF_STRING)
+        return fail(TL_E_DTYPE, "gguf: key '%s' is not an array of strings", key);
+    if (i >= k->count)
+        return fail(TL_E_SHAPE, "gguf: item %llu of key '%s', which holds %llu", (unsigned long long)i, key,
+                    (unsigned long long)k->count);
+    const std::byte *item = f->region->data + f->string_items[k->first_item + i];
+    *length = load<uint64_t>(item);
+    *out = reinterpret_cast<const char *>(item + 8);
+    return TL_OK;
+}
 
 }  // extern "C"

@@ -2,16 +2,17 @@
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) and runs each on a copy of its corpus in
 # tests/fuzz/corpus.  Fails on any crash, sanitizer report or leak; the input is kept as
 # crash-* in the build tree.  Prints libFuzzer's totals (runs, seconds) per harness.
-#   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds]     (default 40 and 20)
+#   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds] [gguf-seconds]     (default 40, 20, 20)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 api_seconds="${1:-40}"
 st_seconds="${2:-20}"
+gguf_seconds="${3:-20}"
 build="$root/build-fuzz"
 CC=clang CXX=clang++ bash "$root/scripts/build.sh" "$build" -DTL_BUILD_FUZZERS=ON -DTL_SANITIZE=address,undefined \
   -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 export ASAN_OPTIONS=allocator_may_return_null=1
-for target in api:$api_seconds safetensors:$st_seconds; do
+for target in api:$api_seconds safetensors:$st_seconds gguf:$gguf_seconds; do
   name=${target%%:*}; seconds=${target##*:}
   "$build/tests/fuzz/fuzz_$name" --help | grep -q '^usage: fuzz_' || { echo "fuzz_$name: no usage on --help"; exit 1; }
   work=$(mktemp -d)

@@ -39,7 +39,7 @@ echo "== ThreadSanitizer: ops split over an executor's threads"
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/executor_threads"
 
 echo "== libFuzzer: short runs"
-bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}"
+bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}" "${TL_FUZZ_GGUF_SECONDS:-20}"
 
 echo "== valgrind: conformance suite (release build)"
 bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON -DTL_BUILD_JAVA=ON -DTL_BUILD_CSHARP=ON

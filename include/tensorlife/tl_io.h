@@ -57,6 +57,62 @@ TL_API void tl_safetensors_close(tl_safetensors_file *f);
 TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, size_t n, const char *const *names,
                                      const tl_tensor *tensors);
 
+/* ---- GGUF ------------------------------------------------------------------------------------
+ * A GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only at open: its
+ * metadata key-values, its tensor infos, and each tensor over the mapping in its own dtype
+ * (f32, f16, bf16, q8_0, q4_0, f64, i32; another ggml type is TL_E_DTYPE at get), with GGUF's
+ * dims (innermost first) reversed into a row-major shape: a weight GGUF lists as [in, out] is
+ * [out, in] here, the stored rows tl_matmul reads through tl_transpose.  Every count, length,
+ * offset and name is checked against the file: a hostile file is TL_E_PARSE naming the
+ * problem, and opening costs O(n log n) in the tensor count.  The mapping lives until the file
+ * is closed and the last tensor over it has died.  Strings the calls return point into the file
+ * or its index: valid until tl_gguf_close. */
+typedef struct tl_gguf_file tl_gguf_file;
+
+/* GGUF's metadata value types, by its numbers. */
+typedef enum tl_gguf_type {
+    TL_GGUF_UINT8 = 0,
+    TL_GGUF_INT8 = 1,
+    TL_GGUF_UINT16 = 2,
+    TL_GGUF_INT16 = 3,
+    TL_GGUF_UINT32 = 4,
+    TL_GGUF_INT32 = 5,
+    TL_GGUF_FLOAT32 = 6,
+    TL_GGUF_BOOL = 7,
+    TL_GGUF_STRING = 8,
+    TL_GGUF_ARRAY = 9,
+    TL_GGUF_UINT64 = 10,
+    TL_GGUF_INT64 = 11,
+    TL_GGUF_FLOAT64 = 12,
+    TL_GGUF_TYPE_FORCE_SIGNED_ = -1,
+    TL_GGUF_TYPE_FORCE_INT32_ = 0x7fffffff
+} tl_gguf_type;
+
+TL_API tl_status tl_gguf_open(tl_context *ctx, const char *path, tl_gguf_file **out);
+/* NULL is a no-op.  The file keeps its own copy of the allocator, so it may outlive its context. */
+TL_API void tl_gguf_close(tl_gguf_file *f);
+/* Tensors in file order (0 and NULL past the end or for NULL). */
+TL_API size_t tl_gguf_tensor_count(const tl_gguf_file *f);
+TL_API const char *tl_gguf_tensor_name(const tl_gguf_file *f, size_t i);
+/* A read-only tensor over the mapping, in the current target; TL_E_NOT_FOUND for a name the
+ * file does not hold. */
+TL_API tl_status tl_gguf_get(tl_context *ctx, tl_gguf_file *f, const char *name, tl_tensor *out);
+/* Keys in file order. */
+TL_API size_t tl_gguf_key_count(const tl_gguf_file *f);
+TL_API const char *tl_gguf_key_name(const tl_gguf_file *f, size_t i);
+/* A key's type, and for an array its items' type and length (count 1 otherwise).
+ * TL_E_NOT_FOUND for a key the file does not hold. */
+TL_API tl_status tl_gguf_key_type(const tl_gguf_file *f, const char *key, tl_gguf_type *type, tl_gguf_type *item_type,
+                                  uint64_t *count);
+/* Values: an integer or bool key as int64 (a uint64 past INT64_MAX is TL_E_INVALID_ARGUMENT);
+ * a float or integer key as double; a string key as a pointer and length (not NUL-terminated);
+ * item i of a string array likewise.  Another type is TL_E_DTYPE. */
+TL_API tl_status tl_gguf_get_int(const tl_gguf_file *f, const char *key, int64_t *out);
+TL_API tl_status tl_gguf_get_float(const tl_gguf_file *f, const char *key, double *out);
+TL_API tl_status tl_gguf_get_string(const tl_gguf_file *f, const char *key, const char **out, uint64_t *length);
+TL_API tl_status tl_gguf_get_array_string(const tl_gguf_file *f, const char *key, uint64_t i, const char **out,
+                                          uint64_t *length);
+
 /* ---- JSON ------------------------------------------------------------------------------------
  * Returned strings are NUL-terminated and owned by the caller: free them with tl_string_free. */
 TL_API tl_status tl_scope_stats_json(tl_context *ctx, tl_scope scope, char **out);

@@ -281,3 +281,62 @@ Test(quant, embedding_rows_and_f16_caches) {
     for (int j = 0; j < 32; ++j) cr_assert(fabsf(got[j] - t[j]) <= fabsf(t[j]) * 0x1p-11f, "f16 cache %d", j);
     FAILS_WITH(tl_copy_into(ctx, back, tq), TL_E_DTYPE); /* not into a quantized tensor */
 }
+
+/* Against NumPy (tests/golden/make_golden.py restates ggml's rounding in NumPy's float32
+ * arithmetic, one operation for one): every stored byte of f32 converted to q8_0, q4_0, f16 and
+ * bf16, and products over q8_0/q4_0 weights within a bound of the exact decimal product. */
+static void read_golden_i32(tl_safetensors_file *f, const char *name, int32_t *out, size_t n) {
+    tl_tensor t;
+    OK(tl_safetensors_get(ctx, f, name, &t));
+    OK(tl_tensor_read(ctx, t, out, n * sizeof(int32_t)));
+}
+
+Test(quant, stored_bytes_and_products_match_numpy) {
+    tl_safetensors_file *f;
+    OK(tl_safetensors_open(ctx, TL_SOURCE_DIR "/tests/golden/golden.safetensors", &f));
+    tl_tensor x;
+    OK(tl_safetensors_get(ctx, f, "quant.x", &x));
+    const struct {
+        tl_dtype dt;
+        const char *name;
+        size_t bytes; /* of the whole [4, 64] tensor */
+    } kinds[4] = {{TL_Q8_0, "quant.x.q8_0", 4 * 68},
+                  {TL_Q4_0, "quant.x.q4_0", 4 * 36},
+                  {TL_F16, "quant.x.f16", 4 * 128},
+                  {TL_BF16, "quant.x.bf16", 4 * 128}};
+    for (int k = 0; k < 4; ++k) {
+        tl_tensor q;
+        OK(tl_convert(ctx, x, kinds[k].dt, &q));
+        unsigned char got[512];
+        OK(tl_tensor_read(ctx, q, got, kinds[k].bytes));
+        static int32_t want[512];
+        const size_t items = kinds[k].dt == TL_F16 || kinds[k].dt == TL_BF16 ? kinds[k].bytes / 2 : kinds[k].bytes;
+        read_golden_i32(f, kinds[k].name, want, items);
+        for (size_t i = 0; i < items; ++i) {
+            const int32_t g = items == kinds[k].bytes ? got[i] : (int32_t)(got[2 * i] | got[2 * i + 1] << 8);
+            cr_assert_eq(g, want[i], "%s item %zu: %d, NumPy says %d", kinds[k].name, i, g, want[i]);
+        }
+    }
+    tl_tensor act, w;
+    OK(tl_safetensors_get(ctx, f, "quant.act", &act));
+    OK(tl_safetensors_get(ctx, f, "quant.w", &w));
+    const tl_dtype blocks[2] = {TL_Q8_0, TL_Q4_0};
+    const char *wants[2] = {"quant.y.q8_0", "quant.y.q4_0"}, *bounds[2] = {"quant.bound.q8_0", "quant.bound.q4_0"};
+    for (int k = 0; k < 2; ++k) {
+        tl_tensor wq, wt, y, tw, tb;
+        OK(tl_convert(ctx, w, blocks[k], &wq));
+        OK(tl_transpose(ctx, wq, 0, 1, &wt));
+        OK(tl_matmul(ctx, act, wt, &y));
+        float got[15];
+        double want[15], bound[15];
+        OK(tl_tensor_read(ctx, y, got, sizeof got));
+        OK(tl_safetensors_get(ctx, f, wants[k], &tw));
+        OK(tl_safetensors_get(ctx, f, bounds[k], &tb));
+        OK(tl_tensor_read(ctx, tw, want, sizeof want));
+        OK(tl_tensor_read(ctx, tb, bound, sizeof bound));
+        for (int i = 0; i < 15; ++i) /* k = 64 sums in f32: 2 (k + 1) eps |x||w| */
+            cr_assert(fabs(got[i] - want[i]) <= 2 * 65 * 0x1p-23 * bound[i], "%s %d: %.9g, NumPy %.9g",
+                      tl_dtype_name(blocks[k]), i, got[i], want[i]);
+    }
+    tl_safetensors_close(f);
+}

@@ -123,6 +123,17 @@ inline int64_t elements_between(const std::byte *from, const std::byte *to, tl_d
     return elements_in(to - from, dt);
 }
 
+// The element offset (at v's strides) of item i of v's first `dims` dims taken in row-major
+// order: row i of v when dims is ndim - 1, element i when dims is ndim.
+inline int64_t offset_of_item(const View &v, int dims, int64_t i) {
+    int64_t offset = 0;
+    for (int d = dims - 1; d >= 0; --d) {
+        offset += (i % v.shape[d]) * v.strides[d];
+        i /= v.shape[d];
+    }
+    return offset;
+}
+
 // The dims are copied as whole arrays (the unused ones too): a loop over ndim becomes a
 // variable-length memcpy whose result, read back in 16-byte moves, stalls on store forwarding.
 inline void view_into(const TensorHeader &h, View &v) {

@@ -13,12 +13,7 @@ void rope_rows(const View &x, int64_t first, double theta, int mode, const View 
     const int64_t sd = x.strides[x.ndim - 1];
     T *o = reinterpret_cast<T *>(out.data);
     for (int64_t r = r0; r < r1; ++r) {
-        int64_t offset = 0, rest = r;  // row r of x in row-major order, at x's strides
-        for (int dim = x.ndim - 2; dim >= 0; --dim) {
-            offset += (rest % x.shape[dim]) * x.strides[dim];
-            rest /= x.shape[dim];
-        }
-        const T *row = reinterpret_cast<const T *>(x.data) + offset;
+        const T *row = reinterpret_cast<const T *>(x.data) + offset_of_item(x, x.ndim - 1, r);
         T *dst = o + r * d;
         const double pos = double(first + r % t_len);
         for (int64_t i = 0; i < half; ++i) {

@@ -20,12 +20,7 @@ int64_t rows_of(const View &v) {
 }
 
 const std::byte *row_at(const View &v, int64_t r) {
-    int64_t offset = 0;  // in elements
-    for (int d = v.ndim - 2; d >= 0; --d) {
-        offset += (r % v.shape[d]) * v.strides[d];
-        r /= v.shape[d];
-    }
-    return v.data + bytes_of(v.dtype, offset);
+    return v.data + bytes_of(v.dtype, offset_of_item(v, v.ndim - 1, r));
 }
 
 // Row r of v as n f32 values in out (gathered at the last dim's stride for an element dtype;
@@ -154,12 +149,7 @@ tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids
     const int64_t count = ids.numel();
     float *od = reinterpret_cast<float *>(o.data);
     for (int64_t i = 0; i < count; ++i) {
-        int64_t offset = 0, rest = i;  // ids in row-major order at their strides
-        for (int dd = ids.ndim - 1; dd >= 0; --dd) {
-            offset += (rest % ids.shape[dd]) * ids.strides[dd];
-            rest /= ids.shape[dd];
-        }
-        const int32_t id = *reinterpret_cast<const int32_t *>(ids.data + offset * 4);
+        const int32_t id = *reinterpret_cast<const int32_t *>(ids.data + offset_of_item(ids, ids.ndim, i) * 4);
         row_as_f32(table, id, od + i * d);  // ids were checked in range by the caller
     }
     *out = made.handle;

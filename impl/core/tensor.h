@@ -59,8 +59,8 @@ constexpr unsigned kDtypeCount = 0 TL_DTYPE_MAP(TL_DTYPE_COUNT_);
 
 // What TL_DTYPE_MAP says of one dtype; index 0 is "no dtype" (size 0, name "?").
 struct DtypeInfo {
-    size_t size;        // bytes of one element; 0 for a block dtype
-    int64_t block;      // elements a block
+    size_t size;    // bytes of one element; 0 for a block dtype
+    int64_t block;  // elements a block
     size_t block_bytes;
     const char *name, *safetensors;
     int gguf;

@@ -96,63 +96,6 @@ tl_status find_key(const tl_gguf_file *f, const char *key, const tl_gguf_file::K
     return TL_OK;
 }
 
-template <class T>
-T load(const std::byte *p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-// A scalar key's value as int64 or double; false for a type that is no number.
-bool number_of(const tl_gguf_file::Key &k, int64_t *i, double *d, bool *too_big) {
-    *too_big = false;
-    switch (k.type) {
-        case TL_GGUF_UINT8:
-            *i = load<uint8_t>(k.at);
-            break;
-        case TL_GGUF_INT8:
-            *i = load<int8_t>(k.at);
-            break;
-        case TL_GGUF_BOOL:
-            *i = load<uint8_t>(k.at) != 0;
-            break;
-        case TL_GGUF_UINT16:
-            *i = load<uint16_t>(k.at);
-            break;
-        case TL_GGUF_INT16:
-            *i = load<int16_t>(k.at);
-            break;
-        case TL_GGUF_UINT32:
-            *i = load<uint32_t>(k.at);
-            break;
-        case TL_GGUF_INT32:
-            *i = load<int32_t>(k.at);
-            break;
-        case TL_GGUF_INT64:
-            *i = load<int64_t>(k.at);
-            break;
-        case TL_GGUF_UINT64: {
-            const uint64_t u = load<uint64_t>(k.at);
-            *too_big = u > uint64_t(INT64_MAX);
-            *i = int64_t(u & uint64_t(INT64_MAX));
-            *d = double(u);
-            return true;
-        }
-        case TL_GGUF_FLOAT32:
-            *d = load<float>(k.at);
-            return true;
-        case TL_GGUF_FLOAT64:
-            *d = load<double>(k.at);
-            return true;
-        default:
-            return false;
-    }
-    *d = double(*i);
-    return true;
-}
-
-bool is_integer_type(uint32_t t) { return t != TL_GGUF_FLOAT32 && t != TL_GGUF_FLOAT64; }
-
 }  // namespace
 
 extern "C" {
@@ -202,13 +145,10 @@ tl_status tl_gguf_get_int(const tl_gguf_file *f, const char *key, int64_t *out) 
     const tl_gguf_file::Key *k;
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
     TL_TRY(find_key(f, key, &k));
-    int64_t i = 0;
-    double d = 0;
-    bool too_big;
-    if (!number_of(*k, &i, &d, &too_big) || !is_integer_type(k->type))
-        return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not an integer", key, k->type);
-    if (too_big) return fail(TL_E_INVALID_ARGUMENT, "gguf: key '%s' holds a uint64 past INT64_MAX", key);
-    *out = i;
+    const tl::GgufNumber n = tl::gguf_number(*k);
+    if (!n.is_integer) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not an integer", key, k->type);
+    if (n.too_big) return fail(TL_E_INVALID_ARGUMENT, "gguf: key '%s' holds a uint64 past INT64_MAX", key);
+    *out = n.as_int;
     return TL_OK;
 }
 
@@ -216,12 +156,9 @@ tl_status tl_gguf_get_float(const tl_gguf_file *f, const char *key, double *out)
     const tl_gguf_file::Key *k;
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
     TL_TRY(find_key(f, key, &k));
-    int64_t i = 0;
-    double d = 0;
-    bool too_big;
-    if (!number_of(*k, &i, &d, &too_big))
-        return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a number", key, k->type);
-    *out = d;
+    const tl::GgufNumber n = tl::gguf_number(*k);
+    if (!n.is_number) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a number", key, k->type);
+    *out = n.as_double;
     return TL_OK;
 }
 
@@ -230,8 +167,7 @@ tl_status tl_gguf_get_string(const tl_gguf_file *f, const char *key, const char 
     if (!out || !length) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
     TL_TRY(find_key(f, key, &k));
     if (k->type != TL_GGUF_STRING) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a string", key, k->type);
-    *length = load<uint64_t>(k->at);  // bounds checked at open
-    *out = reinterpret_cast<const char *>(k->at + 8);
+    tl::gguf_string_at(k->at, out, length);
     return TL_OK;
 }
 
@@ -245,9 +181,7 @@ tl_status tl_gguf_get_array_string(const tl_gguf_file *f, const char *key, uint6
     if (i >= k->count)
         return fail(TL_E_SHAPE, "gguf: item %llu of key '%s', which holds %llu", (unsigned long long)i, key,
                     (unsigned long long)k->count);
-    const std::byte *item = f->region->data + f->string_items[k->first_item + i];
-    *length = load<uint64_t>(item);
-    *out = reinterpret_cast<const char *>(item + 8);
+    tl::gguf_string_at(f->region->data + f->string_items[k->first_item + i], out, length);
     return TL_OK;
 }
 

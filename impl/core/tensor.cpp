@@ -38,4 +38,10 @@ bool dtype_from_safetensors(const char *s, tl_dtype *out) {
     return false;
 }
 
+bool dtype_from_gguf(uint32_t ggml_type, tl_dtype *out) {
+    for (unsigned v = 1; v <= kDtypeCount; ++v)
+        if (kDtypes[v].gguf >= 0 && uint32_t(kDtypes[v].gguf) == ggml_type) return *out = tl_dtype(v), true;
+    return false;
+}
+
 }  // namespace tl

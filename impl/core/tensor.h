@@ -76,6 +76,7 @@ inline bool is_float(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64; }
 // the ops naming them in tl_ops.h take (conversion, products, row gathers, copies).
 inline bool is_arithmetic(tl_dtype dt) { return dt == TL_F32 || dt == TL_F64 || dt == TL_I32; }
 inline bool is_block_dtype(tl_dtype dt) { return dtype_info(dt).block > 1; }
+inline bool is_storage_dtype(tl_dtype dt) { return dt == TL_F16 || dt == TL_BF16 || is_block_dtype(dt); }
 // Bytes of n elements of dt (n a whole number of blocks for a block dtype).
 inline int64_t bytes_of(tl_dtype dt, int64_t n) {
     const DtypeInfo &d = dtype_info(dt);
@@ -85,6 +86,8 @@ inline const char *dtype_name(tl_dtype dt) { return dtype_info(dt).name; }  // "
 bool dtype_from_name(const char *name, tl_dtype *out);                      // the inverse of dtype_name
 // The dtype whose safetensors string is s (TL_DTYPE_MAP's column); false for none.
 bool dtype_from_safetensors(const char *s, tl_dtype *out);
+// The dtype whose GGUF type number is ggml_type (TL_DTYPE_MAP's column); false for none.
+bool dtype_from_gguf(uint32_t ggml_type, tl_dtype *out);
 // Whether v is an integer in int32's range (i32 tensors take exactly these values).
 inline bool is_int32_value(double v) { return v == std::floor(v) && v >= -2147483648.0 && v <= 2147483647.0; }
 

@@ -265,13 +265,75 @@ void gguf_close(tl_gguf_file *f) {
     memory.release(f, sizeof(tl_gguf_file));
 }
 
+namespace {
+
+template <class T>
+T load(const std::byte *p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+}  // namespace
+
+GgufNumber gguf_number(const tl_gguf_file::Key &k) {
+    GgufNumber n{true, true, false, 0, 0};
+    switch (k.type) {
+        case TL_GGUF_UINT8:
+            n.as_int = load<uint8_t>(k.at);
+            break;
+        case TL_GGUF_INT8:
+            n.as_int = load<int8_t>(k.at);
+            break;
+        case TL_GGUF_BOOL:
+            n.as_int = load<uint8_t>(k.at) != 0;
+            break;
+        case TL_GGUF_UINT16:
+            n.as_int = load<uint16_t>(k.at);
+            break;
+        case TL_GGUF_INT16:
+            n.as_int = load<int16_t>(k.at);
+            break;
+        case TL_GGUF_UINT32:
+            n.as_int = load<uint32_t>(k.at);
+            break;
+        case TL_GGUF_INT32:
+            n.as_int = load<int32_t>(k.at);
+            break;
+        case TL_GGUF_INT64:
+            n.as_int = load<int64_t>(k.at);
+            break;
+        case TL_GGUF_UINT64: {
+            const uint64_t u = load<uint64_t>(k.at);
+            n.too_big = u > uint64_t(INT64_MAX);
+            n.as_int = int64_t(u & uint64_t(INT64_MAX));
+            n.as_double = double(u);
+            return n;
+        }
+        case TL_GGUF_FLOAT32:
+            n.is_integer = false, n.as_double = load<float>(k.at);
+            return n;
+        case TL_GGUF_FLOAT64:
+            n.is_integer = false, n.as_double = load<double>(k.at);
+            return n;
+        default:
+            n.is_number = n.is_integer = false;
+            return n;
+    }
+    n.as_double = double(n.as_int);
+    return n;
+}
+
+void gguf_string_at(const std::byte *p, const char **out, uint64_t *length) {
+    *length = load<uint64_t>(p);
+    *out = reinterpret_cast<const char *>(p + 8);
+}
+
 tl_status gguf_get(tl_context &ctx, tl_gguf_file &f, const char *name, tl_tensor *out) {
     const tl_gguf_file::Entry *e = f.find(name);
     if (!e) return fail(TL_E_NOT_FOUND, "gguf: no tensor named '%s'", name);
-    tl_dtype dt = tl_dtype(0);
-    for (unsigned v = 1; v <= kDtypeCount; ++v)
-        if (kDtypes[v].gguf == int(e->ggml_type)) dt = tl_dtype(v);
-    if (!dt)
+    tl_dtype dt;
+    if (!dtype_from_gguf(e->ggml_type, &dt))
         return fail(TL_E_DTYPE, "gguf: tensor '%s' has ggml type %u, which tensorlife does not hold", name,
                     e->ggml_type);
     int64_t numel;

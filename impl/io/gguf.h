@@ -51,4 +51,15 @@ tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out);
 void gguf_close(tl_gguf_file *f);
 tl_status gguf_get(tl_context &ctx, tl_gguf_file &f, const char *name, tl_tensor *out);
 
+// A scalar key's value as a number: as_int for integer and bool types (too_big: a uint64 past
+// INT64_MAX), as_double for every number type.
+struct GgufNumber {
+    bool is_number, is_integer, too_big;
+    int64_t as_int;
+    double as_double;
+};
+GgufNumber gguf_number(const tl_gguf_file::Key &k);
+// The GGUF string at p in the mapping (a u64 length, then its bytes; bounds checked at open).
+void gguf_string_at(const std::byte *p, const char **out, uint64_t *length);
+
 }  // namespace tl

@@ -40,8 +40,6 @@ void row_as_f32(const View &v, int64_t r, float *out) {
     for (int64_t i = 0; i < n; ++i) dequantize_row(v.dtype, row + bytes_of(v.dtype, i * s), out + i, 1);
 }
 
-bool is_storage(tl_dtype dt) { return dt == TL_F16 || dt == TL_BF16 || is_block_dtype(dt); }
-
 // A storage tensor read by rows: its last dim contiguous (blocks whole along it).
 tl_status require_rows(const char *op, const View &v) {
     if (!is_block_dtype(v.dtype) || v.ndim == 0 || v.shape[v.ndim - 1] <= 1 || v.strides[v.ndim - 1] == 1) return TL_OK;
@@ -55,8 +53,8 @@ tl_status op_convert(tl_context &ctx, tl_tensor tsrc, tl_dtype to, tl_tensor *ou
     Resolved rs;
     TL_TRY(ctx.resolve(tsrc, &rs));
     const View &src = rs.view;
-    const bool ok =
-        (src.dtype == TL_F32 && (is_storage(to) || to == TL_F32)) || (is_storage(src.dtype) && to == TL_F32);
+    const bool ok = (src.dtype == TL_F32 && (is_storage_dtype(to) || to == TL_F32)) ||
+                    (is_storage_dtype(src.dtype) && to == TL_F32);
     if (!ok)
         return fail(TL_E_DTYPE, "convert: %s to %s (it converts f32 to and from f16, bf16, q8_0 and q4_0)",
                     dtype_name(src.dtype), dtype_name(to));
@@ -78,8 +76,6 @@ tl_status op_convert(tl_context &ctx, tl_tensor tsrc, tl_dtype to, tl_tensor *ou
     *out = made.handle;
     return TL_OK;
 }
-
-bool is_storage_dtype(tl_dtype dt) { return is_storage(dt); }
 
 tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_tensor *out) {
     // y[..., m, n] = a[..., m, k] (f32) times b [k, n]: the transpose of a row-major [n, k] weight,

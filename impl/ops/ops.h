@@ -19,8 +19,7 @@ inline tl_status refuse_blocks(const char *op, tl_dtype dt) {
     return fail(TL_E_DTYPE, "%s does not take %s (its elements are stored in blocks)", op, dtype_name(dt));
 }
 
-// The storage dtypes (f16, bf16, q8_0, q4_0), and the ops that read them (ops/convert.cpp).
-bool is_storage_dtype(tl_dtype dt);
+// The ops that read the storage dtypes (f16, bf16, q8_0, q4_0) as stored (ops/convert.cpp).
 tl_status op_convert(tl_context &ctx, tl_tensor src, tl_dtype to, tl_tensor *out);
 tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_tensor *out);
 tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids, tl_tensor *out);

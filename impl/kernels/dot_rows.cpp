@@ -115,6 +115,77 @@ float DotQ4_0(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int6
     return body;
 }
 
+// Integer products, for activations quantized once per row to 8-bit blocks (Q8Activations): a
+// block's 32 products are summed exactly in int32 lanes (pairs of int16 products, vpmaddwd on
+// x86, smlal on NEON), then scaled by the two scales into the row's f32 accumulator.  Nibbles
+// are unpacked once per block; no element of either side is converted to float.
+using D16 = hn::CappedTag<int16_t, 16>;
+using D32 = hn::Repartition<int32_t, D16>;
+using DF32 = hn::Repartition<float, D16>;
+
+template <class V16, class V32>
+HWY_INLINE V32 MulPairs(V16 w, V16 x, V32 acc) {
+    const D32 d32;
+    auto odd = hn::Zero(d32);  // NEON's second half of the pairs; x86 sums them in acc
+    acc = hn::ReorderWidenMulAccumulate(d32, w, x, acc, odd);
+    return hn::Add(acc, odd);
+}
+
+template <class V>
+HWY_INLINE V Q8Q8Block(const uint8_t *HWY_RESTRICT block, const int16_t *HWY_RESTRICT xq, float xd, V acc) {
+    const D16 d16;
+    const hn::Rebind<int8_t, D16> d8;
+    const int8_t *q = reinterpret_cast<const int8_t *>(block + 2);
+    auto sum = hn::Zero(D32());
+    for (size_t j = 0; j < size_t(kQuantBlock); j += hn::Lanes(d16))
+        sum = MulPairs(hn::PromoteTo(d16, hn::LoadU(d8, q + j)), hn::LoadU(d16, xq + j), sum);
+    return hn::MulAdd(hn::Set(DF32(), half_scale(block)), hn::Mul(hn::ConvertTo(DF32(), sum), hn::Set(DF32(), xd)), acc);
+}
+
+template <class V>
+HWY_INLINE V Q4Q8Block(const uint8_t *HWY_RESTRICT block, const int16_t *HWY_RESTRICT xq, float xd, V acc) {
+    const D16 d16;
+    const hn::Rebind<uint8_t, D16> du8;
+    const auto eight = hn::Set(d16, 8), low_mask = hn::Set(d16, 0xf);
+    const uint8_t *q = block + 2;
+    auto sum = hn::Zero(D32());
+    for (size_t j = 0; j < size_t(kQuantBlock) / 2; j += hn::Lanes(d16)) {  // bytes j..: elements j.. and j+16..
+        const auto bytes = hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<D16>(), hn::LoadU(du8, q + j)));
+        sum = MulPairs(hn::Sub(hn::And(bytes, low_mask), eight), hn::LoadU(d16, xq + j), sum);
+        sum = MulPairs(hn::Sub(hn::ShiftRight<4>(bytes), eight), hn::LoadU(d16, xq + j + 16), sum);
+    }
+    return hn::MulAdd(hn::Set(DF32(), half_scale(block)), hn::Mul(hn::ConvertTo(DF32(), sum), hn::Set(DF32(), xd)), acc);
+}
+
+#define TL_OVER_INT_BLOCKS(blocks, STEP)             \
+  const DF32 df;                                     \
+  auto a0 = hn::Zero(df), a1 = a0, a2 = a0, a3 = a0; \
+  int64_t b = 0;                                     \
+  for (; b + 4 <= (blocks); b += 4) {                \
+    a0 = STEP(b, a0);                                \
+    a1 = STEP(b + 1, a1);                            \
+    a2 = STEP(b + 2, a2);                            \
+    a3 = STEP(b + 3, a3);                            \
+  }                                                  \
+  for (; b < (blocks); ++b) a0 = STEP(b, a0);        \
+  const float body = hn::GetLane(hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))))
+
+float DotQ8_0Int(const int16_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT row,
+                 int64_t n) {
+#define TL_Q8_STEP(i, acc) Q8Q8Block(row + (i)*int64_t(kQ8Bytes), xq + (i)*kQuantBlock, xd[i], acc)
+    TL_OVER_INT_BLOCKS(n / kQuantBlock, TL_Q8_STEP);
+#undef TL_Q8_STEP
+    return body;
+}
+
+float DotQ4_0Int(const int16_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT row,
+                 int64_t n) {
+#define TL_Q4_STEP(i, acc) Q4Q8Block(row + (i)*int64_t(kQ4Bytes), xq + (i)*kQuantBlock, xd[i], acc)
+    TL_OVER_INT_BLOCKS(n / kQuantBlock, TL_Q4_STEP);
+#undef TL_Q4_STEP
+    return body;
+}
+
 template <class T>
 float DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT row, int64_t n) {
     const T *h = reinterpret_cast<const T *>(row);
@@ -146,6 +217,8 @@ namespace tl {
 
 HWY_EXPORT(DotQ8_0);
 HWY_EXPORT(DotQ4_0);
+HWY_EXPORT(DotQ8_0Int);
+HWY_EXPORT(DotQ4_0Int);
 HWY_EXPORT(DotF16);
 HWY_EXPORT(DotBF16);
 
@@ -163,6 +236,12 @@ float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n) {
         default:
             return 0;  // the ops take only these
     }
+}
+
+float dot_row_q8(tl_dtype dt, const Q8Activations &x, const std::byte *row, int64_t n) {
+    const auto *r = reinterpret_cast<const uint8_t *>(row);
+    return dt == TL_Q8_0 ? HWY_DYNAMIC_DISPATCH(DotQ8_0Int)(x.q, x.scale, r, n)
+                         : HWY_DYNAMIC_DISPATCH(DotQ4_0Int)(x.q, x.scale, r, n);
 }
 
 const char *simd_target() {

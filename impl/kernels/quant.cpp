@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/half.h"
 
@@ -25,14 +26,29 @@ void store_f16(std::byte *p, float f) {
     std::memcpy(p, &h, 2);
 }
 
-// ggml's quantize_row_q8_0_ref: d = max|x| / 127, q = round(x / d) (half away from zero).
-void quantize_q8_0(const float *x, std::byte *block) {
+// ggml's quantize_row_q8_0_ref: d = max|x| / 127, q = round(x / d) (half away from zero); the
+// weights keep d in f16, activations quantized for the integer products keep it in f32.
+void q8_scale_and_values(const float *x, float *d_out, int8_t *q) {
     float amax = 0;
-    for (int j = 0; j < kQuantBlock; ++j) amax = std::fmax(amax, std::fabs(x[j]));
+    bool finite = true;
+    for (int j = 0; j < kQuantBlock; ++j) amax = std::fmax(amax, std::fabs(x[j])), finite &= std::isfinite(x[j]);
+    if (!finite) {  // an infinity or NaN: the block decodes as NaN, not as a cast's garbage
+        *d_out = std::numeric_limits<float>::quiet_NaN();
+        std::memset(q, 0, size_t(kQuantBlock));
+        return;
+    }
     const float d = amax / 127, id = d != 0 ? 1.0f / d : 0.0f;
+    *d_out = d;
+    for (int j = 0; j < kQuantBlock; ++j) {  // round half away from zero, exact in double (no libm call)
+        const float v = x[j] * id;
+        q[j] = int8_t(std::trunc(double(v) + std::copysign(0.5, double(v))));
+    }
+}
+
+void quantize_q8_0(const float *x, std::byte *block) {
+    float d;
+    q8_scale_and_values(x, &d, reinterpret_cast<int8_t *>(block + 2));
     store_f16(block, d);
-    auto *q = reinterpret_cast<int8_t *>(block + 2);
-    for (int j = 0; j < kQuantBlock; ++j) q[j] = int8_t(std::round(x[j] * id));
 }
 
 // ggml's quantize_row_q4_0_ref: d = (the value of largest magnitude) / -8, nibble
@@ -51,6 +67,14 @@ void quantize_q4_0(const float *x, std::byte *block) {
 }
 
 }  // namespace
+
+void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale) {
+    int8_t block[kQuantBlock];
+    for (int64_t b = 0; b < n / kQuantBlock; ++b) {
+        q8_scale_and_values(x + b * kQuantBlock, scale + b, block);
+        for (int j = 0; j < kQuantBlock; ++j) q[b * kQuantBlock + j] = block[j];
+    }
+}
 
 uint16_t float_to_f16(float f) {
     const uint32_t x = bits_of(f), sign = (x >> 16) & 0x8000, abs = x & 0x7fffffffu;

@@ -25,6 +25,16 @@ void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 // The dot product of n f32 values x with a row of n elements of dt (a storage dtype), in an
 // order fixed by n and the CPU's instruction set (kernels/dot_rows.cpp, Highway).
 float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n);
+// A row of f32 activations quantized for the integer products with q8_0/q4_0 weights: per block
+// of 32, scale = max|x| / 127 (kept in f32) and q = round(x / scale), ggml's rounding.
+struct Q8Activations {
+    const int16_t *q;    // n values (int8 range, widened once for the products)
+    const float *scale;  // n / 32 scales
+};
+void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale);
+// The dot product of such a row with a row of n elements of dt (q8_0 or q4_0): each block's
+// products exact in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
+float dot_row_q8(tl_dtype dt, const Q8Activations &x, const std::byte *row, int64_t n);
 // The instruction set dot_row runs on here ("AVX2", "AVX3", "NEON", ...).
 const char *simd_target();
 

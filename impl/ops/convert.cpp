@@ -101,20 +101,27 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
     for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
     shape[a.ndim - 1] = n;
     const int64_t rows = rows_of(a);
+    // Block weights take the activations quantized once per row (integer products, as ggml
+    // does); f16/bf16 weights take them as f32.
+    const bool integer = is_block_dtype(b.dtype);
     std::byte *scratch = nullptr;
     if (rows > 0 && k > 0) {
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
-        TL_TRY(ctx.scratch(size_t(bytes), &scratch));  // the activations' rows, contiguous f32
+        if (integer) bytes += bytes;  // beside the f32 rows: k int16 values and k / 32 f32 scales a row
+        TL_TRY(ctx.scratch(size_t(bytes), &scratch));
     }
     NewTensor made;
     TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &made));
     const View &y = made.view;
     if (y.numel() == 0) return *out = made.handle, TL_OK;
     float *x = reinterpret_cast<float *>(scratch);
-    for (int64_t r = 0; r < rows; ++r) {
-        if (k > 0) row_as_f32(a, r, x + r * k);
+    int16_t *xq = reinterpret_cast<int16_t *>(x + rows * k);
+    float *xscale = reinterpret_cast<float *>(xq + rows * k);  // 4-aligned: k is whole blocks
+    for (int64_t r = 0; r < rows && k > 0; ++r) {
+        row_as_f32(a, r, x + r * k);
+        if (integer) quantize_activations(x + r * k, k, xq + r * k, xscale + r * (k / kQuantBlock));
     }
     float *yd = reinterpret_cast<float *>(y.data);
     // Outputs in ranges of n on the executor: each output one whole dot product (bits never
@@ -122,7 +129,15 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
     run_split(ctx, n, rows * n * (k > 0 ? k : 1), [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo; j < hi; ++j) {
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
-            for (int64_t r = 0; r < rows; ++r) yd[r * n + j] = k > 0 ? dot_row(b.dtype, x + r * k, w, k) : 0.0f;
+            for (int64_t r = 0; r < rows; ++r) {
+                float &yj = yd[r * n + j];
+                if (k == 0)
+                    yj = 0.0f;
+                else if (integer)
+                    yj = dot_row_q8(b.dtype, Q8Activations{xq + r * k, xscale + r * (k / kQuantBlock)}, w, k);
+                else
+                    yj = dot_row(b.dtype, x + r * k, w, k);
+            }
         }
     });
     *out = made.handle;

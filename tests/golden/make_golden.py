@@ -27,7 +27,11 @@ import json
 import struct
 import sys
 
+import os
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from ggml_blocks import decoded, q4_0_bytes, q8_0_bytes  # noqa: E402  (ggml's formats, shared)
 
 out_dir = sys.argv[1]
 rng = np.random.default_rng(20261202)
@@ -298,68 +302,43 @@ with np.errstate(all="ignore"):
         case(f"copy_into_{dt}_broadcast", "copy_into", dt, [row, a], np.broadcast_to(row, a.shape))
 
 # ---- the storage dtypes (tests/test_quant.c reads these "quant.*" tensors; no json case): ggml's
-# reference rounding restated in NumPy's float32 arithmetic, the C code's operations one for one,
-# and products over the decoded weights exact in decimal.  Stored bytes travel as i32 values.
-def q8_0_bytes(row):
-    out = []
-    for b in range(0, row.size, 32):
-        x = row[b:b + 32].astype(np.float32)
-        amax = np.float32(np.abs(x).max())
-        d = np.float32(amax / np.float32(127))
-        inv = np.float32(1) / d if d != 0 else np.float32(0)
-        v = (x * inv).astype(np.float64)
-        q = (np.sign(v) * np.floor(np.abs(v) + 0.5)).astype(np.int64)
-        out += list(np.array([np.float16(d)]).view(np.uint8)) + list((q & 0xff).astype(np.uint8))
-    return out
-
-
-def q4_0_bytes(row):
-    out = []
-    for b in range(0, row.size, 32):
-        x = row[b:b + 32].astype(np.float32)
-        big = x[int(np.argmax(np.abs(x)))] if np.abs(x).max() > 0 else np.float32(0)
-        d = np.float32(big / np.float32(-8))
-        inv = np.float32(1) / d if d != 0 else np.float32(0)
-        q = np.minimum(15, np.trunc((x * inv).astype(np.float32) + np.float32(8.5)).astype(np.int64))
-        out += list(np.array([np.float16(d)]).view(np.uint8)) + [int(q[j] | (q[j + 16] << 4)) for j in range(16)]
-    return out
-
-
-def decoded(blocks, kind, n):
-    """Exact f32 values of one row's q8_0/q4_0 bytes."""
-    size = 34 if kind == "q8_0" else 18
-    vals = []
-    for b in range(n // 32):
-        blk = blocks[b * size:(b + 1) * size]
-        d = np.float32(np.array(blk[:2], dtype=np.uint8).view(np.float16)[0])
-        if kind == "q8_0":
-            q = np.array(blk[2:], dtype=np.uint8).view(np.int8).astype(np.float32)
-        else:
-            lo = [x & 0xf for x in blk[2:]]
-            hi = [x >> 4 for x in blk[2:]]
-            q = np.array(lo + hi, dtype=np.float32) - np.float32(8)
-        vals += list((q * d).astype(np.float32))
-    return np.array(vals, dtype=np.float32)
-
-
+# reference rounding restated in NumPy's float32 arithmetic (scripts/ggml_blocks.py),
+# and products over the decoded weights exact in decimal (against block weights, over the
+# activations as the integer products quantize them).  Stored bytes travel as i32 values.
 xq = rand("f32", (4, 64))
 xq[1, :32] = 0                      # an all-zero block: scale 0
 xq[2, :32] = np.float32(0.5) * np.arange(-16, 16, dtype=np.float32)
 xq[3, :32] = np.arange(-15.5, 16.5, dtype=np.float32)  # with 127 below: scale 1, every other value a tie
 xq[3, 0] = 127
 tensors.append(("quant.x", xq))
-tensors.append(("quant.x.q8_0", np.array([q8_0_bytes(r) for r in xq], dtype=np.int32)))
-tensors.append(("quant.x.q4_0", np.array([q4_0_bytes(r) for r in xq], dtype=np.int32)))
+tensors.append(("quant.x.q8_0", q8_0_bytes(xq).astype(np.int32)))
+tensors.append(("quant.x.q4_0", q4_0_bytes(xq).astype(np.int32)))
 tensors.append(("quant.x.f16", xq.astype(np.float16).view(np.uint16).astype(np.int32)))
 bits = xq.view(np.uint32).astype(np.uint64)
 tensors.append(("quant.x.bf16", (((bits + 0x7fff + ((bits >> 16) & 1)) >> 16) & 0xffff).astype(np.int32)))
 act, wq = rand("f32", (3, 64)), rand("f32", (5, 64))
 tensors.append(("quant.act", act))
 tensors.append(("quant.w", wq))
+
+
+def q8_activations(row):
+    """The exact values a row of activations takes in the integer products with block weights:
+    q8_0's rounding with the scale kept in f32 (q * d, exact in double)."""
+    vals = []
+    for b in range(0, row.size, 32):
+        x = row[b:b + 32].astype(np.float32)
+        d = np.float32(np.float32(np.abs(x).max()) / np.float32(127))
+        inv = np.float32(1) / d if d != 0 else np.float32(0)
+        v = (x * inv).astype(np.float64)
+        vals += list(np.sign(v) * np.floor(np.abs(v) + 0.5) * np.float64(d))
+    return np.array(vals)
+
+
+act_q8 = np.array([q8_activations(r) for r in act])
 for kind, enc in (("q8_0", q8_0_bytes), ("q4_0", q4_0_bytes)):
-    w_dec = np.array([decoded(enc(r), kind, 64) for r in wq])
-    want = exact_matmul(act, w_dec.T)
-    bound = exact_matmul(np.abs(act), np.abs(w_dec).T)
+    w_dec = decoded(enc(wq), kind).astype(np.float64)
+    want = exact_matmul(act_q8, w_dec.T)
+    bound = exact_matmul(np.abs(act_q8), np.abs(w_dec).T)
     tensors.append((f"quant.y.{kind}", want))
     tensors.append((f"quant.bound.{kind}", bound))
 

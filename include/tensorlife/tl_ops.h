@@ -43,8 +43,13 @@ TL_API tl_status tl_convert(tl_context *ctx, tl_tensor src, tl_dtype to, tl_tens
  * dgemm.  A weight b of a storage dtype (f16, bf16, q8_0, q4_0) is read as it is stored: b is
  * [k,n], the tl_transpose of a row-major [n,k] weight (each output's k weights contiguous, as
  * GGUF and safetensors store them), against f32 activations a [...,m,k], giving f32 [...,m,n];
- * outputs split over the executor, each a whole dot product in a fixed order.  A matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to BLAS
- * as it is, through its leading dimension and transpose flag; any other layout is copied first. */
+ * outputs split over the executor, each a whole dot product in a fixed order.  Against q8_0 and
+ * q4_0 weights each activation row is first quantized to 8-bit blocks (max|x| / 127 a step, the
+ * scale in f32; ggml's rounding) and each block's products are summed exactly in integers, as
+ * ggml does: within half a step per activation of the product over the decoded weights.
+ * f32/f64: a matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to
+ * BLAS as it is, through its leading dimension and transpose flag; any other layout is copied
+ * first. */
 TL_API tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 
 /* Elementwise with NumPy broadcasting; f32, f64 and i32 (tl_div: floats only). */

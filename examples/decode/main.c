@@ -53,6 +53,10 @@ static double now_ms(void) {
 /* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
 static const char *weights_path, *save_path;
 static tl_dtype weights_dtype = TL_F32; /* --weights-dtype: converted at load */
+static int convert_weights;             /* --weights-dtype given (else a file's weights stay as stored) */
+static int32_t *prompt;                 /* --prompt-ids: fed at positions 0.., then greedy */
+static int prompt_len;
+static char decoded[1 << 16];           /* the output tokens as text, where the weights carry a vocabulary */
 static job_pool *pool; /* NULL: one thread */
 
 static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
@@ -66,17 +70,29 @@ static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec
     }
     model m;
     model_config loaded = *cfg;
+    const int llama = cfg->arch == ARCH_LLAMA;
     if (weights_path) {
-        if (model_load(ctx, weights_path, &loaded, &m) != 0) exit(1);
+        if ((llama ? llama_load : model_load)(ctx, weights_path, &loaded, &m) != 0) exit(1);
+        m.cfg.tokens = cfg->tokens, m.cfg.kv_dtype = cfg->kv_dtype, m.cfg.unfused_attention = cfg->unfused_attention;
+    } else if (llama) {
+        llama_init_random(ctx, cfg, &m);
     } else {
         model_init_random(ctx, cfg, &m);
     }
-    if (save_path && mode == MODE_AMBIENT) model_save(ctx, &m, save_path);
-    model_convert(ctx, &m, weights_dtype);
+    if (save_path && mode == MODE_AMBIENT) {
+        if (!llama)
+            model_save(ctx, &m, save_path);
+        else if (llama_save_hf(ctx, &m, save_path) != 0)
+            exit(1);
+    }
+    if (convert_weights || !llama) model_convert(ctx, &m, weights_dtype);
     decoder d;
     decoder_open(&d, ctx, &m, mode);
     int32_t token = 1;
+    size_t text_len = 0;
+    decoded[0] = 0;
     for (int pos = 0; pos < cfg->tokens; ++pos) {
+        if (pos < prompt_len) token = prompt[pos];
         const long calls = meter.calls;
         const size_t live = meter.live;
         meter.peak = live;
@@ -86,6 +102,9 @@ static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec
         r->ms = now_ms() - t0;
         r->mallocs = meter.calls - calls;
         r->token = token;
+        char piece[256];
+        const size_t n = llama ? strlen(llama_token_text(&m, token, piece, sizeof piece)) : 0;
+        if (text_len + n < sizeof decoded) memcpy(decoded + text_len, piece, n + 1), text_len += n;
         if (mode == MODE_SCOPED) {
             r->bytes_in_use = d.last_step.used_bytes;
             r->slab_bytes = d.last_step.slab_bytes;
@@ -124,15 +143,48 @@ static const char USAGE[] =
     "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
     "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
     "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n"
-    "              [--weights-dtype f32|f16|bf16|q8_0|q4_0]\n"
-    "Greedy decode of a GPT-style model with random weights from the seed (or --weights), in\n"
-    "ambient and in scoped mode; prints the tokens, per-step times and allocator calls.\n"
+    "              [--weights-dtype f32|f16|bf16|q8_0|q4_0] [--prompt-ids ID,ID,...]\n"
+    "              [--arch toy|llama] [--kv-heads N] [--ffn N] [--kv-dtype f32|f16|bf16]\n"
+    "Greedy decode with random weights from the seed (or --weights), in ambient and in scoped\n"
+    "mode; prints the tokens, per-step times and allocator calls.\n"
+    "  --arch llama  the Llama architecture (RoPE, grouped-query attention, SwiGLU); --weights\n"
+    "               takes a GGUF file (llama.cpp's) or a Hugging Face model.safetensors with its\n"
+    "               config.json beside it; --save-weights writes the latter\n"
+    "  --kv-heads N  key/value heads (default: --heads); --ffn N the MLP width (default 3 x d)\n"
+    "  --prompt-ids  token ids fed first (teacher-forced), then the model's own\n"
     "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
-    "  --weights-dtype T  the projections, head and embedding converted to T at load (read as stored)\n";
+    "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
+    "               stored); a file's weights stay in their own dtype without it\n"
+    "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n";
+
+/* A dtype by name among the first n of f32, f16, bf16, q8_0, q4_0. */
+static tl_dtype parse_dtype(const char *name, int n) {
+    const tl_dtype all[5] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+    for (int k = 0; k < n; ++k)
+        if (!strcmp(name, tl_dtype_name(all[k]))) return all[k];
+    refuse_argument(name, USAGE);
+    return TL_F32;
+}
+
+/* --prompt-ids 1,2,3: token ids, each >= 0 (checked against the vocabulary once it is known). */
+static void parse_prompt(const char *text) {
+    for (const char *p = text; *p;) {
+        char *end;
+        const long id = strtol(p, &end, 10);
+        if (end == p || id < 0 || id > 1 << 30 || (*end && *end != ',')) {
+            fprintf(stderr, "decode: --prompt-ids takes token ids separated by commas, not '%s'\n", text);
+            exit(2);
+        }
+        prompt = realloc(prompt, sizeof(int32_t) * (size_t)(prompt_len + 1));
+        prompt[prompt_len++] = (int32_t)id;
+        p = *end ? end + 1 : end;
+    }
+}
 
 int main(int argc, char **argv) {
     answer_help(argc, argv, USAGE);
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
+    cfg.rope_theta = 10000, cfg.norm_eps = 1e-5, cfg.rope = TL_ROPE_HALVES, cfg.kv_dtype = TL_F32;
     const char *report = NULL, *svg = NULL;
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
@@ -161,30 +213,53 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--unfused-attention"))
             cfg.unfused_attention = 1;
         else if (!strcmp(a, "--weights-dtype") && v) {
-            const tl_dtype all[5] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
-            int found = 0;
-            for (int k = 0; k < 5; ++k)
-                if (!strcmp(v, tl_dtype_name(all[k]))) weights_dtype = all[k], found = 1;
-            if (!found) refuse_argument(v, USAGE);
-            ++i;
+            weights_dtype = parse_dtype(v, 5), convert_weights = 1, ++i;
+        } else if (!strcmp(a, "--kv-dtype") && v) {
+            cfg.kv_dtype = parse_dtype(v, 3), ++i;
+        } else if (!strcmp(a, "--arch") && v) {
+            if (strcmp(v, "toy") && strcmp(v, "llama")) refuse_argument(v, USAGE);
+            cfg.arch = strcmp(v, "llama") ? ARCH_TOY : ARCH_LLAMA, ++i;
+        } else if (!strcmp(a, "--kv-heads")) {
+            cfg.kv_heads = parse_int(a, v), ++i;
+        } else if (!strcmp(a, "--ffn")) {
+            cfg.ffn = parse_int(a, v), ++i;
+        } else if (!strcmp(a, "--prompt-ids") && v) {
+            parse_prompt(v), ++i;
         } else if (!strcmp(a, "--threads"))
             threads = parse_int(a, v), ++i;
         else
             refuse_argument(a, USAGE);
     }
-    if (weights_path) { /* the file decides d_model, vocab and layers */
+    const size_t path_len = weights_path ? strlen(weights_path) : 0;
+    if (path_len > 5 && !strcmp(weights_path + path_len - 5, ".gguf")) cfg.arch = ARCH_LLAMA;
+    if (!cfg.kv_heads) cfg.kv_heads = cfg.heads;
+    if (!cfg.ffn) cfg.ffn = 3 * cfg.d_model;
+    if (cfg.kv_dtype != TL_F32 && cfg.arch != ARCH_LLAMA) {
+        fprintf(stderr, "decode: --kv-dtype is for --arch llama\n");
+        return 2;
+    }
+    if (weights_path) { /* the file decides the model's shape */
         tl_context *probe;
         model m = {0};
         TL_CHECK(tl_context_create(NULL, &probe));
-        const int loaded = model_load(probe, weights_path, &cfg, &m);
-        free(m.layer); /* the probe wanted the shapes alone; its tensors die with its context */
+        const int loaded = (cfg.arch == ARCH_LLAMA ? llama_load : model_load)(probe, weights_path, &cfg, &m);
+        if (loaded == 0) model_free(probe, &m);
         tl_context_destroy(probe);
         if (loaded != 0) return 1;
     }
-    if (cfg.d_model % cfg.heads) {
-        fprintf(stderr, "decode: --d-model must be a multiple of --heads\n");
+    if (cfg.d_model % cfg.heads || cfg.heads % cfg.kv_heads || (cfg.arch == ARCH_LLAMA && cfg.d_model / cfg.heads % 2)) {
+        fprintf(stderr, "decode: --d-model must be a multiple of --heads, --heads of --kv-heads (an even head size)\n");
         return 2;
     }
+    if (prompt_len > cfg.tokens) {
+        fprintf(stderr, "decode: %d prompt ids for a %d-token run (--tokens)\n", prompt_len, cfg.tokens);
+        return 2;
+    }
+    for (int i = 0; i < prompt_len; ++i)
+        if (prompt[i] >= cfg.vocab) {
+            fprintf(stderr, "decode: prompt id %d is past the vocabulary (%d)\n", prompt[i], cfg.vocab);
+            return 2;
+        }
     if (threads > JOB_POOL_MAX_THREADS) {
         fprintf(stderr, "decode: --threads takes 1 to %d\n", JOB_POOL_MAX_THREADS);
         return 2;
@@ -198,10 +273,19 @@ int main(int argc, char **argv) {
         }
         pool = &threads_pool;
     }
-    printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n", cfg.d_model,
-           cfg.layers, cfg.heads, cfg.vocab, cfg.tokens, weights_path ? weights_path : "from a fixed seed",
-           tl_dtype_name(weights_dtype), threads, threads > 1 ? "s" : "",
-           threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
+    if (cfg.arch == ARCH_LLAMA)
+        printf("decode: llama, d_model %d, %d layers, %d heads (%d kv), ffn %d, vocab %d, %d tokens, KV cache %s, "
+               "weights %s%s%s; %d thread%s%s\n",
+               cfg.d_model, cfg.layers, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.tokens,
+               tl_dtype_name(cfg.kv_dtype), weights_path ? weights_path : "from a fixed seed",
+               convert_weights ? " converted to " : weights_path ? " as stored" : " in f32",
+               convert_weights ? tl_dtype_name(weights_dtype) : "", threads, threads > 1 ? "s" : "",
+               threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
+    else
+        printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n",
+               cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens,
+               weights_path ? weights_path : "from a fixed seed", tl_dtype_name(weights_dtype), threads,
+               threads > 1 ? "s" : "", threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
     printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
     const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
     step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient),
@@ -229,6 +313,7 @@ int main(int argc, char **argv) {
     printf("\ntokens:");
     for (int i = 0; i < cfg.tokens && i < 16; ++i) printf(" %d", scoped[i].token);
     printf("%s\n", cfg.tokens > 16 ? " ..." : "");
+    if (decoded[0]) printf("text: %s\n", decoded);
     printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
            same_logits ? "identical" : "DIFFER");
     uint64_t hash = 14695981039346656037ull; /* FNV-1a of the logits' bytes: the same on any thread count */

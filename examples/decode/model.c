@@ -1,11 +1,12 @@
 #include "model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed) {
+tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed) {
     int64_t n = 1;
     for (int i = 0; i < ndim; ++i) n *= shape[i];
     float *data = malloc(sizeof(float) * (size_t)n);
@@ -34,8 +35,9 @@ static tl_tensor norm_weight(tl_context *ctx, int d) {
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
     unsigned seed = cfg->seed;
     const int d = cfg->d_model;
+    memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    m->weights_dtype = TL_F32, m->stored = NULL, m->stored_count = 0;
+    m->weights_dtype = TL_F32;
     int64_t embed_shape[2] = {cfg->vocab, d};
     m->embed = random_tensor(ctx, 2, embed_shape, 1.0f, &seed);
     m->layer = calloc((size_t)cfg->layers, sizeof *m->layer);
@@ -55,9 +57,10 @@ void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
 }
 
 void model_free(tl_context *ctx, model *m) {
+    if (m->cfg.arch == ARCH_LLAMA) return llama_free(ctx, m);
     for (int l = 0; l < m->cfg.layers; ++l) {
         tl_tensor *w = &m->layer[l].attn_norm;
-        for (size_t i = 0; i < sizeof(layer_weights) / sizeof(tl_tensor); ++i) TL_CHECK(tl_tensor_free(ctx, w[i]));
+        for (size_t i = 0; i < offsetof(layer_weights, w_gate) / sizeof(tl_tensor); ++i) TL_CHECK(tl_tensor_free(ctx, w[i]));
     }
     TL_CHECK(tl_tensor_free(ctx, m->embed));
     TL_CHECK(tl_tensor_free(ctx, m->final_norm));
@@ -81,6 +84,7 @@ static tl_tensor as_stored_rows(tl_context *ctx, model *m, tl_tensor w, tl_dtype
 }
 
 void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
+    if (m->cfg.arch == ARCH_LLAMA) return llama_convert(ctx, m, dt);
     if (dt == TL_F32) return;
     m->weights_dtype = dt;
     m->stored = malloc(sizeof(tl_tensor) * (size_t)(6 * m->cfg.layers + 1));
@@ -97,6 +101,7 @@ void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
 }
 
 double model_weight_bytes(const model *m) {
+    if (m->cfg.arch == ARCH_LLAMA) return llama_weight_bytes(m);
     int64_t block;
     size_t bytes;
     TL_CHECK(tl_dtype_block(m->weights_dtype ? m->weights_dtype : TL_F32, &block, &bytes));
@@ -174,8 +179,9 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     cfg->vocab = (int)info.shape[0];
     cfg->d_model = (int)info.shape[1];
     cfg->layers = layers;
+    memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    m->weights_dtype = TL_F32, m->stored = NULL, m->stored_count = 0;
+    m->weights_dtype = TL_F32;
     m->layer = calloc((size_t)layers, sizeof *m->layer);
     const int64_t d = cfg->d_model, v = cfg->vocab;
     const int64_t s_embed[2] = {v, d}, s_head[2] = {d, v}, s_d[1] = {d}, s_dd[2] = {d, d}, s_up[2] = {d, 4 * d},
@@ -202,10 +208,12 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
     d->k_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
     d->v_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
-    int64_t shape[2] = {c->tokens, c->d_model};
+    const int kv_width = c->arch == ARCH_LLAMA ? c->d_model / c->heads * c->kv_heads : c->d_model;
+    const tl_dtype kv_dtype = c->arch == ARCH_LLAMA ? c->kv_dtype : TL_F32;
+    int64_t shape[2] = {c->tokens, kv_width};
     for (int l = 0; l < c->layers; ++l) {
-        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->k_cache[l]));
-        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->v_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, kv_dtype, 2, shape, &d->k_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, kv_dtype, 2, shape, &d->v_cache[l]));
     }
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
     d->mask_row = malloc(sizeof(float) * (size_t)c->tokens);
@@ -213,8 +221,7 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
     d->made = malloc(sizeof(tl_tensor) * (size_t)d->made_capacity);
 }
 
-/* Every tensor the step makes goes through here, so ambient mode can free it at the end. */
-static tl_tensor keep(decoder *d, tl_tensor t) {
+tl_tensor decoder_keep(decoder *d, tl_tensor t) {
     if (d->mode == MODE_AMBIENT) {
         if (d->made_count == d->made_capacity) {
             d->made_capacity *= 2;
@@ -225,7 +232,7 @@ static tl_tensor keep(decoder *d, tl_tensor t) {
     return t;
 }
 
-#define OP(call_with_out) (TL_CHECK(call_with_out), keep(d, out))
+#define OP(call_with_out) (TL_CHECK(call_with_out), decoder_keep(d, out))
 
 static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int pos) {
     const model_config *c = &d->m->cfg;
@@ -278,7 +285,7 @@ static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int p
     return OP(tl_matmul(ctx, mixed, w->wo, &out));
 }
 
-int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
+static tl_tensor toy_logits(decoder *d, int32_t token, int pos) {
     const model *m = d->m;
     tl_context *ctx = d->ctx;
     tl_tensor out, ids, x, h, y;
@@ -305,7 +312,14 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
         x = OP(tl_add(ctx, x, h, &out));
     }
     h = OP(tl_rmsnorm(ctx, x, m->final_norm, 1e-5, &out));
-    tl_tensor lg = OP(tl_matmul(ctx, h, m->lm_head, &out));
+    return OP(tl_matmul(ctx, h, m->lm_head, &out));
+}
+
+int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
+    const model *m = d->m;
+    tl_context *ctx = d->ctx;
+    tl_tensor out;
+    tl_tensor lg = m->cfg.arch == ARCH_LLAMA ? llama_logits(d, token, pos) : toy_logits(d, token, pos);
     tl_tensor best = OP(tl_argmax(ctx, lg, -1, &out));
     int32_t next;
     TL_CHECK(tl_tensor_read(ctx, best, &next, sizeof next));

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes a Hugging Face LlamaForCausalLM checkpoint (model.safetensors and config.json in one
+folder; F32, F16 or BF16) as a GGUF version 3 file the way llama.cpp's converter does:
+general.architecture = llama, the llama.* hyperparameters, token_embd / blk.N.attn_q ... /
+output_norm / output, q and k permuted for interleaved RoPE, norms in f32 and every other weight
+in the chosen type (f32, f16, q8_0, q4_0; ggml's rounding, scripts/ggml_blocks.py).  With
+--vocab FILE (one token per line, in id order) the file carries tokenizer.ggml.tokens.
+
+  usage: llama_to_gguf.py MODEL_DIR OUT.gguf [--type f32|f16|q8_0|q4_0] [--vocab FILE]
+"""
+import argparse
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ggml_blocks import q4_0_bytes, q8_0_bytes  # noqa: E402
+from safetensors_numpy import read_safetensors  # noqa: E402
+
+GGML_TYPE = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8}
+U32, I32, F32, BOOL, STRING, ARRAY, U64 = 4, 5, 6, 7, 8, 9, 10
+ALIGNMENT = 32
+
+
+def gguf_string(text):
+    raw = text.encode()
+    return struct.pack("<Q", len(raw)) + raw
+
+
+def gguf_kv(key, kind, value):
+    out = gguf_string(key) + struct.pack("<I", kind)
+    if kind == STRING:
+        return out + gguf_string(value)
+    if kind == ARRAY:  # of strings
+        return out + struct.pack("<IQ", STRING, len(value)) + b"".join(gguf_string(v) for v in value)
+    return out + struct.pack({U32: "<I", I32: "<i", F32: "<f", BOOL: "<?", U64: "<Q"}[kind], value)
+
+
+def permute(w, heads):
+    """llama.cpp's permute: each head's rows from halves order to interleaved pairs."""
+    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def encode(w, kind):
+    w = np.ascontiguousarray(w, dtype=np.float32)
+    if kind == "f32":
+        return w.tobytes()
+    if kind == "f16":
+        return w.astype(np.float16).tobytes()
+    return (q8_0_bytes(w) if kind == "q8_0" else q4_0_bytes(w)).tobytes()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model_dir")
+    ap.add_argument("out")
+    ap.add_argument("--type", choices=sorted(GGML_TYPE), default="f32")
+    ap.add_argument("--vocab", help="one token per line, in id order")
+    args = ap.parse_args()
+    with open(os.path.join(args.model_dir, "config.json")) as f:
+        cfg = json.load(f)
+    weights = read_safetensors(os.path.join(args.model_dir, "model.safetensors"))
+    d, heads = cfg["hidden_size"], cfg["num_attention_heads"]
+    kv_heads = cfg.get("num_key_value_heads", heads)
+    layers = cfg["num_hidden_layers"]
+
+    tensors = [("token_embd.weight", weights["model.embed_tokens.weight"], args.type)]
+    names = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+             "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+             "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+    for l in range(layers):
+        for gg, hf in names.items():
+            w = weights[f"model.layers.{l}.{hf}.weight"]
+            if gg == "attn_q":
+                w = permute(w, heads)
+            elif gg == "attn_k":
+                w = permute(w, kv_heads)
+            tensors.append((f"blk.{l}.{gg}.weight", w, "f32" if gg.endswith("norm") else args.type))
+    tensors.append(("output_norm.weight", weights["model.norm.weight"], "f32"))
+    if "lm_head.weight" in weights:
+        tensors.append(("output.weight", weights["lm_head.weight"], args.type))
+
+    kvs = [gguf_kv("general.architecture", STRING, "llama"),
+           gguf_kv("general.name", STRING, os.path.basename(os.path.abspath(args.model_dir))),
+           gguf_kv("general.alignment", U32, ALIGNMENT),
+           gguf_kv("llama.context_length", U32, cfg.get("max_position_embeddings", 2048)),
+           gguf_kv("llama.embedding_length", U32, d),
+           gguf_kv("llama.block_count", U32, layers),
+           gguf_kv("llama.feed_forward_length", U32, cfg["intermediate_size"]),
+           gguf_kv("llama.attention.head_count", U32, heads),
+           gguf_kv("llama.attention.head_count_kv", U32, kv_heads),
+           gguf_kv("llama.rope.dimension_count", U32, d // heads),
+           gguf_kv("llama.rope.freq_base", F32, cfg.get("rope_theta", 10000.0)),
+           gguf_kv("llama.attention.layer_norm_rms_epsilon", F32, cfg.get("rms_norm_eps", 1e-6))]
+    if args.vocab:
+        with open(args.vocab, encoding="utf-8") as f:
+            tokens = f.read().split("\n")[: cfg["vocab_size"]]
+        kvs += [gguf_kv("tokenizer.ggml.model", STRING, "llama"), gguf_kv("tokenizer.ggml.tokens", ARRAY, tokens)]
+
+    infos, blobs, offset = [], [], 0
+    for name, w, kind in tensors:
+        raw = encode(w, kind)
+        dims = list(reversed(w.shape))  # GGUF lists the innermost dim first
+        infos.append(gguf_string(name) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
+                     struct.pack("<IQ", GGML_TYPE[kind], offset))
+        blobs.append(raw + b"\0" * (-len(raw) % ALIGNMENT))
+        offset += len(blobs[-1])
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs) + b"".join(infos)
+    with open(args.out, "wb") as f:
+        f.write(head + b"\0" * (-len(head) % ALIGNMENT))
+        for b in blobs:
+            f.write(b)
+    print(f"llama_to_gguf: {args.out}: {len(tensors)} tensors in {args.type}, {offset} bytes of data")
+
+
+if __name__ == "__main__":
+    main()

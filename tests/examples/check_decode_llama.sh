@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The demo's Llama path against independent references, as a user runs it:
+#  1. random weights (GQA: 8 heads over 2 KV heads) saved as a Hugging Face folder; PyTorch with
+#     Hugging Face's semantics (scripts/llama_reference.py), teacher-forced over the demo's own
+#     tokens, agrees at every position: greedy f32 decoding is the same, token for token;
+#  2. the same folder as GGUF (scripts/llama_to_gguf.py: q and k permuted for interleaved RoPE,
+#     a vocabulary): the demo reads it as stored and gives the f32 tokens again, with their text;
+#  3. bf16, f16, q8_0 and q4_0 weights (converted at load, or stored so in GGUF), an f16 KV
+#     cache: each run passes the demo's own checks (ambient = scoped bitwise, 0 allocator calls in
+#     the steady state); agreement with PyTorch's f32 reference is printed, and must stay above a
+#     floor that quantization noise alone does not reach down to.
+#   check_decode_llama.sh DECODE SOURCE_DIR WORK_DIR
+set -euo pipefail
+export LC_ALL=C # the decoded text holds raw bytes
+decode=$1 src=$2 work=$3
+py=/usr/bin/python3 # Debian's, with setup.sh's NumPy and PyTorch
+rm -rf "$work" && mkdir -p "$work/hf"
+shape=(--arch llama --d-model 256 --layers 2 --heads 8 --kv-heads 2 --ffn 512 --vocab 1000)
+run=(--tokens 40 --prompt-ids 5,6,7 --threads 2)
+tokens_of() { grep -a '^tokens:' "$1"; }
+
+"$decode" "${shape[@]}" "${run[@]}" --save-weights "$work/hf/model.safetensors" --report "$work/f32.json" >"$work/f32.out"
+"$py" "$src/scripts/llama_reference.py" "$work/hf" "$work/f32.json" --prompt-ids 5,6,7 --label "f32 (Hugging Face)"
+
+# A vocabulary: byte tokens and SentencePiece words, as llama.cpp's files carry them.
+"$py" -c '
+import sys
+words = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % i for i in range(256)]
+words += ["\u2581w%d" % i for i in range(1000 - len(words))]
+sys.stdout.write("\n".join(words))' >"$work/vocab.txt"
+for type in f32 q8_0 q4_0; do
+  "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --vocab "$work/vocab.txt"
+done
+"$decode" --weights "$work/model-f32.gguf" "${run[@]}" --report "$work/gguf-f32.json" >"$work/gguf-f32.out"
+if [[ "$(tokens_of "$work/gguf-f32.out")" != "$(tokens_of "$work/f32.out")" ]]; then
+  echo "GGUF f32 tokens differ from the Hugging Face folder's:"; tokens_of "$work/gguf-f32.out"; tokens_of "$work/f32.out"
+  exit 1
+fi
+grep -aq '^text: .*w[0-9]' "$work/gguf-f32.out" || { echo "no decoded text from the GGUF vocabulary"; exit 1; }
+"$py" "$src/scripts/llama_reference.py" "$work/hf" "$work/gguf-f32.json" --prompt-ids 5,6,7 --label "f32 (GGUF)"
+
+check() { # label, floor, demo arguments...
+  local label=$1 floor=$2
+  shift 2
+  "$decode" "${run[@]}" "$@" --report "$work/$label.json" >"$work/$label.out"
+  grep -q 'scoped steady state: 0 allocator calls' "$work/$label.out"
+  "$py" "$src/scripts/llama_reference.py" "$work/hf" "$work/$label.json" --prompt-ids 5,6,7 \
+    --min-agreement "$floor" --label "$label"
+}
+hf=(--weights "$work/hf/model.safetensors" --arch llama)
+check bf16 0.9 "${hf[@]}" --weights-dtype bf16
+check f16 0.9 "${hf[@]}" --weights-dtype f16
+check q8_0 0.8 "${hf[@]}" --weights-dtype q8_0
+check q4_0 0.5 "${hf[@]}" --weights-dtype q4_0
+check kv-f16 0.9 "${hf[@]}" --kv-dtype f16
+check gguf-q8_0 0.8 --weights "$work/model-q8_0.gguf"
+check gguf-q4_0 0.5 --weights "$work/model-q4_0.gguf"
+grep -aq 'weights .*model-q4_0.gguf as stored' "$work/gguf-q4_0.out"
+echo "decode --arch llama: f32 identical to PyTorch from both files; storage dtypes above their floors"

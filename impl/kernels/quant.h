@@ -22,9 +22,11 @@ uint16_t float_to_bf16(float f);
 void dequantize_row(tl_dtype dt, const std::byte *src, float *dst, int64_t n);
 void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 
-// The dot product of n f32 values x with a row of n elements of dt (a storage dtype), in an
-// order fixed by n and the CPU's instruction set (kernels/dot_rows.cpp, Highway).
-float dot_row(tl_dtype dt, const float *x, const std::byte *row, int64_t n);
+// out[r] = the dot product of n f32 values x with row r of nrows rows of n elements of dt (f16 or
+// bf16), row r at rows + r * row_bytes; in an order fixed by n and the CPU's instruction set
+// (kernels/dot_rows.cpp, Highway), whatever nrows is.
+void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
+              float *out);
 // A row of f32 activations quantized for the integer products with q8_0/q4_0 weights: per block
 // of 32, scale = max|x| / 127 (kept in f32) and q = round(x / scale), ggml's rounding.
 struct Q8Activations {
@@ -32,10 +34,11 @@ struct Q8Activations {
     const float *scale;  // n / 32 scales
 };
 void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale);
-// The dot product of such a row with a row of n elements of dt (q8_0 or q4_0): each block's
-// products exact in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
-float dot_row_q8(tl_dtype dt, const Q8Activations &x, const std::byte *row, int64_t n);
-// The instruction set dot_row runs on here ("AVX2", "AVX3", "NEON", ...).
+// The same against rows of dt (q8_0 or q4_0) for such activations: each block's products exact
+// in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
+void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows,
+                 int64_t n, float *out);
+// The instruction set dot_rows runs on here ("AVX2", "AVX3", "NEON", ...).
 const char *simd_target();
 
 }  // namespace tl

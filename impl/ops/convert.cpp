@@ -1,6 +1,7 @@
 // tl_convert, and the products and row gathers that read the storage dtypes (f16, bf16, q8_0,
 // q4_0) as they are stored: each row of such a tensor is read where it lies, at any offset in
 // any storage, and turned into f32 by the one routine of its format (kernels/quant.h).
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -126,17 +127,21 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
     float *yd = reinterpret_cast<float *>(y.data);
     // Outputs in ranges of n on the executor: each output one whole dot product (bits never
     // depend on the thread count).
+    // Weight rows in tiles of 16, each tile against every activation row while it is in cache.
+    const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
     run_split(ctx, n, rows * n * (k > 0 ? k : 1), [&](int64_t lo, int64_t hi) {
-        for (int64_t j = lo; j < hi; ++j) {
+        for (int64_t j = lo; j < hi; j += 16) {
+            const int64_t tile = hi - j < 16 ? hi - j : 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
             for (int64_t r = 0; r < rows; ++r) {
-                float &yj = yd[r * n + j];
+                float *yj = yd + r * n + j;
                 if (k == 0)
-                    yj = 0.0f;
+                    std::fill(yj, yj + tile, 0.0f);
                 else if (integer)
-                    yj = dot_row_q8(b.dtype, Q8Activations{xq + r * k, xscale + r * (k / kQuantBlock)}, w, k);
+                    dot_rows_q8(b.dtype, Q8Activations{xq + r * k, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
+                                k, yj);
                 else
-                    yj = dot_row(b.dtype, x + r * k, w, k);
+                    dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
             }
         }
     });

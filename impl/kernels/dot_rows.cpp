@@ -1,16 +1,12 @@
 // The dot products of one activation row with rows of weights in a storage dtype (f16, bf16,
 // q8_0, q4_0), one source compiled for every instruction set Highway targets and chosen at run
 // time (AVX2, AVX-512, NEON, SVE, ...; scalar elsewhere).  Each weight row is read where it lies
-// and decoded in registers.  Rows go four at a time (the activations loaded once for four rows,
-// eight accumulators in flight, one call and one final reduction per four rows), but each row's
-// sum runs in the same order alone or in a group: even blocks into one accumulator, odd into a
-// second, added at the end.  So the order of every addition depends on n and the CPU's target
-// alone, and a row gives the same bits at any offset, in any storage, on any thread.
+// and decoded in registers.  The order of every addition depends on n and the CPU's target
+// alone, so a row gives the same bits at any offset, in any storage, on any thread, in any tile.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/dot_rows.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <cstring>
@@ -50,39 +46,24 @@ namespace tl {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Rows [0, nrows) at base + r * row_bytes, `blocks` blocks each: out[r] = Finish(r, the sum of
-// Step(row, b, acc) over the row's blocks).  Step adds block b of a row into an accumulator.
+// Rows [0, nrows) at base + r * row_bytes, `blocks` blocks each: out[r] =
+// Finish(r, the sum of Step(row, b, acc) over the row's blocks).  Step adds block b of a row into
+// an accumulator.  A row's blocks go round four accumulators (so consecutive blocks' additions
+// do not wait on each other), added in a fixed order at the end.  Rows are read one after the
+// other, the matrix one stream: four rows interleaved read 1024-element rows from DRAM at a half
+// to a third of the rate, and a software prefetch ahead of the stream gained nothing measurable
+// (bench/README.md).
 template <class D, class Step, class Finish>
 HWY_INLINE void OverRows(D d, int64_t blocks, const uint8_t *base, size_t row_bytes, int64_t nrows, Step step,
                          Finish finish) {
-    int64_t r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-        const uint8_t *w0 = base + r * row_bytes, *w1 = w0 + row_bytes, *w2 = w1 + row_bytes, *w3 = w2 + row_bytes;
-        auto e0 = hn::Zero(d), o0 = e0, e1 = e0, o1 = e0, e2 = e0, o2 = e0, e3 = e0, o3 = e0;
-        // The rows two groups ahead, asked for a little each step, so the loads of a compute-heavy
-        // format (q4_0) overlap its arithmetic instead of waiting on DRAM (measured: 1 and 4
-        // groups ahead no better, bench/README.md).
-        const uint8_t *ahead = w0 + 2 * 4 * row_bytes;
-        const size_t ahead_step = blocks >= 2 ? 4 * row_bytes / size_t(blocks / 2) + 1 : 0;
-        int64_t b = 0;
-        for (; b + 2 <= blocks; b += 2) {
-            hwy::Prefetch(ahead), hwy::Prefetch(ahead + 64), ahead += ahead_step;
-            e0 = step(w0, b, e0), e1 = step(w1, b, e1), e2 = step(w2, b, e2), e3 = step(w3, b, e3);
-            o0 = step(w0, b + 1, o0), o1 = step(w1, b + 1, o1), o2 = step(w2, b + 1, o2), o3 = step(w3, b + 1, o3);
-        }
-        if (b < blocks) e0 = step(w0, b, e0), e1 = step(w1, b, e1), e2 = step(w2, b, e2), e3 = step(w3, b, e3);
-        finish(r, w0, hn::GetLane(hn::SumOfLanes(d, hn::Add(e0, o0))));
-        finish(r + 1, w1, hn::GetLane(hn::SumOfLanes(d, hn::Add(e1, o1))));
-        finish(r + 2, w2, hn::GetLane(hn::SumOfLanes(d, hn::Add(e2, o2))));
-        finish(r + 3, w3, hn::GetLane(hn::SumOfLanes(d, hn::Add(e3, o3))));
-    }
-    for (; r < nrows; ++r) {  // the same order for a row alone
+    for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *w = base + r * row_bytes;
-        auto e = hn::Zero(d), o = e;
+        auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
         int64_t b = 0;
-        for (; b + 2 <= blocks; b += 2) e = step(w, b, e), o = step(w, b + 1, o);
-        if (b < blocks) e = step(w, b, e);
-        finish(r, w, hn::GetLane(hn::SumOfLanes(d, hn::Add(e, o))));
+        for (; b + 4 <= blocks; b += 4)
+            a0 = step(w, b, a0), a1 = step(w, b + 1, a1), a2 = step(w, b + 2, a2), a3 = step(w, b + 3, a3);
+        for (; b < blocks; ++b) a0 = step(w, b, a0);
+        finish(r, w, hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)))));
     }
 }
 
@@ -100,7 +81,8 @@ void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, si
     const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF> acc) {
         const T *h = reinterpret_cast<const T *>(row) + b * 32;
         const float *xb = x + b * 32;
-        for (size_t i = 0; i < 32; i += lanes) acc = hn::MulAdd(hn::PromoteTo(df, hn::LoadU(dh, h + i)), hn::LoadU(df, xb + i), acc);
+        for (size_t i = 0; i < 32; i += lanes)
+            acc = hn::MulAdd(hn::PromoteTo(df, hn::LoadU(dh, h + i)), hn::LoadU(df, xb + i), acc);
         return acc;
     };
     const auto finish = [&](int64_t r, const uint8_t *row, float body) {
@@ -202,8 +184,8 @@ void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_byt
     HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, row_bytes, nrows, n, out);
 }
 
-void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows,
-                 int64_t n, float *out) {
+void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
+                 float *out) {
     const auto *r = reinterpret_cast<const uint8_t *>(rows);
     if (dt == TL_Q8_0) return HWY_DYNAMIC_DISPATCH(DotQ8_0)(x.q, x.scale, r, row_bytes, nrows, n, out);
     HWY_DYNAMIC_DISPATCH(DotQ4_0)(x.q, x.scale, r, row_bytes, nrows, n, out);

@@ -36,8 +36,8 @@ struct Q8Activations {
 void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale);
 // The same against rows of dt (q8_0 or q4_0) for such activations: each block's products exact
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
-void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows,
-                 int64_t n, float *out);
+void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
+                 float *out);
 // The instruction set dot_rows runs on here ("AVX2", "AVX3", "NEON", ...).
 const char *simd_target();
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes each binding's lists from the C headers, the one source: TL_STATUS_MAP and
-TL_ABI_VERSION in tl_base.h, TL_DTYPE_MAP and TL_TENSOR_INFO_FIELDS in tl_tensor.h, tl_growth
-and TL_SCOPE_STATS_FIELDS in tl_context.h.
+TL_ABI_VERSION in tl_base.h, TL_DTYPE_MAP and TL_TENSOR_INFO_FIELDS in tl_tensor.h, tl_gguf_type
+in tl_io.h, tl_growth and TL_SCOPE_STATS_FIELDS in tl_context.h.
 
     bindings/gen_lists.py           write the generated files
     bindings/gen_lists.py --check   fail (exit 1) when a committed file is stale
@@ -88,6 +88,13 @@ def enum_values(header, typename):
     return [(n, int(v)) for n, v in items if not n.endswith("_") and "FORCE" not in n and "SIGNED" not in n]
 
 
+def gguf_types():
+    """(NAME, value) of tl_gguf_type: UINT8, INT8, ..., FLOAT64."""
+    text = (INCLUDE / "tl_io.h").read_text()
+    body = re.search(r"typedef enum tl_gguf_type \{(.*?)\} tl_gguf_type;", text, re.S).group(1)
+    return [(n, int(v)) for n, v in re.findall(r"TL_GGUF_([A-Z0-9]+) = (\d+)", body)]
+
+
 def go_dtype(name):
     """F32 -> Float32, BF16 -> BFloat16, I32 -> Int32; a block type keeps its name (Q8_0)."""
     m = re.fullmatch(r"(BF|F|I)(\d+)", name)
@@ -114,6 +121,9 @@ def go(sts, dts, grs):
     out += [")", "", "// Growth of a scope: Grow adds chunks as needed, Fixed refuses with ErrScopeFull.", "type Growth int", "", "const ("]
     for name, value in grs:
         out.append(f"\t{name.capitalize()} Growth = {value}")
+    out += [")", "", "// GGUFType is a GGUF metadata value's type, by GGUF's numbers.", "type GGUFType int", "", "const ("]
+    for name, value in gguf_types():
+        out.append(f"\tGGUF{name.capitalize()} GGUFType = {value}")
     out += [")", "", f"// BindingABIVersion is {ABI_DOC}.", f"const BindingABIVersion = {abi_version()}", ""]
     fields = stats_fields()
     out += ["// ScopeStats are a scope's memory figures, the fields of tl_scope_stats.", "type ScopeStats struct {"]
@@ -169,6 +179,13 @@ def java(sts, dts, grs):
               "public enum Growth {"]
     growth.append(",\n".join(f"    {n}({v})" for n, v in grs) + ";")
     growth += ["", "    final int code;", "", "    Growth(int code) { this.code = code; }", "}", ""]
+    gguf = [f"// {HEADER}.", "package org.tensorlife;", "", "/** A GGUF metadata value's type, by GGUF's numbers. */",
+            "public enum GgufType {"]
+    gguf.append(",\n".join(f"    {n}({v})" for n, v in gguf_types()) + ";")
+    gguf += ["", "    final int code;", "", "    GgufType(int code) { this.code = code; }", "",
+             "    static GgufType of(long code) {",
+             "        for (GgufType t : values()) if (t.code == code) return t;",
+             "        throw new IllegalArgumentException(\"no GGUF type \" + code);", "    }", "}", ""]
     info = [f"// {HEADER}.", "package org.tensorlife;", "", "/** What this binding was made for. */",
             "public final class BindingInfo {", f"    /** {ABI_DOC[0].upper() + ABI_DOC[1:]}. */",
             f"    public static final int ABI_VERSION = {abi_version()};", "", "    private BindingInfo() {}", "}", ""]
@@ -185,7 +202,8 @@ def java(sts, dts, grs):
               "final class InfoSlots {"]
     islots += [f"    static final int {n.upper()} = {at};" for n, at, _ in slots]
     islots += [f"    static final int SLOTS = {slots[-1][1] + 1};", "", "    private InfoSlots() {}", "}", ""]
-    return "\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info), "\n".join(stats), "\n".join(islots)
+    return ("\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info), "\n".join(stats),
+            "\n".join(islots), "\n".join(gguf))
 
 
 def csharp(sts, dts, grs):
@@ -211,6 +229,8 @@ def csharp(sts, dts, grs):
     out += ["  }", "", "  /// <summary>A scope's growth: Grow adds chunks, Fixed refuses with ScopeFullException.</summary>",
             "  public enum Growth {"]
     out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in grs))
+    out += ["  }", "", "  /// <summary>A GGUF metadata value's type, by GGUF's numbers.</summary>", "  public enum GgufType {"]
+    out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in gguf_types()))
     out += ["  }", "", "  /// <summary>What this binding was made for.</summary>", "  public static class BindingInfo {",
             f"    /// <summary>{ABI_DOC[0].upper() + ABI_DOC[1:]}.</summary>", f"    public const int AbiVersion = {abi_version()};",
             "  }"]
@@ -231,7 +251,7 @@ def csharp(sts, dts, grs):
 def python(sts, dts, grs):
     bases = {"E_INVALID_ARGUMENT": "ValueError", "E_SHAPE": "ValueError", "E_DTYPE": "TypeError",
              "E_OUT_OF_MEMORY": "MemoryError"}
-    out = [f'"""Status and dtype lists, {HEADER}."""', "", "from collections import namedtuple as _namedtuple", "",
+    out = [f'"""Status and dtype lists, {HEADER}."""', "", "from collections import namedtuple as _namedtuple", "from enum import IntEnum as _IntEnum", "",
            "class TensorLifeError(Exception):",
            '    """A failed call: .status is the tl_status code, str() the name and the library\'s message."""', "",
            "    status = None", "    name = 'TL_E_UNKNOWN'", "",
@@ -248,6 +268,8 @@ def python(sts, dts, grs):
         out.append(f"{n} = {v}")
     for n, v in grs:
         out.append(f"{n} = {v}")
+    out += ["", "", "class GgufType(_IntEnum):", '    """A GGUF metadata value\'s type, by GGUF\'s numbers."""', ""]
+    out += [f"    {n} = {v}" for n, v in gguf_types()]
     out += ["", f"# {ABI_DOC[0].upper() + ABI_DOC[1:]}.", f"BINDING_ABI_VERSION = {abi_version()}"]
     out += ["", "# A scope's memory figures, the fields of tl_scope_stats.",
             "ScopeStats = _namedtuple('ScopeStats', [" + ", ".join(f"'{f}'" for f in stats_fields()) + "])"]
@@ -256,7 +278,7 @@ def python(sts, dts, grs):
     out += [f"_INFO_{n.upper()} = {at}" for n, at, _ in slots]
     out += [f"_INFO_SLOTS = {slots[-1][1] + 1}"]
     out += ["", "__all__ = ['TensorLifeError', " + ", ".join(f"'{camel(n)}Error'" for n, _, _ in sts[1:]) + ", "
-            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
+            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'GgufType', 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
     return "\n".join(out)
 
 
@@ -264,7 +286,7 @@ def outputs():
     sts = statuses()
     dts = [(n, v) for n, v, _ in dtypes()]
     grs = enum_values("tl_context.h", "tl_growth")
-    j_exc, j_dtype, j_growth, j_info, j_stats, j_slots = java(sts, dts, grs)
+    j_exc, j_dtype, j_growth, j_info, j_stats, j_slots, j_gguf = java(sts, dts, grs)
     jdir = ROOT / "bindings/java/src/org/tensorlife"
     return {
         ROOT / "bindings/go/lists_gen.go": go(sts, dts, grs),
@@ -274,6 +296,7 @@ def outputs():
         jdir / "BindingInfo.java": j_info,
         jdir / "ScopeStats.java": j_stats,
         jdir / "InfoSlots.java": j_slots,
+        jdir / "GgufType.java": j_gguf,
         ROOT / "bindings/csharp/src/Lists.g.cs": csharp(sts, dts, grs),
         ROOT / "bindings/python/tensorlife/_lists.py": python(sts, dts, grs),
     }

@@ -312,6 +312,8 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;
 %newobject tlb_scope_stats_json;
+%newobject tlb_gguf_string;
+%typemap(newfree) char *tlb_gguf_string "free($1);"; /* the runtime's own copy (malloc) */
 
 %include "tlb.h"
 

@@ -145,7 +145,7 @@ tl_status tl_gguf_get_int(const tl_gguf_file *f, const char *key, int64_t *out) 
     const tl_gguf_file::Key *k;
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
     TL_TRY(find_key(f, key, &k));
-    const tl::GgufNumber n = tl::gguf_number(*k);
+    const tl::GgufNumber n = tl::gguf_number(k->type, k->at);
     if (!n.is_integer) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not an integer", key, k->type);
     if (n.too_big) return fail(TL_E_INVALID_ARGUMENT, "gguf: key '%s' holds a uint64 past INT64_MAX", key);
     *out = n.as_int;
@@ -156,7 +156,7 @@ tl_status tl_gguf_get_float(const tl_gguf_file *f, const char *key, double *out)
     const tl_gguf_file::Key *k;
     if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
     TL_TRY(find_key(f, key, &k));
-    const tl::GgufNumber n = tl::gguf_number(*k);
+    const tl::GgufNumber n = tl::gguf_number(k->type, k->at);
     if (!n.is_number) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a number", key, k->type);
     *out = n.as_double;
     return TL_OK;
@@ -168,6 +168,27 @@ tl_status tl_gguf_get_string(const tl_gguf_file *f, const char *key, const char 
     TL_TRY(find_key(f, key, &k));
     if (k->type != TL_GGUF_STRING) return fail(TL_E_DTYPE, "gguf: key '%s' is of type %u, not a string", key, k->type);
     tl::gguf_string_at(k->at, out, length);
+    return TL_OK;
+}
+
+tl_status tl_gguf_get_array_number(const tl_gguf_file *f, const char *key, uint64_t i, int64_t *as_int,
+                                   double *as_double) {
+    const tl_gguf_file::Key *k;
+    if (!as_int && !as_double) return fail(TL_E_INVALID_ARGUMENT, "output pointers are NULL");
+    TL_TRY(find_key(f, key, &k));
+    const std::byte *at = tl::gguf_array_item(*k, i);
+    if (!at && k->type == TL_GGUF_ARRAY && i >= k->count && k->item_type != TL_GGUF_STRING &&
+        k->item_type != TL_GGUF_ARRAY)
+        return fail(TL_E_SHAPE, "gguf: item %llu of key '%s', which holds %llu", (unsigned long long)i, key,
+                    (unsigned long long)k->count);
+    if (!at) return fail(TL_E_DTYPE, "gguf: key '%s' is not an array of numbers", key);
+    const tl::GgufNumber n = tl::gguf_number(k->item_type, at);
+    if (as_int && !n.is_integer)
+        return fail(TL_E_DTYPE, "gguf: key '%s' holds items of type %u, not integers", key, k->item_type);
+    if (as_int && n.too_big)
+        return fail(TL_E_INVALID_ARGUMENT, "gguf: item %llu of key '%s' is past INT64_MAX", (unsigned long long)i, key);
+    if (as_int) *as_int = n.as_int;
+    if (as_double) *as_double = n.as_double;
     return TL_OK;
 }
 

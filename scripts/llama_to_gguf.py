@@ -11,33 +11,14 @@ in the chosen type (f32, f16, q8_0, q4_0; ggml's rounding, scripts/ggml_blocks.p
 import argparse
 import json
 import os
-import struct
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ggml_blocks import q4_0_bytes, q8_0_bytes  # noqa: E402
+from gguf_write import ARRAY, FLOAT32, GGML, STRING, UINT32, write_gguf  # noqa: E402
 from safetensors_numpy import read_safetensors  # noqa: E402
-
-GGML_TYPE = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8}
-U32, I32, F32, BOOL, STRING, ARRAY, U64 = 4, 5, 6, 7, 8, 9, 10
-ALIGNMENT = 32
-
-
-def gguf_string(text):
-    raw = text.encode()
-    return struct.pack("<Q", len(raw)) + raw
-
-
-def gguf_kv(key, kind, value):
-    out = gguf_string(key) + struct.pack("<I", kind)
-    if kind == STRING:
-        return out + gguf_string(value)
-    if kind == ARRAY:  # of strings
-        return out + struct.pack("<IQ", STRING, len(value)) + b"".join(gguf_string(v) for v in value)
-    return out + struct.pack({U32: "<I", I32: "<i", F32: "<f", BOOL: "<?", U64: "<Q"}[kind], value)
-
 
 def permute(w, heads):
     """llama.cpp's permute: each head's rows from halves order to interleaved pairs."""
@@ -57,7 +38,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model_dir")
     ap.add_argument("out")
-    ap.add_argument("--type", choices=sorted(GGML_TYPE), default="f32")
+    ap.add_argument("--type", choices=["f32", "f16", "q8_0", "q4_0"], default="f32")
     ap.add_argument("--vocab", help="one token per line, in id order")
     args = ap.parse_args()
     with open(os.path.join(args.model_dir, "config.json")) as f:
@@ -83,36 +64,23 @@ def main():
     if "lm_head.weight" in weights:
         tensors.append(("output.weight", weights["lm_head.weight"], args.type))
 
-    kvs = [gguf_kv("general.architecture", STRING, "llama"),
-           gguf_kv("general.name", STRING, os.path.basename(os.path.abspath(args.model_dir))),
-           gguf_kv("general.alignment", U32, ALIGNMENT),
-           gguf_kv("llama.context_length", U32, cfg.get("max_position_embeddings", 2048)),
-           gguf_kv("llama.embedding_length", U32, d),
-           gguf_kv("llama.block_count", U32, layers),
-           gguf_kv("llama.feed_forward_length", U32, cfg["intermediate_size"]),
-           gguf_kv("llama.attention.head_count", U32, heads),
-           gguf_kv("llama.attention.head_count_kv", U32, kv_heads),
-           gguf_kv("llama.rope.dimension_count", U32, d // heads),
-           gguf_kv("llama.rope.freq_base", F32, cfg.get("rope_theta", 10000.0)),
-           gguf_kv("llama.attention.layer_norm_rms_epsilon", F32, cfg.get("rms_norm_eps", 1e-6))]
+    kvs = [("general.architecture", STRING, "llama"),
+           ("general.name", STRING, os.path.basename(os.path.abspath(args.model_dir))),
+           ("general.alignment", UINT32, 32),
+           ("llama.context_length", UINT32, cfg.get("max_position_embeddings", 2048)),
+           ("llama.embedding_length", UINT32, d),
+           ("llama.block_count", UINT32, layers),
+           ("llama.feed_forward_length", UINT32, cfg["intermediate_size"]),
+           ("llama.attention.head_count", UINT32, heads),
+           ("llama.attention.head_count_kv", UINT32, kv_heads),
+           ("llama.rope.dimension_count", UINT32, d // heads),
+           ("llama.rope.freq_base", FLOAT32, cfg.get("rope_theta", 10000.0)),
+           ("llama.attention.layer_norm_rms_epsilon", FLOAT32, cfg.get("rms_norm_eps", 1e-6))]
     if args.vocab:
         with open(args.vocab, encoding="utf-8") as f:
             tokens = f.read().split("\n")[: cfg["vocab_size"]]
-        kvs += [gguf_kv("tokenizer.ggml.model", STRING, "llama"), gguf_kv("tokenizer.ggml.tokens", ARRAY, tokens)]
-
-    infos, blobs, offset = [], [], 0
-    for name, w, kind in tensors:
-        raw = encode(w, kind)
-        dims = list(reversed(w.shape))  # GGUF lists the innermost dim first
-        infos.append(gguf_string(name) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
-                     struct.pack("<IQ", GGML_TYPE[kind], offset))
-        blobs.append(raw + b"\0" * (-len(raw) % ALIGNMENT))
-        offset += len(blobs[-1])
-    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs) + b"".join(infos)
-    with open(args.out, "wb") as f:
-        f.write(head + b"\0" * (-len(head) % ALIGNMENT))
-        for b in blobs:
-            f.write(b)
+        kvs += [("tokenizer.ggml.model", STRING, "llama"), ("tokenizer.ggml.tokens", ARRAY, (STRING, tokens))]
+    offset = write_gguf(args.out, kvs, [(name, GGML[kind], w.shape, encode(w, kind)) for name, w, kind in tensors])
     print(f"llama_to_gguf: {args.out}: {len(tensors)} tensors in {args.type}, {offset} bytes of data")
 
 

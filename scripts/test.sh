@@ -16,7 +16,7 @@ bash "$root/scripts/setup.sh"
 echo "== NumPy golden files: regenerated and compared with the committed ones"
 golden=$(mktemp -d)
 /usr/bin/python3 "$root/tests/golden/make_golden.py" "$golden"  # Debian's python3, with setup's NumPy
-for f in golden.json golden.safetensors; do
+for f in golden.json golden.safetensors metadata.gguf; do
   cmp -s "$golden/$f" "$root/tests/golden/$f" ||
     { echo "tests/golden/$f is stale: run /usr/bin/python3 tests/golden/make_golden.py tests/golden"; exit 1; }
 done

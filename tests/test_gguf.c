@@ -241,3 +241,27 @@ Test(gguf, a_hundred_thousand_tensors_open, .timeout = 60) {
     OK(tl_tensor_free(ctx, t));
     tl_gguf_close(f);
 }
+
+/* Arrays of numbers item by item, from the fixture the bindings read (make_golden.py writes it
+ * with Python's struct alone). */
+Test(gguf, arrays_of_numbers_item_by_item) {
+    tl_gguf_file *f;
+    OK(tl_gguf_open(ctx, TL_SOURCE_DIR "/tests/golden/metadata.gguf", &f));
+    int64_t i = 0;
+    double d = 0;
+    OK(tl_gguf_get_array_number(f, "fixture.ids", 1, &i, &d));
+    cr_assert(i == -8 && d == -8.0);
+    OK(tl_gguf_get_array_number(f, "fixture.scores", 0, NULL, &d));
+    cr_assert(d == 0.25);
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.scores", 0, &i, NULL), TL_E_DTYPE); /* floats are not ints */
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.ids", 3, &i, NULL), TL_E_SHAPE);
+    cr_assert(strstr(tl_last_error(), "holds 3"), "%s", tl_last_error());
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.strings", 0, &i, NULL), TL_E_DTYPE);
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.nested", 0, &i, NULL), TL_E_DTYPE);
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.u8", 0, &i, NULL), TL_E_DTYPE); /* a scalar */
+    FAILS_WITH(tl_gguf_get_array_number(f, "no.such.key", 0, &i, NULL), TL_E_NOT_FOUND);
+    FAILS_WITH(tl_gguf_get_array_number(f, "fixture.ids", 0, NULL, NULL), TL_E_INVALID_ARGUMENT);
+    int64_t big;
+    FAILS_WITH(tl_gguf_get_int(f, "fixture.u64", &big), TL_E_INVALID_ARGUMENT);
+    tl_gguf_close(f);
+}

@@ -25,6 +25,7 @@ if [ "${2:-}" = "--bench" ]; then  # both paths into native code, P/Invoke and (
   mono "$work/suite/Test.exe" --bench && TL_CS_INTERNAL_CALLS=1 mono "$work/suite/Test.exe" --bench; exit $?
 fi
 echo "csharp: the suite"
+cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
 (cd "$work" && mono "$work/suite/Test.exe")
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null

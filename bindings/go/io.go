@@ -144,3 +144,136 @@ func (ctx *Context) TensorFromJSON(s string) (Tensor, error) {
 	}
 	return ctx.made(raw.Tlb_tensor_from_json(ctx.c, s))
 }
+
+// GGUFFile is an open GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only:
+// Get gives a read-only tensor over the mapping in its stored dtype (Q8_0, Q4_0, Float16, ...);
+// the metadata keys are read by type.
+type GGUFFile struct {
+	ctx *Context
+	f   uint64
+}
+
+// OpenGGUF opens and checks a file (a malformed one gives ErrParse naming the problem).
+func (ctx *Context) OpenGGUF(path string) (*GGUFFile, error) {
+	if err := checkName("path", path); err != nil {
+		return nil, err
+	}
+	f := raw.Tlb_gguf_open(ctx.c, path)
+	if f == 0 {
+		return nil, ctx.fail()
+	}
+	g := &GGUFFile{ctx, f}
+	runtime.SetFinalizer(g, (*GGUFFile).Close)
+	return g, nil
+}
+
+// open is the file's handle, or ErrInvalidHandle once closed.
+func (g *GGUFFile) open() (uint64, error) {
+	if g.f == 0 {
+		return 0, refuse(ErrInvalidHandle, "the GGUF file is closed")
+	}
+	return g.f, nil
+}
+
+// Names are the tensors' names in file order.
+func (g *GGUFFile) Names() []string {
+	names := make([]string, raw.Tlb_gguf_tensor_count(g.f))
+	for i := range names {
+		names[i] = raw.Tlb_gguf_tensor_name(g.f, int64(i))
+	}
+	runtime.KeepAlive(g)
+	return names
+}
+
+// Keys are the metadata keys in file order.
+func (g *GGUFFile) Keys() []string {
+	keys := make([]string, raw.Tlb_gguf_key_count(g.f))
+	for i := range keys {
+		keys[i] = raw.Tlb_gguf_key_name(g.f, int64(i))
+	}
+	runtime.KeepAlive(g)
+	return keys
+}
+
+// Get gives one tensor over the mapping (ErrNotFound for a name the file does not hold).
+func (g *GGUFFile) Get(name string) (Tensor, error) {
+	f, err := g.open()
+	if err == nil {
+		err = checkName("tensor name", name)
+	}
+	if err != nil {
+		return Tensor{}, err
+	}
+	t, err := g.ctx.made(raw.Tlb_gguf_get(g.ctx.c, f, name))
+	runtime.KeepAlive(g)
+	return t, err
+}
+
+// KeyType gives a key's type, and for an array its items' type and length (1 for a scalar).
+func (g *GGUFFile) KeyType(key string) (typ, item GGUFType, count int64, err error) {
+	f, err := g.open()
+	if err == nil {
+		err = checkName("key", key)
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	v := make([]int64, 3)
+	err = g.ctx.status(raw.Tlb_gguf_key_type(g.ctx.c, f, key, v))
+	runtime.KeepAlive(g)
+	return GGUFType(v[0]), GGUFType(v[1]), v[2], err
+}
+
+// Int reads an integer or bool key; item >= 0 reads that item of an array of numbers.
+func (g *GGUFFile) Int(key string, item int64) (int64, error) {
+	f, err := g.open()
+	if err == nil {
+		err = checkName("key", key)
+	}
+	if err != nil {
+		return 0, err
+	}
+	v := make([]int64, 1)
+	err = g.ctx.status(raw.Tlb_gguf_int(g.ctx.c, f, key, item, v))
+	runtime.KeepAlive(g)
+	return v[0], err
+}
+
+// Float reads any number key as float64; item >= 0 reads that item of an array of numbers.
+func (g *GGUFFile) Float(key string, item int64) (float64, error) {
+	f, err := g.open()
+	if err == nil {
+		err = checkName("key", key)
+	}
+	if err != nil {
+		return 0, err
+	}
+	v := make([]float64, 1)
+	err = g.ctx.status(raw.Tlb_gguf_float(g.ctx.c, f, key, item, v))
+	runtime.KeepAlive(g)
+	return v[0], err
+}
+
+// String reads a string key; item >= 0 reads that item of an array of strings.
+func (g *GGUFFile) String(key string, item int64) (string, error) {
+	f, err := g.open()
+	if err == nil {
+		err = checkName("key", key)
+	}
+	if err != nil {
+		return "", err
+	}
+	s := raw.Tlb_gguf_string(g.ctx.c, f, key, item)
+	runtime.KeepAlive(g)
+	if s == "" && raw.Tlb_status(g.ctx.c) != 0 { // the call cleared the record: "" with 0 is an empty string
+		return "", g.ctx.fail()
+	}
+	return s, nil
+}
+
+// Close frees the file's index (its tensors keep the mapping); a second Close does nothing.
+func (g *GGUFFile) Close() error {
+	raw.Tlb_gguf_close(g.f)
+	g.f = 0
+	return nil
+}

@@ -70,6 +70,25 @@ const (
 	Fixed Growth = 1
 )
 
+// GGUFType is a GGUF metadata value's type, by GGUF's numbers.
+type GGUFType int
+
+const (
+	GGUFUint8   GGUFType = 0
+	GGUFInt8    GGUFType = 1
+	GGUFUint16  GGUFType = 2
+	GGUFInt16   GGUFType = 3
+	GGUFUint32  GGUFType = 4
+	GGUFInt32   GGUFType = 5
+	GGUFFloat32 GGUFType = 6
+	GGUFBool    GGUFType = 7
+	GGUFString  GGUFType = 8
+	GGUFArray   GGUFType = 9
+	GGUFUint64  GGUFType = 10
+	GGUFInt64   GGUFType = 11
+	GGUFFloat64 GGUFType = 12
+)
+
 // BindingABIVersion is the TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
 const BindingABIVersion = 1
 

@@ -346,3 +346,75 @@ func TestStorageDtypes(t *testing.T) {
 		}
 	}
 }
+
+// tests/golden/metadata.gguf (make_golden.py): every GGUF value type, arrays, hostile keys, and
+// a q8_0 and an f32 tensor, read back through the Go API.
+func TestGGUF(t *testing.T) {
+	ctx, _ := tl.NewContext()
+	defer ctx.Close()
+	f, err := ctx.OpenGGUF("../../tests/golden/metadata.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := f.Names(); len(names) != 2 || names[0] != "w.q8_0" || names[1] != "x.f32" {
+		t.Fatalf("names %v", names)
+	}
+	if s, err := f.String("general.architecture", -1); err != nil || s != "tensorlife-fixture" {
+		t.Fatalf("architecture %q %v", s, err)
+	}
+	ints := map[string]int64{"fixture.u8": 200, "fixture.i8": -5, "fixture.u16": 60000, "fixture.i16": -30000,
+		"fixture.u32": 4000000000, "fixture.i32": -2000000000, "fixture.i64": -(1 << 62), "fixture.bool": 1}
+	for key, want := range ints {
+		if v, err := f.Int(key, -1); err != nil || v != want {
+			t.Fatalf("%s: %d %v, want %d", key, v, err, want)
+		}
+	}
+	if v, err := f.Float("fixture.f64", -1); err != nil || v != -2.25 {
+		t.Fatalf("f64 %v %v", v, err)
+	}
+	if v, err := f.Float("fixture.scores", 1); err != nil || v != -1.5 {
+		t.Fatalf("scores[1] %v %v", v, err)
+	}
+	if v, err := f.Int("fixture.ids", 1); err != nil || v != -8 {
+		t.Fatalf("ids[1] %v %v", v, err)
+	}
+	if s, err := f.String("fixture.strings", 2); err != nil || s != "" {
+		t.Fatalf("strings[2] %q %v", s, err)
+	}
+	if s, err := f.String("fixture.strings", 1); err != nil || s != "\u03b2eta" {
+		t.Fatalf("strings[1] %q %v", s, err)
+	}
+	typ, item, count, err := f.KeyType("fixture.ids")
+	if err != nil || typ != tl.GGUFArray || item != tl.GGUFInt32 || count != 3 {
+		t.Fatalf("key type %v %v %v %v", typ, item, count, err)
+	}
+	for _, c := range []struct {
+		err  error
+		call func() error
+	}{
+		{tl.ErrInvalidArgument, func() error { _, err := f.Int("fixture.u64", -1); return err }},
+		{tl.ErrShape, func() error { _, err := f.Int("fixture.ids", 3); return err }},
+		{tl.ErrDtype, func() error { _, err := f.Int("fixture.f32", -1); return err }},
+		{tl.ErrNotFound, func() error { _, err := f.Int("no.such.key", -1); return err }},
+		{tl.ErrInvalidArgument, func() error { _, err := f.Int("fixture\x00u8", -1); return err }},
+		{tl.ErrNotFound, func() error { _, err := f.Get("missing"); return err }},
+	} {
+		if err := c.call(); !errors.Is(err, c.err) {
+			t.Fatalf("want %v, got %v", c.err, err)
+		}
+	}
+	w, err := f.Get("w.q8_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := w.Info(); info.DType != tl.Q8_0 || info.Shape[0] != 2 || info.Shape[1] != 64 || !info.ReadOnly {
+		t.Fatalf("w info %+v", info)
+	}
+	f.Close()
+	if _, err := f.Int("fixture.u8", -1); !errors.Is(err, tl.ErrInvalidHandle) {
+		t.Fatalf("closed file: %v", err)
+	}
+	if _, err := ctx.OpenGGUF("tl_test.go"); !errors.Is(err, tl.ErrParse) {
+		t.Fatalf("not a GGUF file: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ javac -Xlint:all -Werror -d "$work/tests" -cp "$jar" "$here/test/TensorLifeTest.
   "$here/test/org/tensorlife/BenchBaseline.java"
 if [ "${2:-}" = "--bench" ]; then java -cp "$jar:$work/tests" TensorLifeTest --bench; exit 0; fi
 echo "java: the suite against the build's tensorlife.jar"
+cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
 (cd "$work" && java -cp "$jar:$work/tests" TensorLifeTest)
 
 echo "java: a consumer with only the installed jar"

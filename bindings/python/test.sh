@@ -42,7 +42,7 @@ runpath=$(readelf -d "$work"/unpacked/tensorlife/_tensorlife*.so | sed -n 's/.*R
 [ "$runpath" = '$ORIGIN' ] || { echo "python: the wheel's extension RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 $python -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index "$wheel"
-mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$work/empty/"
+mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$root/tests/golden/metadata.gguf" "$work/empty/"
 # The build tree's library out of reach: the wheel must bring its own.
 soname=$(basename "$build"/libtensorlife.so.[0-9])
 mv "$build/$soname" "$build/$soname.hidden"

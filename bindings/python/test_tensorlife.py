@@ -161,3 +161,52 @@ def test_bench_tiny_add(capsys):
     with capsys.disabled():
         print(f"\npython: add of 16 floats through Python min {py[0]:.1f} / median {py[3]:.1f} / max {py[-1]:.1f} ns; "
               f"from C min {c[0]:.1f} / median {c[3]:.1f} / max {c[-1]:.1f} ns; median ratio {py[3] / c[3]:.2f}x")
+
+
+def gguf_fixture():
+    """tests/golden/metadata.gguf (make_golden.py): beside the test, or in the source tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "metadata.gguf"), os.path.join(here, "..", "..", "tests", "golden", "metadata.gguf")):
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError("metadata.gguf")
+
+
+def test_gguf_metadata_and_tensors():
+    with tl.Context() as ctx, ctx.open_gguf(gguf_fixture()) as f:
+        assert f.names() == ["w.q8_0", "x.f32"]
+        assert "general.architecture" in f.keys()
+        assert f.metadata("general.architecture") == "tensorlife-fixture"
+        want = {"fixture.u8": 200, "fixture.i8": -5, "fixture.u16": 60000, "fixture.i16": -30000,
+                "fixture.u32": 4000000000, "fixture.i32": -2000000000, "fixture.i64": -(2**62), "fixture.bool": True,
+                "fixture.f32": 0.5, "fixture.f64": -2.25, "fixture.strings": ["alpha", "\u03b2eta", ""],
+                "fixture.scores": [0.25, -1.5], "fixture.ids": [7, -8, 9]}
+        for key, value in want.items():
+            assert f.metadata(key) == value, key
+        assert f.key_type("fixture.ids") == (tl.GgufType.ARRAY, tl.GgufType.INT32, 3)
+        assert f.key_type("fixture.f32") == (tl.GgufType.FLOAT32, tl.GgufType.FLOAT32, 1)
+        with pytest.raises(tl.InvalidArgumentError, match="INT64_MAX"):
+            f.metadata("fixture.u64")
+        with pytest.raises(tl.DtypeError, match="array of arrays"):
+            f.metadata("fixture.nested")
+        with pytest.raises(tl.NotFoundError, match="no key"):
+            f.metadata("no.such.key")
+        with pytest.raises(tl.InvalidArgumentError, match="NUL"):
+            f.metadata("general\0architecture")
+        w = f["w.q8_0"]
+        info = w.info()
+        assert info["dtype"] == tl.Q8_0 and info["shape"] == (2, 64) and info["read_only"]
+        x = f["x.f32"]
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # flat, row-major
+        # The q8_0 weight as the stored rows of a product, against its decoded values.
+        back = ctx.convert(w, tl.F32).tolist()
+        rows = [back[:64], back[64:]]
+        ones = ctx.tensor([1.0] * 64, shape=(1, 64), dtype=tl.F32)
+        y = ctx.matmul(ones, ctx.transpose(w, 0, 1)).tolist()
+        assert all(abs(y[r] - sum(rows[r])) <= 1e-3 * sum(abs(v) for v in rows[r]) + 1e-6 for r in range(2))
+        with pytest.raises(tl.NotFoundError):
+            f["missing"]
+    with pytest.raises(tl.InvalidHandleError, match="closed"):
+        f.metadata("fixture.u8")
+    with tl.Context() as ctx, pytest.raises(tl.ParseError):
+        ctx.open_gguf(__file__)  # not a GGUF file

@@ -132,6 +132,26 @@ void tlb_st_close(uint64_t f);
 /* Saves nhandles tensors; names joined by '\n' (so no language passes an array of strings). */
 int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line, uint64_t *handles, size_t nhandles);
 
+/* ---- GGUF: an open file as a uint64, as safetensors (its tensors over the mapping) ---------- */
+uint64_t tlb_gguf_open(uint64_t c, const char *path);
+void tlb_gguf_close(uint64_t f);
+int64_t tlb_gguf_tensor_count(uint64_t f);
+const char *tlb_gguf_tensor_name(uint64_t f, int64_t i);
+uint64_t tlb_gguf_get(uint64_t c, uint64_t f, const char *name);
+int64_t tlb_gguf_key_count(uint64_t f);
+const char *tlb_gguf_key_name(uint64_t f, int64_t i);
+/* info[0..2]: the key's tl_gguf_type, its items' type (arrays) and count (1 for a scalar); the
+ * status (TL_E_NOT_FOUND for a key the file does not hold). */
+int tlb_gguf_key_type(uint64_t c, uint64_t f, const char *key, int64_t *info, size_t ninfo);
+/* An integer or bool key (item < 0), or item `item` of an array of numbers, into info[0]; a
+ * number likewise into data[0] as a double; the status. */
+int tlb_gguf_int(uint64_t c, uint64_t f, const char *key, int64_t item, int64_t *info, size_t ninfo);
+int tlb_gguf_float(uint64_t c, uint64_t f, const char *key, int64_t item, double *data, size_t count);
+/* A string key (item < 0) or item `item` of a string array as a new NUL-terminated string
+ * (released by the binding with free), NULL on failure (the library refuses a file whose strings
+ * hold a NUL byte at open).  The call clears c's record first: tlb_status(c) is 0 after success. */
+char *tlb_gguf_string(uint64_t c, uint64_t f, const char *key, int64_t item);
+
 /* ---- JSON: strings owned by the caller (tl_string_free) ------------------------------------ */
 char *tlb_context_report_json(uint64_t c);
 char *tlb_tensor_to_json(uint64_t c, uint64_t bits);

@@ -276,45 +276,45 @@ T load(const std::byte *p) {
 
 }  // namespace
 
-GgufNumber gguf_number(const tl_gguf_file::Key &k) {
+GgufNumber gguf_number(uint32_t type, const std::byte *at) {
     GgufNumber n{true, true, false, 0, 0};
-    switch (k.type) {
+    switch (type) {
         case TL_GGUF_UINT8:
-            n.as_int = load<uint8_t>(k.at);
+            n.as_int = load<uint8_t>(at);
             break;
         case TL_GGUF_INT8:
-            n.as_int = load<int8_t>(k.at);
+            n.as_int = load<int8_t>(at);
             break;
         case TL_GGUF_BOOL:
-            n.as_int = load<uint8_t>(k.at) != 0;
+            n.as_int = load<uint8_t>(at) != 0;
             break;
         case TL_GGUF_UINT16:
-            n.as_int = load<uint16_t>(k.at);
+            n.as_int = load<uint16_t>(at);
             break;
         case TL_GGUF_INT16:
-            n.as_int = load<int16_t>(k.at);
+            n.as_int = load<int16_t>(at);
             break;
         case TL_GGUF_UINT32:
-            n.as_int = load<uint32_t>(k.at);
+            n.as_int = load<uint32_t>(at);
             break;
         case TL_GGUF_INT32:
-            n.as_int = load<int32_t>(k.at);
+            n.as_int = load<int32_t>(at);
             break;
         case TL_GGUF_INT64:
-            n.as_int = load<int64_t>(k.at);
+            n.as_int = load<int64_t>(at);
             break;
         case TL_GGUF_UINT64: {
-            const uint64_t u = load<uint64_t>(k.at);
+            const uint64_t u = load<uint64_t>(at);
             n.too_big = u > uint64_t(INT64_MAX);
             n.as_int = int64_t(u & uint64_t(INT64_MAX));
             n.as_double = double(u);
             return n;
         }
         case TL_GGUF_FLOAT32:
-            n.is_integer = false, n.as_double = load<float>(k.at);
+            n.is_integer = false, n.as_double = load<float>(at);
             return n;
         case TL_GGUF_FLOAT64:
-            n.is_integer = false, n.as_double = load<double>(k.at);
+            n.is_integer = false, n.as_double = load<double>(at);
             return n;
         default:
             n.is_number = n.is_integer = false;
@@ -322,6 +322,12 @@ GgufNumber gguf_number(const tl_gguf_file::Key &k) {
     }
     n.as_double = double(n.as_int);
     return n;
+}
+
+const std::byte *gguf_array_item(const tl_gguf_file::Key &k, uint64_t i) {
+    static const uint8_t sizes[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};  // by GGUF type; 0: not a number
+    if (k.type != TL_GGUF_ARRAY || k.item_type > 12 || sizes[k.item_type] == 0 || i >= k.count) return nullptr;
+    return k.at + 4 + 8 + i * sizes[k.item_type];  // past the item type and the length
 }
 
 void gguf_string_at(const std::byte *p, const char **out, uint64_t *length) {

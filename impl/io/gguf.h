@@ -51,14 +51,17 @@ tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out);
 void gguf_close(tl_gguf_file *f);
 tl_status gguf_get(tl_context &ctx, tl_gguf_file &f, const char *name, tl_tensor *out);
 
-// A scalar key's value as a number: as_int for integer and bool types (too_big: a uint64 past
-// INT64_MAX), as_double for every number type.
+// A value of GGUF type `type` at `at` as a number: as_int for integer and bool types (too_big: a
+// uint64 past INT64_MAX), as_double for every number type.
 struct GgufNumber {
     bool is_number, is_integer, too_big;
     int64_t as_int;
     double as_double;
 };
-GgufNumber gguf_number(const tl_gguf_file::Key &k);
+GgufNumber gguf_number(uint32_t type, const std::byte *at);
+// Where item i of a numeric array key lies (its items were bounds checked at open), or null
+// when the key is not such an array.
+const std::byte *gguf_array_item(const tl_gguf_file::Key &k, uint64_t i);
 // The GGUF string at p in the mapping (a u64 length, then its bytes; bounds checked at open).
 void gguf_string_at(const std::byte *p, const char **out, uint64_t *length);
 

@@ -112,6 +112,11 @@ TL_API tl_status tl_gguf_get_float(const tl_gguf_file *f, const char *key, doubl
 TL_API tl_status tl_gguf_get_string(const tl_gguf_file *f, const char *key, const char **out, uint64_t *length);
 TL_API tl_status tl_gguf_get_array_string(const tl_gguf_file *f, const char *key, uint64_t i, const char **out,
                                           uint64_t *length);
+/* Item i of an array of numbers (tokenizer scores, token types, ...): as int64 into *as_int
+ * (integer and bool items; else TL_E_DTYPE) and/or as double into *as_double (any number); either
+ * pointer may be NULL.  TL_E_SHAPE past the end, TL_E_DTYPE for another kind of key. */
+TL_API tl_status tl_gguf_get_array_number(const tl_gguf_file *f, const char *key, uint64_t i, int64_t *as_int,
+                                          double *as_double);
 
 /* ---- JSON ------------------------------------------------------------------------------------
  * Returned strings are NUL-terminated and owned by the caller: free them with tl_string_free. */

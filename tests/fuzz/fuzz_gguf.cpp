@@ -51,9 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(tl_gguf_get_float(g, key, &d), "get_float");
             check(tl_gguf_get_string(g, key, &str, &len), "get_string");
             if (tl_gguf_get_string(g, key, &str, &len) == TL_OK && len) (void)*(volatile const char *)(str + len - 1);
-            for (uint64_t j = 0; j < count && j < 4; ++j)
+            for (uint64_t j = 0; j < count && j < 4; ++j) {
                 if (tl_gguf_get_array_string(g, key, j, &str, &len) == TL_OK && len)
                     (void)*(volatile const char *)(str + len - 1);
+                check(tl_gguf_get_array_number(g, key, j, &n, &d), "get_array_number");
+            }
+            if (count) check(tl_gguf_get_array_number(g, key, count - 1, nullptr, &d), "get_array_number (last)");
         }
         for (size_t i = 0; i < tl_gguf_tensor_count(g); ++i) {
             tl_tensor t;

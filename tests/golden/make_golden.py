@@ -32,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from ggml_blocks import decoded, q4_0_bytes, q8_0_bytes  # noqa: E402  (ggml's formats, shared)
+import gguf_write as G  # noqa: E402  (GGUF by struct alone)
 
 out_dir = sys.argv[1]
 rng = np.random.default_rng(20261202)
@@ -362,3 +363,19 @@ with open(f"{out_dir}/golden.json", "w") as f:
               f, indent=1)
     f.write("\n")
 print(f"{len(cases)} cases, {len(tensors)} tensors, {offset} bytes of data written to {out_dir}")
+
+# ---- metadata.gguf: one key of every GGUF type, arrays of strings, numbers and arrays, a uint64
+# past INT64_MAX, and two tensors (q8_0 rows of quant.x, f32): what
+# every binding's test reads back through its own GGUF API.
+G.write_gguf(f"{out_dir}/metadata.gguf", [
+    ("general.architecture", G.STRING, "tensorlife-fixture"),
+    ("fixture.u8", G.UINT8, 200), ("fixture.i8", G.INT8, -5), ("fixture.u16", G.UINT16, 60000),
+    ("fixture.i16", G.INT16, -30000), ("fixture.u32", G.UINT32, 4000000000), ("fixture.i32", G.INT32, -2000000000),
+    ("fixture.u64", G.UINT64, 2**63 + 1), ("fixture.i64", G.INT64, -(2**62)), ("fixture.bool", G.BOOL, True),
+    ("fixture.f32", G.FLOAT32, 0.5), ("fixture.f64", G.FLOAT64, -2.25),
+    ("fixture.strings", G.ARRAY, (G.STRING, ["alpha", "\u03b2eta", ""])),
+    ("fixture.scores", G.ARRAY, (G.FLOAT32, [0.25, -1.5])),
+    ("fixture.ids", G.ARRAY, (G.INT32, [7, -8, 9])),
+    ("fixture.nested", G.ARRAY, (G.ARRAY, [(G.INT32, [1]), (G.INT32, [2, 3])])),
+], [("w.q8_0", G.GGML["q8_0"], (2, 64), q8_0_bytes(xq[:2]).tobytes()),
+    ("x.f32", G.GGML["f32"], (2, 3), np.arange(6, dtype="<f4").tobytes())])

@@ -108,6 +108,23 @@ namespace TensorLife {
     Fixed = 1
   }
 
+  /// <summary>A GGUF metadata value's type, by GGUF's numbers.</summary>
+  public enum GgufType {
+    Uint8 = 0,
+    Int8 = 1,
+    Uint16 = 2,
+    Int16 = 3,
+    Uint32 = 4,
+    Int32 = 5,
+    Float32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    Uint64 = 10,
+    Int64 = 11,
+    Float64 = 12
+  }
+
   /// <summary>What this binding was made for.</summary>
   public static class BindingInfo {
     /// <summary>The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.</summary>

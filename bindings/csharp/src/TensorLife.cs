@@ -184,6 +184,8 @@ public sealed class Context : IDisposable {
 
     // ---- io ---------------------------------------------------------------------------------------
     public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path, false);
+    /// A GGUF file, mapped read-only: its tensors over the mapping in their stored dtype, its metadata by key.
+    public GgufFile OpenGguf(string path) => new GgufFile(this, path);
     /// The file mapped read-only: aligned F32/F64/I32 tensors come out over the mapping, no copy;
     /// they are read-only.  The mapping lives until Dispose and the last tensor over it dies.
     public SafetensorsFile MapSafetensors(string path) => new SafetensorsFile(this, path, true);
@@ -279,6 +281,80 @@ public sealed class SafetensorsFile : IDisposable {
     public Tensor Get(string name) => ctx.Made(R.tlb_st_get(ctx.c, f, Context.Name("tensor name", name)));
     public void Dispose() { R.tlb_st_close(f); f = 0; GC.SuppressFinalize(this); }
     ~SafetensorsFile() { R.tlb_st_close(f); }
+}
+
+/// An open GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only: Get gives a
+/// read-only tensor over the mapping in its stored dtype (Q8_0, Q4_0, F16, ...); the metadata is
+/// read by type (item &lt; 0 for a scalar key, else that item of an array).
+public sealed class GgufFile : IDisposable {
+    readonly Context ctx;
+    ulong f;
+
+    /// A key's type, and for an array its items' type and length (a scalar: its own type, 1).
+    public struct KeyInfo {
+        public GgufType Type { get; }
+        public GgufType ItemType { get; }
+        public long Count { get; }
+        internal KeyInfo(long[] v) { Type = (GgufType)v[0]; ItemType = (GgufType)v[1]; Count = v[2]; }
+    }
+
+    internal GgufFile(Context ctx, string path) {
+        this.ctx = ctx;
+        f = R.tlb_gguf_open(ctx.c, Context.Name("path", path));
+        if (f == 0) throw ctx.Failure();
+    }
+
+    ulong Open() {
+        if (f == 0) throw TensorLifeException.Of(-2, "the GGUF file is closed");
+        return f;
+    }
+
+    public List<string> Names() {
+        var h = Open();
+        var names = new List<string>();
+        for (long i = 0, n = R.tlb_gguf_tensor_count(h); i < n; i++) names.Add(R.tlb_gguf_tensor_name(h, i));
+        return names;
+    }
+
+    public List<string> Keys() {
+        var h = Open();
+        var keys = new List<string>();
+        for (long i = 0, n = R.tlb_gguf_key_count(h); i < n; i++) keys.Add(R.tlb_gguf_key_name(h, i));
+        return keys;
+    }
+
+    /// One tensor over the mapping (NotFoundException for a name the file does not hold).
+    public Tensor Get(string name) => ctx.Made(R.tlb_gguf_get(ctx.c, Open(), Context.Name("tensor name", name)));
+
+    public KeyInfo KeyType(string key) {
+        var v = new long[3];
+        ctx.Check(R.tlb_gguf_key_type(ctx.c, Open(), Context.Name("key", key), v, (uint)v.Length));
+        return new KeyInfo(v);
+    }
+
+    /// An integer or bool key, or item `item` (&gt;= 0) of an array of numbers.
+    public long GetInt(string key, long item = -1) {
+        var v = new long[1];
+        ctx.Check(R.tlb_gguf_int(ctx.c, Open(), Context.Name("key", key), item, v, 1));
+        return v[0];
+    }
+
+    /// Any number key as a double, or item `item` (&gt;= 0) of an array of numbers.
+    public double GetFloat(string key, long item = -1) {
+        var v = new double[1];
+        ctx.Check(R.tlb_gguf_float(ctx.c, Open(), Context.Name("key", key), item, v, 1));
+        return v[0];
+    }
+
+    /// A string key, or item `item` (&gt;= 0) of an array of strings.
+    public string GetString(string key, long item = -1) {
+        var s = R.tlb_gguf_string(ctx.c, Open(), Context.Name("key", key), item);
+        if (s == null) throw ctx.Failure();
+        return s;
+    }
+
+    public void Dispose() { R.tlb_gguf_close(f); f = 0; GC.SuppressFinalize(this); }
+    ~GgufFile() { R.tlb_gguf_close(f); }
 }
 
 /// A value handle; valid until its scope's reset (then StorageClosedException) or Free().

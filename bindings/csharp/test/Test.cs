@@ -22,6 +22,31 @@ static class Test {
 
     const int D = 8;
 
+    // tests/golden/metadata.gguf (make_golden.py, copied beside the run by test.sh).
+    static void Gguf() {
+        using (var ctx = new Context())
+        using (var f = ctx.OpenGguf("metadata.gguf")) {
+            Check(string.Join(",", f.Names()) == "w.q8_0,x.f32", "names");
+            Check(f.Keys().Contains("fixture.ids"), "keys");
+            Check(f.GetString("general.architecture") == "tensorlife-fixture", "architecture");
+            Check(f.GetInt("fixture.u32") == 4000000000L && f.GetInt("fixture.i8") == -5 && f.GetInt("fixture.bool") == 1, "ints");
+            Check(f.GetFloat("fixture.f64") == -2.25 && f.GetFloat("fixture.scores", 1) == -1.5 && f.GetInt("fixture.ids", 2) == 9, "numbers");
+            Check(f.GetString("fixture.strings", 1) == "\u03b2eta" && f.GetString("fixture.strings", 2) == "", "strings");
+            var kt = f.KeyType("fixture.ids");
+            Check(kt.Type == GgufType.Array && kt.ItemType == GgufType.Int32 && kt.Count == 3, "key type");
+            Throws<InvalidArgumentException>(() => f.GetInt("fixture.u64"), "uint64 past INT64_MAX");
+            Throws<ShapeException>(() => f.GetInt("fixture.ids", 3), "past the end");
+            Throws<NotFoundException>(() => f.GetInt("no.such.key"), "missing key");
+            Throws<InvalidArgumentException>(() => f.GetInt("fixture\0u8"), "NUL in a key");
+            var w = f.Get("w.q8_0").Info();
+            Check(w.DType == DType.Q8_0 && w.Shape[1] == 64 && w.ReadOnly, "q8_0 tensor");
+            Check(f.Get("x.f32").ToFloats()[5] == 5f, "f32 tensor");
+            f.Dispose();
+            Throws<InvalidHandleException>(() => f.GetInt("fixture.u8"), "closed file");
+            Throws<IoException>(() => ctx.OpenGguf("Test.missing"), "missing file");
+        }
+    }
+
     static void DecodeLoop() {
         using (var ctx = new Context()) {
             var w = new float[D * D];
@@ -294,6 +319,7 @@ static class Test {
         Run("one context, many threads", ManyThreads);
         Run("the whole API", WholeApi);
         Run("storage dtypes", StorageDtypes);
+        Run("GGUF metadata and tensors", Gguf);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -8,6 +8,8 @@ import org.tensorlife.BenchBaseline;
 import org.tensorlife.DType;
 import org.tensorlife.Growth;
 import org.tensorlife.SafetensorsFile;
+import org.tensorlife.GgufFile;
+import org.tensorlife.GgufType;
 
 /** The bindings' shared scenario in Java; prints "N passed, N failed" and exits non-zero on
  *  any failure.  With --bench, the tiny-op benchmark instead. */
@@ -32,6 +34,35 @@ public final class TensorLifeTest {
     }
 
     static final int D = 8;
+
+    /** tests/golden/metadata.gguf (make_golden.py, copied beside the run by test.sh). */
+    static void gguf() {
+        try (Context ctx = new Context()) {
+            GgufFile f = ctx.openGguf("metadata.gguf");
+            check(f.names().equals(java.util.List.of("w.q8_0", "x.f32")), "names " + f.names());
+            check(f.keys().contains("fixture.ids"), "keys");
+            check(f.getString("general.architecture", -1).equals("tensorlife-fixture"), "architecture");
+            check(f.getInt("fixture.u32", -1) == 4000000000L && f.getInt("fixture.i8", -1) == -5, "ints");
+            check(f.getInt("fixture.bool", -1) == 1 && f.getFloat("fixture.f64", -1) == -2.25, "bool, f64");
+            check(f.getFloat("fixture.scores", 1) == -1.5 && f.getInt("fixture.ids", 2) == 9, "arrays of numbers");
+            check(f.getString("fixture.strings", 1).equals("\u03b2eta") && f.getString("fixture.strings", 2).isEmpty(),
+                  "arrays of strings");
+            check(f.keyType("fixture.ids").equals(new GgufFile.KeyType(GgufType.ARRAY, GgufType.INT32, 3)), "key type");
+            try { f.getInt("fixture.u64", -1); check(false, "uint64 past INT64_MAX"); }
+            catch (TensorLifeException.InvalidArgumentException e) { }
+            try { f.getInt("fixture.ids", 3); check(false, "past the end"); } catch (TensorLifeException.ShapeException e) { }
+            try { f.getInt("no.such.key", -1); check(false, "missing key"); } catch (TensorLifeException.NotFoundException e) { }
+            try { f.getInt("fixture\0u8", -1); check(false, "NUL in a key"); }
+            catch (TensorLifeException.InvalidArgumentException e) { }
+            Tensor w = f.get("w.q8_0");
+            check(w.info().dtype() == DType.Q8_0 && w.info().shape()[1] == 64 && w.info().readOnly(), "q8_0 tensor");
+            check(f.get("x.f32").toFloats()[5] == 5f, "f32 tensor");
+            f.close();
+            try { f.getInt("fixture.u8", -1); check(false, "closed file"); }
+            catch (TensorLifeException.InvalidHandleException e) { }
+            try { ctx.openGguf("TensorLifeTest.missing"); check(false, "missing file"); } catch (TensorLifeException.IoException e) { }
+        }
+    }
 
     static void decodeLoop() {
         try (Context ctx = new Context()) {
@@ -342,6 +373,7 @@ public final class TensorLifeTest {
         test("one context, many threads", TensorLifeTest::manyThreads);
         test("the whole API", TensorLifeTest::wholeApi);
         test("storage dtypes", TensorLifeTest::storageDtypes);
+        test("GGUF metadata and tensors", TensorLifeTest::gguf);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

@@ -18,7 +18,7 @@ import array as _array
 from . import _lists, _tensorlife as _r
 from ._lists import *  # noqa: F401,F403  (the exception classes, F32/F64/I32, GROW/FIXED)
 from ._lists import ERRORS as _ERRORS, F32, F64, I32, GROW, TensorLifeError, InvalidArgumentError, \
-    InvalidHandleError, DtypeError, ScopeStats
+    InvalidHandleError, DtypeError, ScopeStats, GgufType
 
 try:
     import numpy as _np
@@ -165,6 +165,12 @@ class Context(_r._ContextBase):
         copy (f.maps(name) says which); they are read-only.  The mapping lives until close()
         and the last tensor over it dies."""
         return SafetensorsFile(self, path, mapped=True)
+
+    def open_gguf(self, path):
+        """A GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only: f[name] is a
+        read-only tensor over the mapping in its stored dtype (Q8_0, Q4_0, F16, ...), f.metadata(key)
+        a key's value."""
+        return GgufFile(self, path)
 
     def load_safetensors(self, path):
         """Every tensor of a safetensors file, by name, into the current target."""
@@ -364,6 +370,78 @@ class SafetensorsFile:
         if not self._f:
             raise InvalidHandleError("the safetensors file is closed")
         return self._ctx._made(_r.tlb_st_get(self._ctx._c, self._f, _name("tensor name", name)))
+
+
+class GgufFile:
+    """An open GGUF file: names() its tensors, keys() its metadata keys, f[name] a tensor over the
+    mapping, f.metadata(key) a value (int, bool, float, str, or a list of them for an array)."""
+
+    def __init__(self, ctx, path):
+        self._ctx, self._f = ctx, 0
+        f = _r.tlb_gguf_open(ctx._c, _name("path", path))
+        if not f:
+            raise _error(ctx._c)
+        self._f = f
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self._f:
+            _r.tlb_gguf_close(self._f)
+            self._f = 0
+
+    def _open(self):
+        if not self._f:
+            raise InvalidHandleError("the GGUF file is closed")
+        return self._f
+
+    def names(self):
+        f = self._open()
+        return [_r.tlb_gguf_tensor_name(f, i) for i in range(_r.tlb_gguf_tensor_count(f))]
+
+    def keys(self):
+        f = self._open()
+        return [_r.tlb_gguf_key_name(f, i) for i in range(_r.tlb_gguf_key_count(f))]
+
+    def __getitem__(self, name):
+        return self._ctx._made(_r.tlb_gguf_get(self._ctx._c, self._open(), _name("tensor name", name)))
+
+    def key_type(self, key):
+        """(type, item type, count): an array's items' type and length; a scalar's own type and 1."""
+        v = _array.array("q", [0, 0, 0])
+        self._ctx._check(_r.tlb_gguf_key_type(self._ctx._c, self._open(), _name("key", key), v))
+        return GgufType(v[0]), GgufType(v[1]), v[2]
+
+    def _one(self, key, kind, item):
+        c, f, key = self._ctx._c, self._open(), _name("key", key)
+        if kind == GgufType.STRING:
+            s = _r.tlb_gguf_string(c, f, key, item)
+            if s is None:
+                raise _error(c)
+            return s
+        if kind in (GgufType.FLOAT32, GgufType.FLOAT64):
+            v = _array.array("d", [0.0])
+            self._ctx._check(_r.tlb_gguf_float(c, f, key, item, v))
+            return v[0]
+        v = _array.array("q", [0])
+        self._ctx._check(_r.tlb_gguf_int(c, f, key, item, v))
+        return bool(v[0]) if kind == GgufType.BOOL else v[0]
+
+    def metadata(self, key):
+        """A key's value in Python's type; an array as a list (an array of arrays is DtypeError)."""
+        kind, item, count = self.key_type(key)
+        if kind != GgufType.ARRAY:
+            return self._one(key, kind, -1)
+        if item == GgufType.ARRAY:
+            raise DtypeError(f"GGUF key '{key}' is an array of arrays")
+        return [self._one(key, item, i) for i in range(count)]
 
 
 class Tensor(_r._TensorBase):

@@ -213,90 +213,138 @@ typedef long long swig_type_183;
 typedef _gostring_ swig_type_184;
 typedef _gostring_ swig_type_185;
 typedef _goslice_ swig_type_186;
-typedef _gostring_ swig_type_187;
+typedef long long swig_type_187;
 typedef long long swig_type_188;
 typedef _gostring_ swig_type_189;
 typedef long long swig_type_190;
 typedef long long swig_type_191;
 typedef long long swig_type_192;
-typedef long long swig_type_193;
-typedef _gostring_ swig_type_194;
+typedef _gostring_ swig_type_193;
+typedef long long swig_type_194;
 typedef long long swig_type_195;
 typedef long long swig_type_196;
 typedef long long swig_type_197;
 typedef long long swig_type_198;
-typedef long long swig_type_199;
-extern void _wrap_Swig_free_raw_00f86f9e36cf3197(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_raw_00f86f9e36cf3197(swig_intgo arg1);
-extern swig_type_1 _wrap_tlb_status_string_raw_00f86f9e36cf3197(swig_intgo arg1);
-extern swig_type_2 _wrap_tlb_version_raw_00f86f9e36cf3197(void);
-extern swig_intgo _wrap_tlb_abi_version_raw_00f86f9e36cf3197(void);
-extern swig_intgo _wrap_tlb_set_blas_threads_raw_00f86f9e36cf3197(swig_intgo arg1);
-extern swig_intgo _wrap_tlb_blas_threads_raw_00f86f9e36cf3197(void);
-extern swig_intgo _wrap_tlb_status_raw_00f86f9e36cf3197(swig_type_3 arg1);
-extern swig_type_4 _wrap_tlb_message_raw_00f86f9e36cf3197(swig_type_5 arg1);
-extern swig_type_6 _wrap_tlb_context_new_raw_00f86f9e36cf3197(void);
-extern void _wrap_tlb_context_close_raw_00f86f9e36cf3197(swig_type_7 arg1);
-extern void _wrap_tlb_context_release_raw_00f86f9e36cf3197(swig_type_8 arg1);
-extern swig_type_9 _wrap_tlb_scope_open_raw_00f86f9e36cf3197(swig_type_10 arg1, swig_type_11 arg2, swig_intgo arg3, swig_type_12 arg4, swig_type_13 arg5);
-extern swig_intgo _wrap_tlb_scope_reset_raw_00f86f9e36cf3197(swig_type_14 arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_tlb_scope_close_raw_00f86f9e36cf3197(swig_type_16 arg1, swig_type_17 arg2);
-extern void _wrap_tlb_scope_hold_raw_00f86f9e36cf3197(swig_type_18 arg1);
-extern void _wrap_tlb_scope_release_raw_00f86f9e36cf3197(swig_type_19 arg1, swig_type_20 arg2);
-extern swig_intgo _wrap_tlb_scope_stats_raw_00f86f9e36cf3197(swig_type_21 arg1, swig_type_22 arg2, swig_type_23 arg3);
-extern swig_type_24 _wrap_tlb_scope_stats_json_raw_00f86f9e36cf3197(swig_type_25 arg1, swig_type_26 arg2);
-extern swig_type_27 _wrap_tlb_scope_name_raw_00f86f9e36cf3197(swig_type_28 arg1, swig_type_29 arg2);
-extern swig_type_30 _wrap_tlb_scope_current_raw_00f86f9e36cf3197(swig_type_31 arg1);
-extern swig_type_32 _wrap_tlb_from_f32_raw_00f86f9e36cf3197(swig_type_33 arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_type_36 _wrap_tlb_from_f64_raw_00f86f9e36cf3197(swig_type_37 arg1, swig_type_38 arg2, swig_type_39 arg3);
-extern swig_type_40 _wrap_tlb_from_i32_raw_00f86f9e36cf3197(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3);
-extern swig_type_44 _wrap_tlb_fill_raw_00f86f9e36cf3197(swig_type_45 arg1, swig_intgo arg2, swig_type_46 arg3, swig_intgo arg4, double arg5);
-extern swig_type_47 _wrap_tlb_wrap_raw_00f86f9e36cf3197(swig_type_48 arg1, swig_intgo arg2, swig_type_49 arg3, swig_voidp arg4, swig_type_50 arg5);
-extern swig_intgo _wrap_tlb_read_f32_raw_00f86f9e36cf3197(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern swig_intgo _wrap_tlb_read_f64_raw_00f86f9e36cf3197(swig_type_54 arg1, swig_type_55 arg2, swig_type_56 arg3);
-extern swig_intgo _wrap_tlb_read_i32_raw_00f86f9e36cf3197(swig_type_57 arg1, swig_type_58 arg2, swig_type_59 arg3);
-extern swig_intgo _wrap_tlb_info_raw_00f86f9e36cf3197(swig_type_60 arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_type_63 _wrap_tlb_storage_raw_00f86f9e36cf3197(swig_type_64 arg1, swig_type_65 arg2);
-extern swig_intgo _wrap_tlb_free_raw_00f86f9e36cf3197(swig_type_66 arg1, swig_type_67 arg2);
-extern swig_type_68 _wrap_tlb_retain_raw_00f86f9e36cf3197(swig_type_69 arg1, swig_type_70 arg2, swig_type_71 arg3);
-extern swig_type_72 _wrap_tlb_add_raw_00f86f9e36cf3197(swig_type_73 arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_tlb_sub_raw_00f86f9e36cf3197(swig_type_77 arg1, swig_type_78 arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_tlb_mul_raw_00f86f9e36cf3197(swig_type_81 arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_tlb_div_raw_00f86f9e36cf3197(swig_type_85 arg1, swig_type_86 arg2, swig_type_87 arg3);
-extern swig_type_88 _wrap_tlb_matmul_raw_00f86f9e36cf3197(swig_type_89 arg1, swig_type_90 arg2, swig_type_91 arg3);
-extern swig_type_92 _wrap_tlb_gather_rows_raw_00f86f9e36cf3197(swig_type_93 arg1, swig_type_94 arg2, swig_type_95 arg3);
-extern swig_type_96 _wrap_tlb_relu_raw_00f86f9e36cf3197(swig_type_97 arg1, swig_type_98 arg2);
-extern swig_type_99 _wrap_tlb_gelu_raw_00f86f9e36cf3197(swig_type_100 arg1, swig_type_101 arg2);
-extern swig_type_102 _wrap_tlb_silu_raw_00f86f9e36cf3197(swig_type_103 arg1, swig_type_104 arg2);
-extern swig_type_105 _wrap_tlb_exp_raw_00f86f9e36cf3197(swig_type_106 arg1, swig_type_107 arg2);
-extern swig_type_108 _wrap_tlb_tanh_raw_00f86f9e36cf3197(swig_type_109 arg1, swig_type_110 arg2);
-extern swig_type_111 _wrap_tlb_contiguous_raw_00f86f9e36cf3197(swig_type_112 arg1, swig_type_113 arg2);
-extern swig_type_114 _wrap_tlb_convert_raw_00f86f9e36cf3197(swig_type_115 arg1, swig_type_116 arg2, swig_intgo arg3);
-extern swig_type_117 _wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(swig_type_118 arg1, swig_type_119 arg2, swig_type_120 arg3, double arg4);
-extern swig_type_121 _wrap_tlb_layernorm_raw_00f86f9e36cf3197(swig_type_122 arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, double arg5);
-extern swig_type_126 _wrap_tlb_sum_raw_00f86f9e36cf3197(swig_type_127 arg1, swig_type_128 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_129 _wrap_tlb_mean_raw_00f86f9e36cf3197(swig_type_130 arg1, swig_type_131 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_132 _wrap_tlb_argmax_raw_00f86f9e36cf3197(swig_type_133 arg1, swig_type_134 arg2, swig_intgo arg3);
-extern swig_type_135 _wrap_tlb_softmax_raw_00f86f9e36cf3197(swig_type_136 arg1, swig_type_137 arg2, swig_intgo arg3);
-extern swig_type_138 _wrap_tlb_scale_raw_00f86f9e36cf3197(swig_type_139 arg1, swig_type_140 arg2, double arg3);
-extern swig_type_141 _wrap_tlb_attention_raw_00f86f9e36cf3197(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5, double arg6);
-extern swig_type_147 _wrap_tlb_slice_raw_00f86f9e36cf3197(swig_type_148 arg1, swig_type_149 arg2, swig_intgo arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_tlb_transpose_raw_00f86f9e36cf3197(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_155 _wrap_tlb_reshape_raw_00f86f9e36cf3197(swig_type_156 arg1, swig_type_157 arg2, swig_type_158 arg3);
-extern swig_type_159 _wrap_tlb_concat_raw_00f86f9e36cf3197(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_tlb_copy_into_raw_00f86f9e36cf3197(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3);
-extern swig_type_165 _wrap_tlb_st_open_raw_00f86f9e36cf3197(swig_type_166 arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_tlb_st_map_raw_00f86f9e36cf3197(swig_type_169 arg1, swig_type_170 arg2);
-extern swig_intgo _wrap_tlb_st_maps_raw_00f86f9e36cf3197(swig_type_171 arg1, swig_type_172 arg2);
-extern swig_type_173 _wrap_tlb_st_count_raw_00f86f9e36cf3197(swig_type_174 arg1);
-extern swig_type_175 _wrap_tlb_st_name_raw_00f86f9e36cf3197(swig_type_176 arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_tlb_st_get_raw_00f86f9e36cf3197(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
-extern void _wrap_tlb_st_close_raw_00f86f9e36cf3197(swig_type_182 arg1);
-extern swig_intgo _wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(swig_type_183 arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_tlb_context_report_json_raw_00f86f9e36cf3197(swig_type_188 arg1);
-extern swig_type_189 _wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(swig_type_190 arg1, swig_type_191 arg2);
-extern swig_type_192 _wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(swig_type_193 arg1, swig_type_194 arg2);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(swig_type_195 arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
+typedef _gostring_ swig_type_199;
+typedef long long swig_type_200;
+typedef long long swig_type_201;
+typedef _gostring_ swig_type_202;
+typedef long long swig_type_203;
+typedef long long swig_type_204;
+typedef long long swig_type_205;
+typedef long long swig_type_206;
+typedef _gostring_ swig_type_207;
+typedef _goslice_ swig_type_208;
+typedef long long swig_type_209;
+typedef long long swig_type_210;
+typedef _gostring_ swig_type_211;
+typedef long long swig_type_212;
+typedef _goslice_ swig_type_213;
+typedef long long swig_type_214;
+typedef long long swig_type_215;
+typedef _gostring_ swig_type_216;
+typedef long long swig_type_217;
+typedef _goslice_ swig_type_218;
+typedef _gostring_ swig_type_219;
+typedef long long swig_type_220;
+typedef long long swig_type_221;
+typedef _gostring_ swig_type_222;
+typedef long long swig_type_223;
+typedef _gostring_ swig_type_224;
+typedef long long swig_type_225;
+typedef _gostring_ swig_type_226;
+typedef long long swig_type_227;
+typedef long long swig_type_228;
+typedef long long swig_type_229;
+typedef long long swig_type_230;
+typedef _gostring_ swig_type_231;
+typedef long long swig_type_232;
+typedef long long swig_type_233;
+typedef long long swig_type_234;
+typedef long long swig_type_235;
+typedef long long swig_type_236;
+extern void _wrap_Swig_free_raw_5998b5d72d356cbb(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_raw_5998b5d72d356cbb(swig_intgo arg1);
+extern swig_type_1 _wrap_tlb_status_string_raw_5998b5d72d356cbb(swig_intgo arg1);
+extern swig_type_2 _wrap_tlb_version_raw_5998b5d72d356cbb(void);
+extern swig_intgo _wrap_tlb_abi_version_raw_5998b5d72d356cbb(void);
+extern swig_intgo _wrap_tlb_set_blas_threads_raw_5998b5d72d356cbb(swig_intgo arg1);
+extern swig_intgo _wrap_tlb_blas_threads_raw_5998b5d72d356cbb(void);
+extern swig_intgo _wrap_tlb_status_raw_5998b5d72d356cbb(swig_type_3 arg1);
+extern swig_type_4 _wrap_tlb_message_raw_5998b5d72d356cbb(swig_type_5 arg1);
+extern swig_type_6 _wrap_tlb_context_new_raw_5998b5d72d356cbb(void);
+extern void _wrap_tlb_context_close_raw_5998b5d72d356cbb(swig_type_7 arg1);
+extern void _wrap_tlb_context_release_raw_5998b5d72d356cbb(swig_type_8 arg1);
+extern swig_type_9 _wrap_tlb_scope_open_raw_5998b5d72d356cbb(swig_type_10 arg1, swig_type_11 arg2, swig_intgo arg3, swig_type_12 arg4, swig_type_13 arg5);
+extern swig_intgo _wrap_tlb_scope_reset_raw_5998b5d72d356cbb(swig_type_14 arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_tlb_scope_close_raw_5998b5d72d356cbb(swig_type_16 arg1, swig_type_17 arg2);
+extern void _wrap_tlb_scope_hold_raw_5998b5d72d356cbb(swig_type_18 arg1);
+extern void _wrap_tlb_scope_release_raw_5998b5d72d356cbb(swig_type_19 arg1, swig_type_20 arg2);
+extern swig_intgo _wrap_tlb_scope_stats_raw_5998b5d72d356cbb(swig_type_21 arg1, swig_type_22 arg2, swig_type_23 arg3);
+extern swig_type_24 _wrap_tlb_scope_stats_json_raw_5998b5d72d356cbb(swig_type_25 arg1, swig_type_26 arg2);
+extern swig_type_27 _wrap_tlb_scope_name_raw_5998b5d72d356cbb(swig_type_28 arg1, swig_type_29 arg2);
+extern swig_type_30 _wrap_tlb_scope_current_raw_5998b5d72d356cbb(swig_type_31 arg1);
+extern swig_type_32 _wrap_tlb_from_f32_raw_5998b5d72d356cbb(swig_type_33 arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_type_36 _wrap_tlb_from_f64_raw_5998b5d72d356cbb(swig_type_37 arg1, swig_type_38 arg2, swig_type_39 arg3);
+extern swig_type_40 _wrap_tlb_from_i32_raw_5998b5d72d356cbb(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3);
+extern swig_type_44 _wrap_tlb_fill_raw_5998b5d72d356cbb(swig_type_45 arg1, swig_intgo arg2, swig_type_46 arg3, swig_intgo arg4, double arg5);
+extern swig_type_47 _wrap_tlb_wrap_raw_5998b5d72d356cbb(swig_type_48 arg1, swig_intgo arg2, swig_type_49 arg3, swig_voidp arg4, swig_type_50 arg5);
+extern swig_intgo _wrap_tlb_read_f32_raw_5998b5d72d356cbb(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern swig_intgo _wrap_tlb_read_f64_raw_5998b5d72d356cbb(swig_type_54 arg1, swig_type_55 arg2, swig_type_56 arg3);
+extern swig_intgo _wrap_tlb_read_i32_raw_5998b5d72d356cbb(swig_type_57 arg1, swig_type_58 arg2, swig_type_59 arg3);
+extern swig_intgo _wrap_tlb_info_raw_5998b5d72d356cbb(swig_type_60 arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_type_63 _wrap_tlb_storage_raw_5998b5d72d356cbb(swig_type_64 arg1, swig_type_65 arg2);
+extern swig_intgo _wrap_tlb_free_raw_5998b5d72d356cbb(swig_type_66 arg1, swig_type_67 arg2);
+extern swig_type_68 _wrap_tlb_retain_raw_5998b5d72d356cbb(swig_type_69 arg1, swig_type_70 arg2, swig_type_71 arg3);
+extern swig_type_72 _wrap_tlb_add_raw_5998b5d72d356cbb(swig_type_73 arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_tlb_sub_raw_5998b5d72d356cbb(swig_type_77 arg1, swig_type_78 arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_tlb_mul_raw_5998b5d72d356cbb(swig_type_81 arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_tlb_div_raw_5998b5d72d356cbb(swig_type_85 arg1, swig_type_86 arg2, swig_type_87 arg3);
+extern swig_type_88 _wrap_tlb_matmul_raw_5998b5d72d356cbb(swig_type_89 arg1, swig_type_90 arg2, swig_type_91 arg3);
+extern swig_type_92 _wrap_tlb_gather_rows_raw_5998b5d72d356cbb(swig_type_93 arg1, swig_type_94 arg2, swig_type_95 arg3);
+extern swig_type_96 _wrap_tlb_relu_raw_5998b5d72d356cbb(swig_type_97 arg1, swig_type_98 arg2);
+extern swig_type_99 _wrap_tlb_gelu_raw_5998b5d72d356cbb(swig_type_100 arg1, swig_type_101 arg2);
+extern swig_type_102 _wrap_tlb_silu_raw_5998b5d72d356cbb(swig_type_103 arg1, swig_type_104 arg2);
+extern swig_type_105 _wrap_tlb_exp_raw_5998b5d72d356cbb(swig_type_106 arg1, swig_type_107 arg2);
+extern swig_type_108 _wrap_tlb_tanh_raw_5998b5d72d356cbb(swig_type_109 arg1, swig_type_110 arg2);
+extern swig_type_111 _wrap_tlb_contiguous_raw_5998b5d72d356cbb(swig_type_112 arg1, swig_type_113 arg2);
+extern swig_type_114 _wrap_tlb_convert_raw_5998b5d72d356cbb(swig_type_115 arg1, swig_type_116 arg2, swig_intgo arg3);
+extern swig_type_117 _wrap_tlb_rmsnorm_raw_5998b5d72d356cbb(swig_type_118 arg1, swig_type_119 arg2, swig_type_120 arg3, double arg4);
+extern swig_type_121 _wrap_tlb_layernorm_raw_5998b5d72d356cbb(swig_type_122 arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, double arg5);
+extern swig_type_126 _wrap_tlb_sum_raw_5998b5d72d356cbb(swig_type_127 arg1, swig_type_128 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_129 _wrap_tlb_mean_raw_5998b5d72d356cbb(swig_type_130 arg1, swig_type_131 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_132 _wrap_tlb_argmax_raw_5998b5d72d356cbb(swig_type_133 arg1, swig_type_134 arg2, swig_intgo arg3);
+extern swig_type_135 _wrap_tlb_softmax_raw_5998b5d72d356cbb(swig_type_136 arg1, swig_type_137 arg2, swig_intgo arg3);
+extern swig_type_138 _wrap_tlb_scale_raw_5998b5d72d356cbb(swig_type_139 arg1, swig_type_140 arg2, double arg3);
+extern swig_type_141 _wrap_tlb_attention_raw_5998b5d72d356cbb(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5, double arg6);
+extern swig_type_147 _wrap_tlb_slice_raw_5998b5d72d356cbb(swig_type_148 arg1, swig_type_149 arg2, swig_intgo arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_tlb_transpose_raw_5998b5d72d356cbb(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_155 _wrap_tlb_reshape_raw_5998b5d72d356cbb(swig_type_156 arg1, swig_type_157 arg2, swig_type_158 arg3);
+extern swig_type_159 _wrap_tlb_concat_raw_5998b5d72d356cbb(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_tlb_copy_into_raw_5998b5d72d356cbb(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3);
+extern swig_type_165 _wrap_tlb_st_open_raw_5998b5d72d356cbb(swig_type_166 arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_tlb_st_map_raw_5998b5d72d356cbb(swig_type_169 arg1, swig_type_170 arg2);
+extern swig_intgo _wrap_tlb_st_maps_raw_5998b5d72d356cbb(swig_type_171 arg1, swig_type_172 arg2);
+extern swig_type_173 _wrap_tlb_st_count_raw_5998b5d72d356cbb(swig_type_174 arg1);
+extern swig_type_175 _wrap_tlb_st_name_raw_5998b5d72d356cbb(swig_type_176 arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_tlb_st_get_raw_5998b5d72d356cbb(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
+extern void _wrap_tlb_st_close_raw_5998b5d72d356cbb(swig_type_182 arg1);
+extern swig_intgo _wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(swig_type_183 arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_tlb_gguf_open_raw_5998b5d72d356cbb(swig_type_188 arg1, swig_type_189 arg2);
+extern void _wrap_tlb_gguf_close_raw_5998b5d72d356cbb(swig_type_190 arg1);
+extern swig_type_191 _wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(swig_type_192 arg1);
+extern swig_type_193 _wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_tlb_gguf_get_raw_5998b5d72d356cbb(swig_type_197 arg1, swig_type_198 arg2, swig_type_199 arg3);
+extern swig_type_200 _wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(swig_type_201 arg1);
+extern swig_type_202 _wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(swig_type_203 arg1, swig_type_204 arg2);
+extern swig_intgo _wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(swig_type_205 arg1, swig_type_206 arg2, swig_type_207 arg3, swig_type_208 arg4);
+extern swig_intgo _wrap_tlb_gguf_int_raw_5998b5d72d356cbb(swig_type_209 arg1, swig_type_210 arg2, swig_type_211 arg3, swig_type_212 arg4, swig_type_213 arg5);
+extern swig_intgo _wrap_tlb_gguf_float_raw_5998b5d72d356cbb(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4, swig_type_218 arg5);
+extern swig_type_219 _wrap_tlb_gguf_string_raw_5998b5d72d356cbb(swig_type_220 arg1, swig_type_221 arg2, swig_type_222 arg3, swig_type_223 arg4);
+extern swig_type_224 _wrap_tlb_context_report_json_raw_5998b5d72d356cbb(swig_type_225 arg1);
+extern swig_type_226 _wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(swig_type_227 arg1, swig_type_228 arg2);
+extern swig_type_229 _wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(swig_type_230 arg1, swig_type_231 arg2);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(swig_type_232 arg1, swig_type_233 arg2, swig_type_234 arg3, swig_type_235 arg4, swig_type_236 arg5);
 #undef intgo
 */
 import "C"
@@ -339,20 +387,20 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_raw_00f86f9e36cf3197(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_raw_5998b5d72d356cbb(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_raw_00f86f9e36cf3197(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_raw_5998b5d72d356cbb(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_status_string_raw_00f86f9e36cf3197(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_tlb_status_string_raw_5998b5d72d356cbb(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -361,7 +409,7 @@ func Tlb_status_string(arg1 int) (_swig_ret string) {
 
 func Tlb_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_tlb_version_raw_00f86f9e36cf3197()
+	swig_r_p := C._wrap_tlb_version_raw_5998b5d72d356cbb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -370,34 +418,34 @@ func Tlb_version() (_swig_ret string) {
 
 func Tlb_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_tlb_abi_version_raw_00f86f9e36cf3197())
+	swig_r = (int)(C._wrap_tlb_abi_version_raw_5998b5d72d356cbb())
 	return swig_r
 }
 
 func Tlb_set_blas_threads(arg1 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_tlb_set_blas_threads_raw_00f86f9e36cf3197(C.swig_intgo(_swig_i_0)))
+	swig_r = (int)(C._wrap_tlb_set_blas_threads_raw_5998b5d72d356cbb(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_blas_threads() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_tlb_blas_threads_raw_00f86f9e36cf3197())
+	swig_r = (int)(C._wrap_tlb_blas_threads_raw_5998b5d72d356cbb())
 	return swig_r
 }
 
 func Tlb_status(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_tlb_status_raw_00f86f9e36cf3197(C.swig_type_3(_swig_i_0)))
+	swig_r = (int)(C._wrap_tlb_status_raw_5998b5d72d356cbb(C.swig_type_3(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_message(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_message_raw_00f86f9e36cf3197(C.swig_type_5(_swig_i_0))
+	swig_r_p := C._wrap_tlb_message_raw_5998b5d72d356cbb(C.swig_type_5(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -406,18 +454,18 @@ func Tlb_message(arg1 uint64) (_swig_ret string) {
 
 func Tlb_context_new() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_tlb_context_new_raw_00f86f9e36cf3197())
+	swig_r = (uint64)(C._wrap_tlb_context_new_raw_5998b5d72d356cbb())
 	return swig_r
 }
 
 func Tlb_context_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_context_close_raw_00f86f9e36cf3197(C.swig_type_7(_swig_i_0))
+	C._wrap_tlb_context_close_raw_5998b5d72d356cbb(C.swig_type_7(_swig_i_0))
 }
 
 func Tlb_context_release(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_context_release_raw_00f86f9e36cf3197(C.swig_type_8(_swig_i_0))
+	C._wrap_tlb_context_release_raw_5998b5d72d356cbb(C.swig_type_8(_swig_i_0))
 }
 
 func Tlb_scope_open(arg1 uint64, arg2 string, arg3 int, arg4 int64, arg5 int64) (_swig_ret uint64) {
@@ -427,7 +475,7 @@ func Tlb_scope_open(arg1 uint64, arg2 string, arg3 int, arg4 int64, arg5 int64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_scope_open_raw_00f86f9e36cf3197(C.swig_type_10(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_12(_swig_i_3), C.swig_type_13(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_scope_open_raw_5998b5d72d356cbb(C.swig_type_10(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_12(_swig_i_3), C.swig_type_13(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -438,7 +486,7 @@ func Tlb_scope_reset(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_scope_reset_raw_00f86f9e36cf3197(C.swig_type_14(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_scope_reset_raw_5998b5d72d356cbb(C.swig_type_14(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -446,19 +494,19 @@ func Tlb_scope_close(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_scope_close_raw_00f86f9e36cf3197(C.swig_type_16(_swig_i_0), C.swig_type_17(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_scope_close_raw_5998b5d72d356cbb(C.swig_type_16(_swig_i_0), C.swig_type_17(_swig_i_1)))
 	return swig_r
 }
 
 func Tlb_scope_hold(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_scope_hold_raw_00f86f9e36cf3197(C.swig_type_18(_swig_i_0))
+	C._wrap_tlb_scope_hold_raw_5998b5d72d356cbb(C.swig_type_18(_swig_i_0))
 }
 
 func Tlb_scope_release(arg1 uint64, arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_tlb_scope_release_raw_00f86f9e36cf3197(C.swig_type_19(_swig_i_0), C.swig_type_20(_swig_i_1))
+	C._wrap_tlb_scope_release_raw_5998b5d72d356cbb(C.swig_type_19(_swig_i_0), C.swig_type_20(_swig_i_1))
 }
 
 func Tlb_scope_stats(arg1 uint64, arg2 uint64, arg3 []uint64) (_swig_ret int) {
@@ -466,7 +514,7 @@ func Tlb_scope_stats(arg1 uint64, arg2 uint64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_scope_stats_raw_00f86f9e36cf3197(C.swig_type_21(_swig_i_0), C.swig_type_22(_swig_i_1), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_scope_stats_raw_5998b5d72d356cbb(C.swig_type_21(_swig_i_0), C.swig_type_22(_swig_i_1), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -477,7 +525,7 @@ func Tlb_scope_stats_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_scope_stats_json_raw_00f86f9e36cf3197(C.swig_type_25(_swig_i_0), C.swig_type_26(_swig_i_1))
+	swig_r_p := C._wrap_tlb_scope_stats_json_raw_5998b5d72d356cbb(C.swig_type_25(_swig_i_0), C.swig_type_26(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -488,7 +536,7 @@ func Tlb_scope_name(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_scope_name_raw_00f86f9e36cf3197(C.swig_type_28(_swig_i_0), C.swig_type_29(_swig_i_1))
+	swig_r_p := C._wrap_tlb_scope_name_raw_5998b5d72d356cbb(C.swig_type_28(_swig_i_0), C.swig_type_29(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -498,7 +546,7 @@ func Tlb_scope_name(arg1 uint64, arg2 uint64) (_swig_ret string) {
 func Tlb_scope_current(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_scope_current_raw_00f86f9e36cf3197(C.swig_type_31(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_scope_current_raw_5998b5d72d356cbb(C.swig_type_31(_swig_i_0)))
 	return swig_r
 }
 
@@ -507,7 +555,7 @@ func Tlb_from_f32(arg1 uint64, arg2 []int64, arg3 []float32) (_swig_ret uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_f32_raw_00f86f9e36cf3197(C.swig_type_33(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_f32_raw_5998b5d72d356cbb(C.swig_type_33(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -522,7 +570,7 @@ func Tlb_from_f64(arg1 uint64, arg2 []int64, arg3 []float64) (_swig_ret uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_f64_raw_00f86f9e36cf3197(C.swig_type_37(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_f64_raw_5998b5d72d356cbb(C.swig_type_37(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -537,7 +585,7 @@ func Tlb_from_i32(arg1 uint64, arg2 []int64, arg3 []int32) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_i32_raw_00f86f9e36cf3197(C.swig_type_41(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_i32_raw_5998b5d72d356cbb(C.swig_type_41(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -554,7 +602,7 @@ func Tlb_fill(arg1 uint64, arg2 int, arg3 []int64, arg4 int, arg5 float64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_fill_raw_00f86f9e36cf3197(C.swig_type_45(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.double(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_fill_raw_5998b5d72d356cbb(C.swig_type_45(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.double(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -568,7 +616,7 @@ func Tlb_wrap(arg1 uint64, arg2 int, arg3 []int64, arg4 unsafe.Pointer, arg5 int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_wrap_raw_00f86f9e36cf3197(C.swig_type_48(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3), C.swig_type_50(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_wrap_raw_5998b5d72d356cbb(C.swig_type_48(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3), C.swig_type_50(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -580,7 +628,7 @@ func Tlb_read_f32(arg1 uint64, arg2 uint64, arg3 []float32) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_f32_raw_00f86f9e36cf3197(C.swig_type_51(_swig_i_0), C.swig_type_52(_swig_i_1), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_f32_raw_5998b5d72d356cbb(C.swig_type_51(_swig_i_0), C.swig_type_52(_swig_i_1), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -592,7 +640,7 @@ func Tlb_read_f64(arg1 uint64, arg2 uint64, arg3 []float64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_f64_raw_00f86f9e36cf3197(C.swig_type_54(_swig_i_0), C.swig_type_55(_swig_i_1), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_f64_raw_5998b5d72d356cbb(C.swig_type_54(_swig_i_0), C.swig_type_55(_swig_i_1), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -604,7 +652,7 @@ func Tlb_read_i32(arg1 uint64, arg2 uint64, arg3 []int32) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_i32_raw_00f86f9e36cf3197(C.swig_type_57(_swig_i_0), C.swig_type_58(_swig_i_1), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_i32_raw_5998b5d72d356cbb(C.swig_type_57(_swig_i_0), C.swig_type_58(_swig_i_1), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -616,7 +664,7 @@ func Tlb_info(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_info_raw_00f86f9e36cf3197(C.swig_type_60(_swig_i_0), C.swig_type_61(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_info_raw_5998b5d72d356cbb(C.swig_type_60(_swig_i_0), C.swig_type_61(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -627,7 +675,7 @@ func Tlb_storage(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_storage_raw_00f86f9e36cf3197(C.swig_type_64(_swig_i_0), C.swig_type_65(_swig_i_1))
+	swig_r_p := C._wrap_tlb_storage_raw_5998b5d72d356cbb(C.swig_type_64(_swig_i_0), C.swig_type_65(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -638,7 +686,7 @@ func Tlb_free(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_free_raw_00f86f9e36cf3197(C.swig_type_66(_swig_i_0), C.swig_type_67(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_free_raw_5998b5d72d356cbb(C.swig_type_66(_swig_i_0), C.swig_type_67(_swig_i_1)))
 	return swig_r
 }
 
@@ -647,7 +695,7 @@ func Tlb_retain(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_retain_raw_00f86f9e36cf3197(C.swig_type_69(_swig_i_0), C.swig_type_70(_swig_i_1), C.swig_type_71(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_retain_raw_5998b5d72d356cbb(C.swig_type_69(_swig_i_0), C.swig_type_70(_swig_i_1), C.swig_type_71(_swig_i_2)))
 	return swig_r
 }
 
@@ -656,7 +704,7 @@ func Tlb_add(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_add_raw_00f86f9e36cf3197(C.swig_type_73(_swig_i_0), C.swig_type_74(_swig_i_1), C.swig_type_75(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_add_raw_5998b5d72d356cbb(C.swig_type_73(_swig_i_0), C.swig_type_74(_swig_i_1), C.swig_type_75(_swig_i_2)))
 	return swig_r
 }
 
@@ -665,7 +713,7 @@ func Tlb_sub(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_sub_raw_00f86f9e36cf3197(C.swig_type_77(_swig_i_0), C.swig_type_78(_swig_i_1), C.swig_type_79(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_sub_raw_5998b5d72d356cbb(C.swig_type_77(_swig_i_0), C.swig_type_78(_swig_i_1), C.swig_type_79(_swig_i_2)))
 	return swig_r
 }
 
@@ -674,7 +722,7 @@ func Tlb_mul(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_mul_raw_00f86f9e36cf3197(C.swig_type_81(_swig_i_0), C.swig_type_82(_swig_i_1), C.swig_type_83(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_mul_raw_5998b5d72d356cbb(C.swig_type_81(_swig_i_0), C.swig_type_82(_swig_i_1), C.swig_type_83(_swig_i_2)))
 	return swig_r
 }
 
@@ -683,7 +731,7 @@ func Tlb_div(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_div_raw_00f86f9e36cf3197(C.swig_type_85(_swig_i_0), C.swig_type_86(_swig_i_1), C.swig_type_87(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_div_raw_5998b5d72d356cbb(C.swig_type_85(_swig_i_0), C.swig_type_86(_swig_i_1), C.swig_type_87(_swig_i_2)))
 	return swig_r
 }
 
@@ -692,7 +740,7 @@ func Tlb_matmul(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_matmul_raw_00f86f9e36cf3197(C.swig_type_89(_swig_i_0), C.swig_type_90(_swig_i_1), C.swig_type_91(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_matmul_raw_5998b5d72d356cbb(C.swig_type_89(_swig_i_0), C.swig_type_90(_swig_i_1), C.swig_type_91(_swig_i_2)))
 	return swig_r
 }
 
@@ -701,7 +749,7 @@ func Tlb_gather_rows(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_gather_rows_raw_00f86f9e36cf3197(C.swig_type_93(_swig_i_0), C.swig_type_94(_swig_i_1), C.swig_type_95(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_gather_rows_raw_5998b5d72d356cbb(C.swig_type_93(_swig_i_0), C.swig_type_94(_swig_i_1), C.swig_type_95(_swig_i_2)))
 	return swig_r
 }
 
@@ -709,7 +757,7 @@ func Tlb_relu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_relu_raw_00f86f9e36cf3197(C.swig_type_97(_swig_i_0), C.swig_type_98(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_relu_raw_5998b5d72d356cbb(C.swig_type_97(_swig_i_0), C.swig_type_98(_swig_i_1)))
 	return swig_r
 }
 
@@ -717,7 +765,7 @@ func Tlb_gelu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_gelu_raw_00f86f9e36cf3197(C.swig_type_100(_swig_i_0), C.swig_type_101(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_gelu_raw_5998b5d72d356cbb(C.swig_type_100(_swig_i_0), C.swig_type_101(_swig_i_1)))
 	return swig_r
 }
 
@@ -725,7 +773,7 @@ func Tlb_silu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_silu_raw_00f86f9e36cf3197(C.swig_type_103(_swig_i_0), C.swig_type_104(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_silu_raw_5998b5d72d356cbb(C.swig_type_103(_swig_i_0), C.swig_type_104(_swig_i_1)))
 	return swig_r
 }
 
@@ -733,7 +781,7 @@ func Tlb_exp(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_exp_raw_00f86f9e36cf3197(C.swig_type_106(_swig_i_0), C.swig_type_107(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_exp_raw_5998b5d72d356cbb(C.swig_type_106(_swig_i_0), C.swig_type_107(_swig_i_1)))
 	return swig_r
 }
 
@@ -741,7 +789,7 @@ func Tlb_tanh(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tanh_raw_00f86f9e36cf3197(C.swig_type_109(_swig_i_0), C.swig_type_110(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_tanh_raw_5998b5d72d356cbb(C.swig_type_109(_swig_i_0), C.swig_type_110(_swig_i_1)))
 	return swig_r
 }
 
@@ -749,7 +797,7 @@ func Tlb_contiguous(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_contiguous_raw_00f86f9e36cf3197(C.swig_type_112(_swig_i_0), C.swig_type_113(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_contiguous_raw_5998b5d72d356cbb(C.swig_type_112(_swig_i_0), C.swig_type_113(_swig_i_1)))
 	return swig_r
 }
 
@@ -758,7 +806,7 @@ func Tlb_convert(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_convert_raw_00f86f9e36cf3197(C.swig_type_115(_swig_i_0), C.swig_type_116(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_convert_raw_5998b5d72d356cbb(C.swig_type_115(_swig_i_0), C.swig_type_116(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -768,7 +816,7 @@ func Tlb_rmsnorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 float64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_00f86f9e36cf3197(C.swig_type_118(_swig_i_0), C.swig_type_119(_swig_i_1), C.swig_type_120(_swig_i_2), C.double(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_5998b5d72d356cbb(C.swig_type_118(_swig_i_0), C.swig_type_119(_swig_i_1), C.swig_type_120(_swig_i_2), C.double(_swig_i_3)))
 	return swig_r
 }
 
@@ -779,7 +827,7 @@ func Tlb_layernorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 floa
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_00f86f9e36cf3197(C.swig_type_122(_swig_i_0), C.swig_type_123(_swig_i_1), C.swig_type_124(_swig_i_2), C.swig_type_125(_swig_i_3), C.double(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_5998b5d72d356cbb(C.swig_type_122(_swig_i_0), C.swig_type_123(_swig_i_1), C.swig_type_124(_swig_i_2), C.swig_type_125(_swig_i_3), C.double(_swig_i_4)))
 	return swig_r
 }
 
@@ -789,7 +837,7 @@ func Tlb_sum(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_sum_raw_00f86f9e36cf3197(C.swig_type_127(_swig_i_0), C.swig_type_128(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_sum_raw_5998b5d72d356cbb(C.swig_type_127(_swig_i_0), C.swig_type_128(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -799,7 +847,7 @@ func Tlb_mean(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_mean_raw_00f86f9e36cf3197(C.swig_type_130(_swig_i_0), C.swig_type_131(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_mean_raw_5998b5d72d356cbb(C.swig_type_130(_swig_i_0), C.swig_type_131(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -808,7 +856,7 @@ func Tlb_argmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_argmax_raw_00f86f9e36cf3197(C.swig_type_133(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_argmax_raw_5998b5d72d356cbb(C.swig_type_133(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -817,7 +865,7 @@ func Tlb_softmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_softmax_raw_00f86f9e36cf3197(C.swig_type_136(_swig_i_0), C.swig_type_137(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_softmax_raw_5998b5d72d356cbb(C.swig_type_136(_swig_i_0), C.swig_type_137(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -826,7 +874,7 @@ func Tlb_scale(arg1 uint64, arg2 uint64, arg3 float64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_scale_raw_00f86f9e36cf3197(C.swig_type_139(_swig_i_0), C.swig_type_140(_swig_i_1), C.double(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_scale_raw_5998b5d72d356cbb(C.swig_type_139(_swig_i_0), C.swig_type_140(_swig_i_1), C.double(_swig_i_2)))
 	return swig_r
 }
 
@@ -838,7 +886,7 @@ func Tlb_attention(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (uint64)(C._wrap_tlb_attention_raw_00f86f9e36cf3197(C.swig_type_142(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), C.swig_type_145(_swig_i_3), C.swig_type_146(_swig_i_4), C.double(_swig_i_5)))
+	swig_r = (uint64)(C._wrap_tlb_attention_raw_5998b5d72d356cbb(C.swig_type_142(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), C.swig_type_145(_swig_i_3), C.swig_type_146(_swig_i_4), C.double(_swig_i_5)))
 	return swig_r
 }
 
@@ -849,7 +897,7 @@ func Tlb_slice(arg1 uint64, arg2 uint64, arg3 int, arg4 int64, arg5 int64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_slice_raw_00f86f9e36cf3197(C.swig_type_148(_swig_i_0), C.swig_type_149(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_150(_swig_i_3), C.swig_type_151(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_slice_raw_5998b5d72d356cbb(C.swig_type_148(_swig_i_0), C.swig_type_149(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_150(_swig_i_3), C.swig_type_151(_swig_i_4)))
 	return swig_r
 }
 
@@ -859,7 +907,7 @@ func Tlb_transpose(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_transpose_raw_00f86f9e36cf3197(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_transpose_raw_5998b5d72d356cbb(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -868,7 +916,7 @@ func Tlb_reshape(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_reshape_raw_00f86f9e36cf3197(C.swig_type_156(_swig_i_0), C.swig_type_157(_swig_i_1), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_reshape_raw_5998b5d72d356cbb(C.swig_type_156(_swig_i_0), C.swig_type_157(_swig_i_1), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -880,7 +928,7 @@ func Tlb_concat(arg1 uint64, arg2 []uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_concat_raw_00f86f9e36cf3197(C.swig_type_160(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_concat_raw_5998b5d72d356cbb(C.swig_type_160(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -892,7 +940,7 @@ func Tlb_copy_into(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_copy_into_raw_00f86f9e36cf3197(C.swig_type_162(_swig_i_0), C.swig_type_163(_swig_i_1), C.swig_type_164(_swig_i_2)))
+	swig_r = (int)(C._wrap_tlb_copy_into_raw_5998b5d72d356cbb(C.swig_type_162(_swig_i_0), C.swig_type_163(_swig_i_1), C.swig_type_164(_swig_i_2)))
 	return swig_r
 }
 
@@ -900,7 +948,7 @@ func Tlb_st_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_open_raw_00f86f9e36cf3197(C.swig_type_166(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_open_raw_5998b5d72d356cbb(C.swig_type_166(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -911,7 +959,7 @@ func Tlb_st_map(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_map_raw_00f86f9e36cf3197(C.swig_type_169(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_map_raw_5998b5d72d356cbb(C.swig_type_169(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -922,7 +970,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_st_maps_raw_00f86f9e36cf3197(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_tlb_st_maps_raw_5998b5d72d356cbb(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -932,7 +980,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 func Tlb_st_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_st_count_raw_00f86f9e36cf3197(C.swig_type_174(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_st_count_raw_5998b5d72d356cbb(C.swig_type_174(_swig_i_0)))
 	return swig_r
 }
 
@@ -940,7 +988,7 @@ func Tlb_st_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_st_name_raw_00f86f9e36cf3197(C.swig_type_176(_swig_i_0), C.swig_type_177(_swig_i_1))
+	swig_r_p := C._wrap_tlb_st_name_raw_5998b5d72d356cbb(C.swig_type_176(_swig_i_0), C.swig_type_177(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -952,7 +1000,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_st_get_raw_00f86f9e36cf3197(C.swig_type_179(_swig_i_0), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_st_get_raw_5998b5d72d356cbb(C.swig_type_179(_swig_i_0), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -961,7 +1009,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 
 func Tlb_st_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_st_close_raw_00f86f9e36cf3197(C.swig_type_182(_swig_i_0))
+	C._wrap_tlb_st_close_raw_5998b5d72d356cbb(C.swig_type_182(_swig_i_0))
 }
 
 func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int) {
@@ -970,7 +1018,7 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_00f86f9e36cf3197(C.swig_type_183(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(C.swig_type_183(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -983,10 +1031,140 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 	return swig_r
 }
 
+func Tlb_gguf_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (uint64)(C._wrap_tlb_gguf_open_raw_5998b5d72d356cbb(C.swig_type_188(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Tlb_gguf_close(arg1 uint64) {
+	_swig_i_0 := arg1
+	C._wrap_tlb_gguf_close_raw_5998b5d72d356cbb(C.swig_type_190(_swig_i_0))
+}
+
+func Tlb_gguf_tensor_count(arg1 uint64) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := arg1
+	swig_r = (int64)(C._wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(C.swig_type_192(_swig_i_0)))
+	return swig_r
+}
+
+func Tlb_gguf_tensor_name(arg1 uint64, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(C.swig_type_194(_swig_i_0), C.swig_type_195(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Tlb_gguf_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (uint64)(C._wrap_tlb_gguf_get_raw_5998b5d72d356cbb(C.swig_type_197(_swig_i_0), C.swig_type_198(_swig_i_1), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Tlb_gguf_key_count(arg1 uint64) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := arg1
+	swig_r = (int64)(C._wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(C.swig_type_201(_swig_i_0)))
+	return swig_r
+}
+
+func Tlb_gguf_key_name(arg1 uint64, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(C.swig_type_203(_swig_i_0), C.swig_type_204(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Tlb_gguf_key_type(arg1 uint64, arg2 uint64, arg3 string, arg4 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(C.swig_type_205(_swig_i_0), C.swig_type_206(_swig_i_1), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Tlb_gguf_int(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_tlb_gguf_int_raw_5998b5d72d356cbb(C.swig_type_209(_swig_i_0), C.swig_type_210(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), C.swig_type_212(_swig_i_3), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Tlb_gguf_float(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []float64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_tlb_gguf_float_raw_5998b5d72d356cbb(C.swig_type_214(_swig_i_0), C.swig_type_215(_swig_i_1), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), C.swig_type_217(_swig_i_3), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Tlb_gguf_string(arg1 uint64, arg2 uint64, arg3 string, arg4 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_tlb_gguf_string_raw_5998b5d72d356cbb(C.swig_type_220(_swig_i_0), C.swig_type_221(_swig_i_1), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_2)), C.swig_type_223(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
 func Tlb_context_report_json(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_context_report_json_raw_00f86f9e36cf3197(C.swig_type_188(_swig_i_0))
+	swig_r_p := C._wrap_tlb_context_report_json_raw_5998b5d72d356cbb(C.swig_type_225(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -997,7 +1175,7 @@ func Tlb_tensor_to_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_tensor_to_json_raw_00f86f9e36cf3197(C.swig_type_190(_swig_i_0), C.swig_type_191(_swig_i_1))
+	swig_r_p := C._wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(C.swig_type_227(_swig_i_0), C.swig_type_228(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1008,7 +1186,7 @@ func Tlb_tensor_from_json(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_00f86f9e36cf3197(C.swig_type_193(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(C.swig_type_230(_swig_i_0), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1022,7 +1200,7 @@ func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_00f86f9e36cf3197(C.swig_type_195(_swig_i_0), C.swig_type_196(_swig_i_1), C.swig_type_197(_swig_i_2), C.swig_type_198(_swig_i_3), C.swig_type_199(_swig_i_4)))
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(C.swig_type_232(_swig_i_0), C.swig_type_233(_swig_i_1), C.swig_type_234(_swig_i_2), C.swig_type_235(_swig_i_3), C.swig_type_236(_swig_i_4)))
 	return swig_r
 }
 

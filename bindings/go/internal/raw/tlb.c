@@ -488,6 +488,82 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
 }
 
 /* ---- JSON: strings copied into the language, then freed here (NULL on failure) ------------- */
+/* ---- GGUF --------------------------------------------------------------------------------- */
+#define TLB_GGUF(f) ((tl_gguf_file *)(uintptr_t)(f))
+uint64_t tlb_gguf_open(uint64_t c, const char *path) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    tl_gguf_file *f = NULL;
+    return tlb_leave(x, tl_gguf_open(x->ctx, path, &f)) == TL_OK ? (uint64_t)(uintptr_t)f : 0;
+}
+void tlb_gguf_close(uint64_t f) { tl_gguf_close(TLB_GGUF(f)); }
+int64_t tlb_gguf_tensor_count(uint64_t f) { return (int64_t)tl_gguf_tensor_count(TLB_GGUF(f)); }
+const char *tlb_gguf_tensor_name(uint64_t f, int64_t i) {
+    return i < 0 ? NULL : tl_gguf_tensor_name(TLB_GGUF(f), (size_t)i);
+}
+uint64_t tlb_gguf_get(uint64_t c, uint64_t f, const char *name) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    if (!f) return tlb_refuse(x, TL_E_INVALID_HANDLE, "the GGUF file is closed"), 0;
+    tl_tensor t = {0};
+    return tlb_leave_bits(x, tl_gguf_get(x->ctx, TLB_GGUF(f), name, &t), t);
+}
+int64_t tlb_gguf_key_count(uint64_t f) { return (int64_t)tl_gguf_key_count(TLB_GGUF(f)); }
+const char *tlb_gguf_key_name(uint64_t f, int64_t i) { return i < 0 ? NULL : tl_gguf_key_name(TLB_GGUF(f), (size_t)i); }
+
+/* The status of a metadata read, recorded on c like any call's. */
+static tlb_ctx *tlb_gguf_enter(uint64_t c, uint64_t f, const char *key, int *rc) {
+    tlb_ctx *x = tlb_enter(c);
+    *rc = x ? TL_OK : tlb_status(c);
+    if (x && !f) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the GGUF file is closed"), x = NULL;
+    if (x && !key) *rc = tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a GGUF key is NULL"), x = NULL;
+    return x;
+}
+int tlb_gguf_key_type(uint64_t c, uint64_t f, const char *key, int64_t *info, size_t ninfo) {
+    int rc;
+    tlb_ctx *x = tlb_gguf_enter(c, f, key, &rc);
+    if (!x) return rc;
+    if (!info || ninfo < 3) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a key's type needs 3 slots");
+    tl_gguf_type type, item;
+    uint64_t count;
+    rc = tl_gguf_key_type(TLB_GGUF(f), key, &type, &item, &count);
+    if (rc == TL_OK) info[0] = type, info[1] = item, info[2] = (int64_t)(count > INT64_MAX ? INT64_MAX : count);
+    return tlb_leave(x, rc);
+}
+int tlb_gguf_int(uint64_t c, uint64_t f, const char *key, int64_t item, int64_t *info, size_t ninfo) {
+    int rc;
+    tlb_ctx *x = tlb_gguf_enter(c, f, key, &rc);
+    if (!x) return rc;
+    if (!info || ninfo < 1) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "an integer needs a slot");
+    return tlb_leave(x, item < 0 ? tl_gguf_get_int(TLB_GGUF(f), key, info)
+                                 : tl_gguf_get_array_number(TLB_GGUF(f), key, (uint64_t)item, info, NULL));
+}
+int tlb_gguf_float(uint64_t c, uint64_t f, const char *key, int64_t item, double *data, size_t count) {
+    int rc;
+    tlb_ctx *x = tlb_gguf_enter(c, f, key, &rc);
+    if (!x) return rc;
+    if (!data || count < 1) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a float needs a slot");
+    return tlb_leave(x, item < 0 ? tl_gguf_get_float(TLB_GGUF(f), key, data)
+                                 : tl_gguf_get_array_number(TLB_GGUF(f), key, (uint64_t)item, NULL, data));
+}
+char *tlb_gguf_string(uint64_t c, uint64_t f, const char *key, int64_t item) {
+    int rc;
+    tlb_ctx *x = tlb_gguf_enter(c, f, key, &rc);
+    if (!x) return NULL;
+    tlb_set(x, TL_OK, ""); /* so a language whose strings have no NULL (Go: "") can tell an empty one */
+    const char *text = NULL;
+    uint64_t length = 0;
+    rc = item < 0 ? tl_gguf_get_string(TLB_GGUF(f), key, &text, &length)
+                  : tl_gguf_get_array_string(TLB_GGUF(f), key, (uint64_t)item, &text, &length);
+    if (rc != TL_OK) return tlb_leave(x, rc), NULL;
+    char *copy = (char *)malloc((size_t)length + 1);
+    if (!copy) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for a GGUF string"), NULL;
+    memcpy(copy, text, (size_t)length);
+    copy[length] = 0;
+    tlb_leave(x, TL_OK);
+    return copy;
+}
+
 char *tlb_context_report_json(uint64_t c) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return NULL;

@@ -159,6 +159,10 @@ public final class Context implements AutoCloseable {
      *  they are read-only.  The mapping lives until close() and the last tensor over it dies. */
     public SafetensorsFile mapSafetensors(String path) { return new SafetensorsFile(this, path, true); }
 
+    /** A GGUF file, mapped read-only: its tensors over the mapping in their stored dtype, its
+     *  metadata by key. */
+    public GgufFile openGguf(String path) { return new GgufFile(this, path); }
+
     /** Every tensor of a safetensors file, into the current target (F16/BF16 arrive as f32). */
     public java.util.Map<String, Tensor> loadSafetensors(String path) {
         try (SafetensorsFile f = openSafetensors(path)) {

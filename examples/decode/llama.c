@@ -60,13 +60,13 @@ void llama_init_random(tl_context *ctx, const model_config *cfg, model *m) {
 /* Each weight of a layer, in one order for every loop below (and its names in both formats). */
 enum { LAYER_TENSORS = 9 };
 static tl_tensor *layer_tensor(layer_weights *w, int i) {
-    tl_tensor *all[LAYER_TENSORS] = {&w->attn_norm, &w->wq, &w->wk,     &w->wv,    &w->wo,
+    tl_tensor *all[LAYER_TENSORS] = {&w->attn_norm, &w->wq,     &w->wk,   &w->wv,    &w->wo,
                                      &w->mlp_norm,  &w->w_gate, &w->w_up, &w->w_down};
     return all[i];
 }
-static const char *const hf_names[LAYER_TENSORS] = {
-    "input_layernorm",  "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
-    "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"};
+static const char *const hf_names[LAYER_TENSORS] = {"input_layernorm",  "self_attn.q_proj", "self_attn.k_proj",
+                                                    "self_attn.v_proj", "self_attn.o_proj", "post_attention_layernorm",
+                                                    "mlp.gate_proj",    "mlp.up_proj",      "mlp.down_proj"};
 static const char *const gguf_names[LAYER_TENSORS] = {"attn_norm", "attn_q",   "attn_k", "attn_v",  "attn_output",
                                                       "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
 
@@ -96,8 +96,10 @@ static void convert_in_place(tl_context *ctx, tl_tensor *t, tl_dtype dt) {
     if (from == dt) return;
     tl_tensor f32 = *t, out;
     if (from != TL_F32) TL_CHECK(tl_convert(ctx, *t, TL_F32, &f32));
-    if (dt != TL_F32) TL_CHECK(tl_convert(ctx, f32, dt, &out));
-    else out = f32;
+    if (dt != TL_F32)
+        TL_CHECK(tl_convert(ctx, f32, dt, &out));
+    else
+        out = f32;
     if (f32.bits != out.bits && f32.bits != t->bits) TL_CHECK(tl_tensor_free(ctx, f32));
     TL_CHECK(tl_tensor_free(ctx, *t));
     *t = out;
@@ -413,9 +415,8 @@ static int load_hf(tl_context *ctx, const char *path, model_config *cfg, model *
     if (tl_safetensors_open(ctx, path, &f) != TL_OK) return refuse(path, tl_last_error());
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    int bad = tl_safetensors_get(ctx, f, "model.embed_tokens.weight", &m->embed) != TL_OK
-                  ? refuse(path, tl_last_error())
-                  : 0;
+    int bad =
+        tl_safetensors_get(ctx, f, "model.embed_tokens.weight", &m->embed) != TL_OK ? refuse(path, tl_last_error()) : 0;
     if (!bad && expect(ctx, path, "model.embed_tokens.weight", m->embed, 2, cfg->vocab, d)) {
         TL_CHECK(tl_tensor_free(ctx, m->embed));
         bad = -1;

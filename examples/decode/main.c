@@ -56,8 +56,8 @@ static tl_dtype weights_dtype = TL_F32; /* --weights-dtype: converted at load */
 static int convert_weights;             /* --weights-dtype given (else a file's weights stay as stored) */
 static int32_t *prompt;                 /* --prompt-ids: fed at positions 0.., then greedy */
 static int prompt_len;
-static char decoded[1 << 16];           /* the output tokens as text, where the weights carry a vocabulary */
-static job_pool *pool; /* NULL: one thread */
+static char decoded[1 << 16]; /* the output tokens as text, where the weights carry a vocabulary */
+static job_pool *pool;        /* NULL: one thread */
 
 static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
     memory_meter meter = {0, 0, 0};
@@ -247,7 +247,8 @@ int main(int argc, char **argv) {
         tl_context_destroy(probe);
         if (loaded != 0) return 1;
     }
-    if (cfg.d_model % cfg.heads || cfg.heads % cfg.kv_heads || (cfg.arch == ARCH_LLAMA && cfg.d_model / cfg.heads % 2)) {
+    if (cfg.d_model % cfg.heads || cfg.heads % cfg.kv_heads ||
+        (cfg.arch == ARCH_LLAMA && cfg.d_model / cfg.heads % 2)) {
         fprintf(stderr, "decode: --d-model must be a multiple of --heads, --heads of --kv-heads (an even head size)\n");
         return 2;
     }
@@ -274,13 +275,16 @@ int main(int argc, char **argv) {
         pool = &threads_pool;
     }
     if (cfg.arch == ARCH_LLAMA)
-        printf("decode: llama, d_model %d, %d layers, %d heads (%d kv), ffn %d, vocab %d, %d tokens, KV cache %s, "
-               "weights %s%s%s; %d thread%s%s\n",
-               cfg.d_model, cfg.layers, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.tokens,
-               tl_dtype_name(cfg.kv_dtype), weights_path ? weights_path : "from a fixed seed",
-               convert_weights ? " converted to " : weights_path ? " as stored" : " in f32",
-               convert_weights ? tl_dtype_name(weights_dtype) : "", threads, threads > 1 ? "s" : "",
-               threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
+        printf(
+            "decode: llama, d_model %d, %d layers, %d heads (%d kv), ffn %d, vocab %d, %d tokens, KV cache %s, "
+            "weights %s%s%s; %d thread%s%s\n",
+            cfg.d_model, cfg.layers, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.tokens,
+            tl_dtype_name(cfg.kv_dtype), weights_path ? weights_path : "from a fixed seed",
+            convert_weights ? " converted to "
+            : weights_path  ? " as stored"
+                            : " in f32",
+            convert_weights ? tl_dtype_name(weights_dtype) : "", threads, threads > 1 ? "s" : "",
+            threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
     else
         printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n",
                cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens,

@@ -60,7 +60,8 @@ void model_free(tl_context *ctx, model *m) {
     if (m->cfg.arch == ARCH_LLAMA) return llama_free(ctx, m);
     for (int l = 0; l < m->cfg.layers; ++l) {
         tl_tensor *w = &m->layer[l].attn_norm;
-        for (size_t i = 0; i < offsetof(layer_weights, w_gate) / sizeof(tl_tensor); ++i) TL_CHECK(tl_tensor_free(ctx, w[i]));
+        for (size_t i = 0; i < offsetof(layer_weights, w_gate) / sizeof(tl_tensor); ++i)
+            TL_CHECK(tl_tensor_free(ctx, w[i]));
     }
     TL_CHECK(tl_tensor_free(ctx, m->embed));
     TL_CHECK(tl_tensor_free(ctx, m->final_norm));

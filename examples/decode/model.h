@@ -22,10 +22,10 @@ typedef struct model_config {
     unsigned seed;
     int unfused_attention; /* 1: the reference path, a masked softmax over the whole cache */
     model_arch arch;
-    int kv_heads, ffn;     /* llama: key/value heads (divide heads), the MLP's width */
+    int kv_heads, ffn; /* llama: key/value heads (divide heads), the MLP's width */
     double rope_theta, norm_eps;
-    tl_rope_mode rope;     /* llama: halves for Hugging Face weights, interleaved for GGUF's */
-    tl_dtype kv_dtype;     /* the KV cache: f32, or f16/bf16 (llama) */
+    tl_rope_mode rope; /* llama: halves for Hugging Face weights, interleaved for GGUF's */
+    tl_dtype kv_dtype; /* the KV cache: f32, or f16/bf16 (llama) */
 } model_config;
 
 typedef struct layer_weights {
@@ -40,8 +40,8 @@ typedef struct model {
     tl_dtype weights_dtype; /* TL_F32, or what model_convert made the projections */
     tl_tensor *stored;      /* model_convert: the [n, k] weights the projections' views read */
     int stored_count;
-    char **token_text;      /* llama from GGUF: the vocabulary (tokenizer.ggml.tokens), or NULL */
-    double weight_bytes;    /* llama: what one step reads */
+    char **token_text;   /* llama from GGUF: the vocabulary (tokenizer.ggml.tokens), or NULL */
+    double weight_bytes; /* llama: what one step reads */
 } model;
 
 typedef enum memory_mode { MODE_AMBIENT = 0, MODE_SCOPED = 1 } memory_mode;

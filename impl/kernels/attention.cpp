@@ -1,12 +1,98 @@
 // Attention's numbers (ops/attention.cpp checks the operands and owns the scratch): for each
 // head and query, the scores against the valid key rows, their softmax, the weighted sum of
 // the value rows; in double, rounded once.
+//
+// The two inner loops (a query row against a key row, a value row into the sums) run on the
+// SIMD target Highway picks at run time when the rows are contiguous, and as plain loops when
+// they are strided; both paths compute exactly the same operations in the same order (eight
+// dot-product lanes, element d in lane d % 8; each sum element on its own; a multiply, then an
+// add, never fused: this file is built with -ffp-contract=off), so every layout gives the same
+// bits on every target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/attention.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/half.h"
 #include "kernels/kernels.h"
 
+HWY_BEFORE_NAMESPACE();
 namespace tl {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Eight f64 lanes on every target: one vector of 8, two of 4, four of 2 or eight of 1.
+using D8 = hn::CappedTag<double, 8>;
+
+// n elements of x as f64 lanes, from f32, f64, f16 or bf16 (the last two as their bits).
+template <class T>
+HWY_INLINE hn::Vec<D8> Widen(const T *p) {
+    const D8 d;
+    if constexpr (std::is_same<T, double>::value) {
+        return hn::LoadU(d, p);
+    } else if constexpr (std::is_same<T, float>::value) {
+        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D8>(), p));
+    } else {  // f16 or bf16 bits: to f32, then to f64
+        const hn::Rebind<float, D8> df;
+        return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(hn::Rebind<T, D8>(), p)));
+    }
+}
+
+// lane[l] = sum over d = l (mod 8), d < n / 8 * 8, of x[d] * y[d], each product rounded to
+// double, then added (the plain loop's order).
+template <class T, class K>
+HWY_INLINE void DotLanes(const T *HWY_RESTRICT x, const K *HWY_RESTRICT y, int64_t n, double *lane) {
+    const D8 d;
+    const size_t lanes = hn::Lanes(d), vectors = 8 / lanes;
+    hn::Vec<D8> acc[8];
+    for (size_t v = 0; v < vectors; ++v) acc[v] = hn::Zero(d);
+    for (int64_t i = 0; i + 8 <= n; i += 8)
+        for (size_t v = 0; v < vectors; ++v)
+            acc[v] = hn::Add(acc[v], hn::Mul(Widen(x + i + v * lanes), Widen(y + i + v * lanes)));
+    for (size_t v = 0; v < vectors; ++v) hn::StoreU(acc[v], d, lane + v * lanes);
+}
+
+// sums[i] += w * y[i] for i < n / lanes * lanes; returns where the plain loop goes on.
+template <class K>
+HWY_INLINE int64_t AddScaled(double w, const K *HWY_RESTRICT y, int64_t n, double *HWY_RESTRICT sums) {
+    const D8 d;
+    const int64_t lanes = int64_t(hn::Lanes(d));
+    const auto wv = hn::Set(d, w);
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+        hn::StoreU(hn::Add(hn::LoadU(d, sums + i), hn::Mul(wv, Widen(y + i))), d, sums + i);
+    return i;
+}
+
+void DotF32(const float *x, const float *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void DotF64(const double *x, const double *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void DotF16(const float *x, const hwy::float16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void DotBF16(const float *x, const hwy::bfloat16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+int64_t AxpyF32(double w, const float *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t AxpyF64(double w, const double *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t AxpyF16(double w, const hwy::float16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t AxpyBF16(double w, const hwy::bfloat16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tl
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tl {
+
+HWY_EXPORT(DotF32);
+HWY_EXPORT(DotF64);
+HWY_EXPORT(DotF16);
+HWY_EXPORT(DotBF16);
+HWY_EXPORT(AxpyF32);
+HWY_EXPORT(AxpyF64);
+HWY_EXPORT(AxpyF16);
+HWY_EXPORT(AxpyBF16);
+
 namespace {
 
 // A KV cache kept in f16 or bf16 (half the bytes a step reads): each element decoded exactly.
@@ -19,6 +105,30 @@ struct BHalf {
     explicit operator double() const { return bf16_to_float(bits); }
 };
 
+// The SIMD loops by operand types (Highway's element types for the halves).
+void dot_lanes(const float *x, const float *y, int64_t n, double *lane) { HWY_DYNAMIC_DISPATCH(DotF32)(x, y, n, lane); }
+void dot_lanes(const double *x, const double *y, int64_t n, double *lane) {
+    HWY_DYNAMIC_DISPATCH(DotF64)(x, y, n, lane);
+}
+void dot_lanes(const float *x, const Half *y, int64_t n, double *lane) {
+    HWY_DYNAMIC_DISPATCH(DotF16)(x, reinterpret_cast<const hwy::float16_t *>(y), n, lane);
+}
+void dot_lanes(const float *x, const BHalf *y, int64_t n, double *lane) {
+    HWY_DYNAMIC_DISPATCH(DotBF16)(x, reinterpret_cast<const hwy::bfloat16_t *>(y), n, lane);
+}
+int64_t add_scaled(double w, const float *y, int64_t n, double *sums) {
+    return HWY_DYNAMIC_DISPATCH(AxpyF32)(w, y, n, sums);
+}
+int64_t add_scaled(double w, const double *y, int64_t n, double *sums) {
+    return HWY_DYNAMIC_DISPATCH(AxpyF64)(w, y, n, sums);
+}
+int64_t add_scaled(double w, const Half *y, int64_t n, double *sums) {
+    return HWY_DYNAMIC_DISPATCH(AxpyF16)(w, reinterpret_cast<const hwy::float16_t *>(y), n, sums);
+}
+int64_t add_scaled(double w, const BHalf *y, int64_t n, double *sums) {
+    return HWY_DYNAMIC_DISPATCH(AxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
+}
+
 // The dot product of n elements at strides sx and sy, in double, in 8 lanes (element d into
 // lane d % 8) summed in a fixed order at the end: independent lanes let the loop pipeline and
 // vectorise where one running sum waited on every add, and the order never depends on the
@@ -26,13 +136,12 @@ struct BHalf {
 template <class T, class K>
 double lane_dot(const T *x, int64_t sx, const K *y, int64_t sy, int64_t n) {
     double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t d = 0;
+    int64_t d = n / 8 * 8;
     if (sx == 1 && sy == 1) {
-        for (; d + 8 <= n; d += 8)
-            for (int l = 0; l < 8; ++l) lane[l] += double(x[d + l]) * double(y[d + l]);
+        dot_lanes(x, y, n, lane);
     } else {
-        for (; d + 8 <= n; d += 8)
-            for (int l = 0; l < 8; ++l) lane[l] += double(x[(d + l) * sx]) * double(y[(d + l) * sy]);
+        for (int64_t i = 0; i < d; i += 8)
+            for (int l = 0; l < 8; ++l) lane[l] += double(x[(i + l) * sx]) * double(y[(i + l) * sy]);
     }
     for (int l = 0; d < n; ++d, ++l) lane[l] += double(x[d * sx]) * double(y[d * sy]);
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
@@ -68,10 +177,9 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             for (int64_t j = 0; j < rows; ++j) {
                 const K *vj = vd + kv * v.strides[0] + j * v.strides[1];
                 const double w = scores[j];
-                if (v.strides[2] == 1)
-                    for (int64_t d = 0; d < hd; ++d) sums[d] += w * double(vj[d]);
-                else
-                    for (int64_t d = 0; d < hd; ++d) sums[d] += w * double(vj[d * v.strides[2]]);
+                const int64_t s = v.strides[2];
+                for (int64_t d = s == 1 ? add_scaled(w, vj, hd, sums) : 0; d < hd; ++d)
+                    sums[d] += w * double(vj[d * s]);
             }
             T *oi = o + (h * queries + i) * hd;
             for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
@@ -91,3 +199,4 @@ void attention_kernel(const View &q, const View &k, const View &v, int64_t valid
 }
 
 }  // namespace tl
+#endif

@@ -97,6 +97,24 @@ void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, si
     OverRows(df, n / 32, base, row_bytes, nrows, step, finish);
 }
 
+void DotF32(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n,
+            float *HWY_RESTRICT out) {
+    const DF df;
+    const size_t lanes = hn::Lanes(df);
+    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF> acc) {
+        const float *w = reinterpret_cast<const float *>(row) + b * 32, *xb = x + b * 32;
+        for (size_t i = 0; i < 32; i += lanes) acc = hn::MulAdd(hn::LoadU(df, w + i), hn::LoadU(df, xb + i), acc);
+        return acc;
+    };
+    const auto finish = [&](int64_t r, const uint8_t *row, float body) {
+        const float *w = reinterpret_cast<const float *>(row);
+        float tail = 0;  // the last n % 32 elements, one by one
+        for (int64_t i = n / 32 * 32; i < n; ++i) tail += x[i] * w[i];
+        out[r] = body + tail;
+    };
+    OverRows(df, n / 32, base, row_bytes, nrows, step, finish);
+}
+
 void DotF16(const float *x, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out) {
     DotHalves<hwy::float16_t>(x, base, row_bytes, nrows, n, out);
 }
@@ -172,6 +190,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tl {
 
+HWY_EXPORT(DotF32);
 HWY_EXPORT(DotF16);
 HWY_EXPORT(DotBF16);
 HWY_EXPORT(DotQ8_0);
@@ -180,6 +199,7 @@ HWY_EXPORT(DotQ4_0);
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out) {
     const auto *r = reinterpret_cast<const uint8_t *>(rows);
+    if (dt == TL_F32) return HWY_DYNAMIC_DISPATCH(DotF32)(x, r, row_bytes, nrows, n, out);
     if (dt == TL_F16) return HWY_DYNAMIC_DISPATCH(DotF16)(x, r, row_bytes, nrows, n, out);
     HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, row_bytes, nrows, n, out);
 }

@@ -1,5 +1,6 @@
-// Matrix-vector products (a decode step's one-row projections) through BLAS, cut into row blocks
-// that the caller's executor can share.
+// Matrix-vector products (a decode step's one-row projections) through BLAS (f32 y = M x: the
+// Highway kernel of dot_rows.cpp, gemv.cpp says why), cut into row blocks that the caller's
+// executor can share.
 //
 // Why not only OpenBLAS's own threads: single-threaded BLAS calls over contiguous halves of the
 // matrix, on the engine's threads, stream a decode step's shapes at least as fast as OpenBLAS's

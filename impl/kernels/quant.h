@@ -22,8 +22,8 @@ uint16_t float_to_bf16(float f);
 void dequantize_row(tl_dtype dt, const std::byte *src, float *dst, int64_t n);
 void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 
-// out[r] = the dot product of n f32 values x with row r of nrows rows of n elements of dt (f16 or
-// bf16), row r at rows + r * row_bytes; in an order fixed by n and the CPU's instruction set
+// out[r] = the dot product of n f32 values x with row r of nrows rows of n elements of dt (f32,
+// f16 or bf16), row r at rows + r * row_bytes; in an order fixed by n and the CPU's instruction set
 // (kernels/dot_rows.cpp, Highway), whatever nrows is.
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out);

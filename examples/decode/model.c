@@ -76,17 +76,19 @@ static tl_tensor as_stored_rows(tl_context *ctx, model *m, tl_tensor w, tl_dtype
     tl_tensor t, rows, stored, view;
     TL_CHECK(tl_transpose(ctx, w, 0, 1, &t));
     TL_CHECK(tl_contiguous(ctx, t, &rows));
-    TL_CHECK(tl_convert(ctx, rows, dt, &stored));
+    if (dt == TL_F32)
+        stored = rows;
+    else
+        TL_CHECK(tl_convert(ctx, rows, dt, &stored));
     TL_CHECK(tl_transpose(ctx, stored, 0, 1, &view));
     TL_CHECK(tl_tensor_free(ctx, w)); /* its view t dies with it */
-    TL_CHECK(tl_tensor_free(ctx, rows));
+    if (dt != TL_F32) TL_CHECK(tl_tensor_free(ctx, rows));
     m->stored[m->stored_count++] = stored;
     return view;
 }
 
 void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
     if (m->cfg.arch == ARCH_LLAMA) return llama_convert(ctx, m, dt);
-    if (dt == TL_F32) return;
     m->weights_dtype = dt;
     m->stored = malloc(sizeof(tl_tensor) * (size_t)(6 * m->cfg.layers + 1));
     for (int l = 0; l < m->cfg.layers; ++l) {
@@ -95,6 +97,7 @@ void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
         for (int i = 0; i < 6; ++i) *projections[i] = as_stored_rows(ctx, m, *projections[i], dt);
     }
     m->lm_head = as_stored_rows(ctx, m, m->lm_head, dt);
+    if (dt == TL_F32) return;
     tl_tensor embed;
     TL_CHECK(tl_convert(ctx, m->embed, dt, &embed));
     TL_CHECK(tl_tensor_free(ctx, m->embed));

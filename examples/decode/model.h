@@ -65,10 +65,10 @@ typedef struct decoder {
 /* Weights from the seed (ambient tensors).  model_free frees them. */
 void model_init_random(tl_context *ctx, const model_config *cfg, model *m);
 void model_free(tl_context *ctx, model *m);
-/* The weights as a storage-dtype model keeps them (dt: f16, bf16, q8_0, q4_0; f32 changes
- * nothing): each [k, n] projection and the logits' head become their [n, k] rows in dt, used
- * through a transposed view (tl_matmul reads them as stored); the embedding table's rows are dt
- * and gathered as f32.  The norms stay f32. */
+/* The weights as models store them (dt: f32, f16, bf16, q8_0, q4_0): each [k, n] projection and
+ * the logits' head become their [n, k] rows in dt, used through a transposed view (tl_matmul
+ * reads them as stored, as it reads Hugging Face and GGUF weights); the embedding table's rows
+ * are dt and gathered as f32.  The norms stay f32. */
 void model_convert(tl_context *ctx, model *m, tl_dtype dt);
 /* Bytes of weights one step reads (each projection and the head once, one embedding row). */
 double model_weight_bytes(const model *m);

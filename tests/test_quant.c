@@ -186,8 +186,8 @@ static void check_product(tl_dtype dt, int64_t m, int64_t k, int64_t n, float to
                 }
                 rounding += amax / 127 / 2 * wsum * (1 + 1e-6);
             }
-            cr_assert(fabs(y[i * n + j] - want) <= tol * mag + rounding + 1e-6, "%s [%lld,%lld]: %g, want %g", tl_dtype_name(dt),
-                      (long long)i, (long long)j, y[i * n + j], want);
+            cr_assert(fabs(y[i * n + j] - want) <= tol * mag + rounding + 1e-6, "%s [%lld,%lld]: %g, want %g",
+                      tl_dtype_name(dt), (long long)i, (long long)j, y[i * n + j], want);
         }
     free(w), free(xa), free(dec), free(y);
 }
@@ -349,4 +349,39 @@ Test(quant, stored_bytes_and_products_match_numpy) {
                       tl_dtype_name(blocks[k]), i, got[i], want[i]);
     }
     tl_safetensors_close(f);
+}
+
+/* Blocks at the edges of f32: values so small that 1 / (max|x| / 127) overflows, and blocks
+ * holding an infinity or a NaN.  The tiny block still rounds to +-127 at its extremes (not a
+ * cast of infinity); a non-finite weight block decodes as NaN and a non-finite activation block
+ * makes its products NaN, never a finite number made of garbage. */
+Test(quant, extreme_blocks_round_or_poison_cleanly) {
+    float w[64], x[64], back[64];
+    for (int i = 0; i < 64; ++i) w[i] = (float)(i - 32) * 1e-41f, x[i] = 1.0f; /* subnormals */
+    w[0] = -4e-40f, w[63] = 4e-40f;                                            /* each block's largest magnitude */
+    const int64_t ws[2] = {2, 32}, xs[2] = {1, 32};
+    tl_tensor tw, q, b, tx, y, t;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
+    OK(tl_convert(ctx, tw, TL_Q8_0, &q));
+    unsigned char raw[68];
+    OK(tl_tensor_read(ctx, q, raw, sizeof raw));
+    cr_assert(raw[2] == (unsigned char)-127 && raw[34 + 2 + 31] == 127, "the extremes round to -127 and 127: %d %d",
+              (int8_t)raw[2], (int8_t)raw[34 + 2 + 31]);
+    w[5] = INFINITY, w[40] = NAN;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
+    OK(tl_convert(ctx, tw, TL_Q8_0, &q));
+    OK(tl_convert(ctx, q, TL_F32, &b));
+    OK(tl_tensor_read(ctx, b, back, sizeof back));
+    for (int i = 0; i < 64; ++i) cr_assert(isnan(back[i]), "element %d of a non-finite block: %g", i, back[i]);
+    /* An activation block with an infinity against finite weights: NaN products. */
+    for (int i = 0; i < 64; ++i) w[i] = 0.5f;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
+    OK(tl_convert(ctx, tw, TL_Q4_0, &q));
+    OK(tl_transpose(ctx, q, 0, 1, &t));
+    x[3] = INFINITY;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, 32 * sizeof(float), &tx));
+    OK(tl_matmul(ctx, tx, t, &y));
+    float out[2];
+    OK(tl_tensor_read(ctx, y, out, sizeof out));
+    cr_assert(isnan(out[0]) && isnan(out[1]), "%g %g", out[0], out[1]);
 }

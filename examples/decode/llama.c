@@ -229,10 +229,12 @@ static int expect(tl_context *ctx, const char *path, const char *name, tl_tensor
     TL_CHECK(tl_tensor_info_get(ctx, t, &info));
     const int ok = info.ndim == ndim && info.shape[0] == rows && (ndim == 1 || info.shape[1] == cols);
     if (ok) return 0;
-    char what[256];
-    snprintf(what, sizeof what, "'%s' is not [%lld%s%lld] as the hyperparameters say", name, (long long)rows,
-             ndim == 1 ? "" : ", ", ndim == 1 ? 0LL : (long long)cols);
-    if (ndim == 1) snprintf(what, sizeof what, "'%s' is not [%lld] as the hyperparameters say", name, (long long)rows);
+    char what[256], dims[64];
+    if (ndim == 1)
+        snprintf(dims, sizeof dims, "%lld", (long long)rows);
+    else
+        snprintf(dims, sizeof dims, "%lld, %lld", (long long)rows, (long long)cols);
+    snprintf(what, sizeof what, "'%s' is not [%s] as the hyperparameters say", name, dims);
     return refuse(path, what);
 }
 

@@ -31,7 +31,11 @@ void store_f16(std::byte *p, float f) {
 void q8_scale_and_values(const float *x, float *d_out, int8_t *q) {
     float amax = 0;
     bool finite = true;
-    for (int j = 0; j < kQuantBlock; ++j) amax = std::fmax(amax, std::fabs(x[j])), finite &= std::isfinite(x[j]);
+    for (int j = 0; j < kQuantBlock; ++j) {  // no libm calls: the loop vectorises
+        const float a = std::fabs(x[j]);
+        amax = a > amax ? a : amax;
+        finite &= a <= std::numeric_limits<float>::max();  // false for infinities and NaN
+    }
     if (!finite) {  // an infinity or NaN: the block decodes as NaN, not as a cast's garbage
         *d_out = std::numeric_limits<float>::quiet_NaN();
         std::memset(q, 0, size_t(kQuantBlock));
@@ -39,9 +43,10 @@ void q8_scale_and_values(const float *x, float *d_out, int8_t *q) {
     }
     const float d = amax / 127, id = d != 0 ? 1.0f / d : 0.0f;
     *d_out = d;
-    for (int j = 0; j < kQuantBlock; ++j) {  // round half away from zero, exact in double (no libm call)
-        const float v = x[j] * id;
-        q[j] = int8_t(std::trunc(double(v) + std::copysign(0.5, double(v))));
+    const bool tiny = id > std::numeric_limits<float>::max();  // a subnormal d: 1 / d overflowed
+    for (int j = 0; j < kQuantBlock; ++j) {  // round half away from zero: exact in double, |v| <= 127.5
+        const float v = tiny ? x[j] / d : x[j] * id;
+        q[j] = int8_t(int(double(v) + (v < 0 ? -0.5 : 0.5)));  // the cast truncates toward zero
     }
 }
 

@@ -56,4 +56,19 @@ check kv-f16 0.9 "${hf[@]}" --kv-dtype f16
 check gguf-q8_0 0.8 --weights "$work/model-q8_0.gguf"
 check gguf-q4_0 0.5 --weights "$work/model-q4_0.gguf"
 grep -aq 'weights .*model-q4_0.gguf as stored' "$work/gguf-q4_0.out"
-echo "decode --arch llama: f32 identical to PyTorch from both files; storage dtypes above their floors"
+# Files that are not such a model: refused with exit 1 and the reason, never a crash.
+refused() { # the expected message, then the demo's arguments
+  local want=$1
+  shift
+  if "$decode" --tokens 4 "$@" >"$work/refused.out" 2>&1; then echo "accepted: $*"; exit 1; fi
+  grep -q "$want" "$work/refused.out" || { echo "wanted '$want' from $*:"; cat "$work/refused.out"; exit 1; }
+}
+refused 'general.architecture is not "llama"' --weights "$src/tests/golden/metadata.gguf"
+mkdir -p "$work/no-config" "$work/bad-config"
+cp "$work/hf/model.safetensors" "$work/no-config/" && cp "$work/hf/model.safetensors" "$work/bad-config/"
+refused 'config.json: cannot open' --arch llama --weights "$work/no-config/model.safetensors"
+sed 's/"intermediate_size":[^,]*/"intermediate_size": 640/' "$work/hf/config.json" >"$work/bad-config/config.json"
+refused "mlp.gate_proj.weight' is not \[640, 256\]" --arch llama --weights "$work/bad-config/model.safetensors"
+head -c 5000 "$work/model-q8_0.gguf" >"$work/cut.gguf"
+refused 'cut.gguf' --weights "$work/cut.gguf"
+echo "decode --arch llama: f32 identical to PyTorch from both files; storage dtypes above their floors; bad files refused"

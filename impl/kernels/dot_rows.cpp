@@ -69,8 +69,9 @@ HWY_INLINE void OverRows(D d, int64_t blocks, const uint8_t *base, size_t row_by
 
 // ---- f16 and bf16 against f32 activations: 32 elements a step, a scalar tail ------------------
 
-// At most 16 lanes of f32: 32 elements are whole vectors on every target.
-using DF = hn::CappedTag<float, 16>;
+// At most 8 lanes of f32 (256 bits; 32 elements are whole vectors on every target): measured, AVX3's
+// 512-bit vectors streamed f16 and bf16 rows 15-35% slower on Zen 4 (bench/README.md).
+using DF = hn::CappedTag<float, 8>;
 
 template <class T>
 void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,

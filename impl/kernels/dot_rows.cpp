@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/half.h"
@@ -145,6 +146,43 @@ HWY_INLINE V ScaleInto(const uint8_t *block, float xd, V32 sum, V acc) {
     return hn::MulAdd(hn::Set(df, half_scale(block)), hn::Mul(hn::ConvertTo(df, sum), hn::Set(df, xd)), acc);
 }
 
+// A row of activations to Q8Activations: per block of 32, scale = max|x| / 127 in f32 and
+// q = x * (1 / scale) rounded half away from zero (ggml's quantize_row_q8_0_ref, as
+// quant.cpp's scalar code does it for weights: the same values).  A block holding an infinity
+// or NaN gets a NaN scale (its products NaN); one whose scale is subnormal divides by it.
+void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, int16_t *HWY_RESTRICT q, float *HWY_RESTRICT scale) {
+    const DF df;
+    const hn::RebindToSigned<DF> di;
+    const hn::Rebind<int16_t, DF> d16;
+    const size_t lanes = hn::Lanes(df);
+    const auto half = hn::Set(df, 0.5f), one = hn::Set(df, 1.0f), zero = hn::Zero(df);
+    for (int64_t b = 0; b < n / kQuantBlock; ++b) {
+        const float *xb = x + b * kQuantBlock;
+        int16_t *qb = q + b * kQuantBlock;
+        auto top = zero, poison = zero;  // poison: x * 0 summed, NaN when any x is not finite
+        for (size_t i = 0; i < size_t(kQuantBlock); i += lanes) {
+            const auto v = hn::LoadU(df, xb + i);
+            top = hn::Max(top, hn::Abs(v));
+            poison = hn::Add(poison, hn::Mul(v, zero));
+        }
+        if (hn::GetLane(hn::SumOfLanes(df, poison)) != 0.0f) {
+            scale[b] = std::numeric_limits<float>::quiet_NaN();
+            std::memset(qb, 0, sizeof(int16_t) * size_t(kQuantBlock));
+            continue;
+        }
+        const float d = hn::GetLane(hn::MaxOfLanes(df, top)) / 127, id = d != 0 ? 1.0f / d : 0.0f;
+        const bool tiny = id > std::numeric_limits<float>::max();  // a subnormal d: 1 / d overflowed
+        scale[b] = d;
+        for (size_t i = 0; i < size_t(kQuantBlock); i += lanes) {
+            const auto x8 = hn::LoadU(df, xb + i);
+            const auto v = tiny ? hn::Div(x8, hn::Set(df, d)) : hn::Mul(x8, hn::Set(df, id));
+            const auto t = hn::Trunc(v);  // |v - t| is exact: the fraction decides, ties away from zero
+            const auto r = hn::IfThenElse(hn::Ge(hn::Abs(hn::Sub(v, t)), half), hn::Add(t, hn::CopySign(one, v)), t);
+            hn::StoreU(hn::DemoteTo(d16, hn::ConvertTo(di, r)), d16, qb + i);
+        }
+    }
+}
+
 void DotQ8_0(const int16_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
              size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const D16 d16;
@@ -194,6 +232,7 @@ namespace tl {
 HWY_EXPORT(DotF32);
 HWY_EXPORT(DotF16);
 HWY_EXPORT(DotBF16);
+HWY_EXPORT(QuantizeActivations);
 HWY_EXPORT(DotQ8_0);
 HWY_EXPORT(DotQ4_0);
 
@@ -203,6 +242,10 @@ void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_byt
     if (dt == TL_F32) return HWY_DYNAMIC_DISPATCH(DotF32)(x, r, row_bytes, nrows, n, out);
     if (dt == TL_F16) return HWY_DYNAMIC_DISPATCH(DotF16)(x, r, row_bytes, nrows, n, out);
     HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, row_bytes, nrows, n, out);
+}
+
+void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale) {
+    HWY_DYNAMIC_DISPATCH(QuantizeActivations)(x, n, q, scale);
 }
 
 void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,

@@ -73,14 +73,6 @@ void quantize_q4_0(const float *x, std::byte *block) {
 
 }  // namespace
 
-void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale) {
-    int8_t block[kQuantBlock];
-    for (int64_t b = 0; b < n / kQuantBlock; ++b) {
-        q8_scale_and_values(x + b * kQuantBlock, scale + b, block);
-        for (int j = 0; j < kQuantBlock; ++j) q[b * kQuantBlock + j] = block[j];
-    }
-}
-
 uint16_t float_to_f16(float f) {
     const uint32_t x = bits_of(f), sign = (x >> 16) & 0x8000, abs = x & 0x7fffffffu;
     if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00 | ((abs >> 13) & 0x3ff));     // NaN, quiet

@@ -318,6 +318,8 @@ tensors.append(("quant.x.f16", xq.astype(np.float16).view(np.uint16).astype(np.i
 bits = xq.view(np.uint32).astype(np.uint64)
 tensors.append(("quant.x.bf16", (((bits + 0x7fff + ((bits >> 16) & 1)) >> 16) & 0xffff).astype(np.int32)))
 act, wq = rand("f32", (3, 64)), rand("f32", (5, 64))
+act[2, :32] = np.arange(-15.5, 16.5, dtype=np.float32)  # scale 1 (127 below): ties, rounded away from zero
+act[2, 0] = -127
 tensors.append(("quant.act", act))
 tensors.append(("quant.w", wq))
 

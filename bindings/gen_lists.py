@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes each binding's lists from the C headers, the one source: TL_STATUS_MAP and
 TL_ABI_VERSION in tl_base.h, TL_DTYPE_MAP and TL_TENSOR_INFO_FIELDS in tl_tensor.h, tl_gguf_type
-in tl_io.h, tl_growth and TL_SCOPE_STATS_FIELDS in tl_context.h.
+in tl_io.h, tl_rope_mode in tl_ops.h, tl_growth and TL_SCOPE_STATS_FIELDS in tl_context.h.
 
     bindings/gen_lists.py           write the generated files
     bindings/gen_lists.py --check   fail (exit 1) when a committed file is stale
@@ -95,6 +95,13 @@ def gguf_types():
     return [(n, int(v)) for n, v in re.findall(r"TL_GGUF_([A-Z0-9]+) = (\d+)", body)]
 
 
+def rope_modes():
+    """(NAME, value) of tl_rope_mode: INTERLEAVED, HALVES."""
+    text = (INCLUDE / "tl_ops.h").read_text()
+    body = re.search(r"typedef enum tl_rope_mode \{(.*?)\} tl_rope_mode;", text, re.S).group(1)
+    return [(n, int(v)) for n, v in re.findall(r"TL_ROPE_([A-Z0-9]+) = (\d+)", body)]
+
+
 def go_dtype(name):
     """F32 -> Float32, BF16 -> BFloat16, I32 -> Int32; a block type keeps its name (Q8_0)."""
     m = re.fullmatch(r"(BF|F|I)(\d+)", name)
@@ -124,6 +131,10 @@ def go(sts, dts, grs):
     out += [")", "", "// GGUFType is a GGUF metadata value's type, by GGUF's numbers.", "type GGUFType int", "", "const ("]
     for name, value in gguf_types():
         out.append(f"\tGGUF{name.capitalize()} GGUFType = {value}")
+    out += [")", "", "// RopeMode is which pairs RoPE turns: Interleaved (GGUF's Llama files) or Halves (Hugging Face).",
+            "type RopeMode int", "", "const ("]
+    for name, value in rope_modes():
+        out.append(f"\tRope{name.capitalize()} RopeMode = {value}")
     out += [")", "", f"// BindingABIVersion is {ABI_DOC}.", f"const BindingABIVersion = {abi_version()}", ""]
     fields = stats_fields()
     out += ["// ScopeStats are a scope's memory figures, the fields of tl_scope_stats.", "type ScopeStats struct {"]
@@ -179,6 +190,11 @@ def java(sts, dts, grs):
               "public enum Growth {"]
     growth.append(",\n".join(f"    {n}({v})" for n, v in grs) + ";")
     growth += ["", "    final int code;", "", "    Growth(int code) { this.code = code; }", "}", ""]
+    rope = [f"// {HEADER}.", "package org.tensorlife;", "",
+            "/** Which pairs RoPE turns: INTERLEAVED (GGUF's Llama files) or HALVES (Hugging Face). */",
+            "public enum RopeMode {"]
+    rope.append(",\n".join(f"    {n}({v})" for n, v in rope_modes()) + ";")
+    rope += ["", "    final int code;", "", "    RopeMode(int code) { this.code = code; }", "}", ""]
     gguf = [f"// {HEADER}.", "package org.tensorlife;", "", "/** A GGUF metadata value's type, by GGUF's numbers. */",
             "public enum GgufType {"]
     gguf.append(",\n".join(f"    {n}({v})" for n, v in gguf_types()) + ";")
@@ -203,7 +219,7 @@ def java(sts, dts, grs):
     islots += [f"    static final int {n.upper()} = {at};" for n, at, _ in slots]
     islots += [f"    static final int SLOTS = {slots[-1][1] + 1};", "", "    private InfoSlots() {}", "}", ""]
     return ("\n".join(out), "\n".join(dtype), "\n".join(growth), "\n".join(info), "\n".join(stats),
-            "\n".join(islots), "\n".join(gguf))
+            "\n".join(islots), "\n".join(gguf), "\n".join(rope))
 
 
 def csharp(sts, dts, grs):
@@ -231,6 +247,9 @@ def csharp(sts, dts, grs):
     out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in grs))
     out += ["  }", "", "  /// <summary>A GGUF metadata value's type, by GGUF's numbers.</summary>", "  public enum GgufType {"]
     out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in gguf_types()))
+    out += ["  }", "", "  /// <summary>Which pairs RoPE turns: Interleaved (GGUF's Llama files) or Halves (Hugging Face).</summary>",
+            "  public enum RopeMode {"]
+    out.append(",\n".join(f"    {n.capitalize()} = {v}" for n, v in rope_modes()))
     out += ["  }", "", "  /// <summary>What this binding was made for.</summary>", "  public static class BindingInfo {",
             f"    /// <summary>{ABI_DOC[0].upper() + ABI_DOC[1:]}.</summary>", f"    public const int AbiVersion = {abi_version()};",
             "  }"]
@@ -270,6 +289,9 @@ def python(sts, dts, grs):
         out.append(f"{n} = {v}")
     out += ["", "", "class GgufType(_IntEnum):", '    """A GGUF metadata value\'s type, by GGUF\'s numbers."""', ""]
     out += [f"    {n} = {v}" for n, v in gguf_types()]
+    out += ["", "", "class RopeMode(_IntEnum):",
+            '    """Which pairs RoPE turns: INTERLEAVED (GGUF\'s Llama files) or HALVES (Hugging Face)."""', ""]
+    out += [f"    {n} = {v}" for n, v in rope_modes()]
     out += ["", f"# {ABI_DOC[0].upper() + ABI_DOC[1:]}.", f"BINDING_ABI_VERSION = {abi_version()}"]
     out += ["", "# A scope's memory figures, the fields of tl_scope_stats.",
             "ScopeStats = _namedtuple('ScopeStats', [" + ", ".join(f"'{f}'" for f in stats_fields()) + "])"]
@@ -278,7 +300,7 @@ def python(sts, dts, grs):
     out += [f"_INFO_{n.upper()} = {at}" for n, at, _ in slots]
     out += [f"_INFO_SLOTS = {slots[-1][1] + 1}"]
     out += ["", "__all__ = ['TensorLifeError', " + ", ".join(f"'{camel(n)}Error'" for n, _, _ in sts[1:]) + ", "
-            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'GgufType', 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
+            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
     return "\n".join(out)
 
 
@@ -286,7 +308,7 @@ def outputs():
     sts = statuses()
     dts = [(n, v) for n, v, _ in dtypes()]
     grs = enum_values("tl_context.h", "tl_growth")
-    j_exc, j_dtype, j_growth, j_info, j_stats, j_slots, j_gguf = java(sts, dts, grs)
+    j_exc, j_dtype, j_growth, j_info, j_stats, j_slots, j_gguf, j_rope = java(sts, dts, grs)
     jdir = ROOT / "bindings/java/src/org/tensorlife"
     return {
         ROOT / "bindings/go/lists_gen.go": go(sts, dts, grs),
@@ -297,6 +319,7 @@ def outputs():
         jdir / "ScopeStats.java": j_stats,
         jdir / "InfoSlots.java": j_slots,
         jdir / "GgufType.java": j_gguf,
+        jdir / "RopeMode.java": j_rope,
         ROOT / "bindings/csharp/src/Lists.g.cs": csharp(sts, dts, grs),
         ROOT / "bindings/python/tensorlife/_lists.py": python(sts, dts, grs),
     }

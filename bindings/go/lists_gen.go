@@ -89,6 +89,14 @@ const (
 	GGUFFloat64 GGUFType = 12
 )
 
+// RopeMode is which pairs RoPE turns: Interleaved (GGUF's Llama files) or Halves (Hugging Face).
+type RopeMode int
+
+const (
+	RopeInterleaved RopeMode = 0
+	RopeHalves      RopeMode = 1
+)
+
 // BindingABIVersion is the TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
 const BindingABIVersion = 1
 

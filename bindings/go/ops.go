@@ -102,6 +102,12 @@ func (ctx *Context) Attention(q, k, v Tensor, validRows int64, scale float64) (T
 	return ctx.made(raw.Tlb_attention(ctx.c, q.bits, k.bits, v.bits, validRows, scale))
 }
 
+// Rope is the rotary position embedding of x [..., T, d], row t at position+t, pairs as mode
+// says (RopeHalves: Hugging Face; RopeInterleaved: GGUF's Llama files).
+func (ctx *Context) Rope(x Tensor, position int64, theta float64, mode RopeMode) (Tensor, error) {
+	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_rope(c, a, position, theta, int(mode)) }, x)
+}
+
 // Slice is a view of length elements from start along axis; it dies with its base.
 func (ctx *Context) Slice(a Tensor, axis int, start, length int64) (Tensor, error) {
 	return ctx.unary(func(c, a uint64) uint64 { return raw.Tlb_slice(c, a, axis, start, length) }, a)

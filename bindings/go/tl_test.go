@@ -418,3 +418,57 @@ func TestGGUF(t *testing.T) {
 		t.Fatalf("not a GGUF file: %v", err)
 	}
 }
+
+// RoPE in both conventions against the formula; grouped-query attention over an f16 cache.
+func TestLlamaOps(t *testing.T) {
+	ctx, _ := tl.NewContext()
+	defer ctx.Close()
+	x := []float32{1, 2, 3, 4}
+	xt, _ := ctx.FromFloat32([]int64{1, 4}, x)
+	for _, c := range []struct {
+		mode  tl.RopeMode
+		pairs [2][2]int
+	}{{tl.RopeHalves, [2][2]int{{0, 2}, {1, 3}}}, {tl.RopeInterleaved, [2][2]int{{0, 1}, {2, 3}}}} {
+		want := []float64{1, 2, 3, 4}
+		for i, p := range c.pairs {
+			angle := 3 * math.Pow(10000, -2*float64(i)/4)
+			a, b := float64(x[p[0]]), float64(x[p[1]])
+			want[p[0]], want[p[1]] = a*math.Cos(angle)-b*math.Sin(angle), a*math.Sin(angle)+b*math.Cos(angle)
+		}
+		r, err := ctx.Rope(xt, 3, 10000, c.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := r.Float32s()
+		for i := range got {
+			if math.Abs(float64(got[i])-want[i]) > 1e-5 {
+				t.Fatalf("mode %d: %v, want %v", c.mode, got, want)
+			}
+		}
+	}
+	if _, err := ctx.Rope(xt, 0, 10000, tl.RopeMode(7)); !errors.Is(err, tl.ErrInvalidArgument) {
+		t.Fatalf("mode 7: %v", err)
+	}
+	k, _ := ctx.Zeros(tl.Float16, 2, 3, 2)
+	v, _ := ctx.Zeros(tl.Float16, 2, 3, 2)
+	k32, _ := ctx.FromFloat32([]int64{2, 3, 2}, []float32{.5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5})
+	v32, _ := ctx.FromFloat32([]int64{2, 3, 2}, []float32{1, 2, 1, 2, 1, 2, 5, 6, 5, 6, 5, 6})
+	if err := ctx.CopyInto(k32, k); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.CopyInto(v32, v); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ctx.FromFloat32([]int64{4, 1, 2}, []float32{1, 1, 1, 1, 1, 1, 1, 1})
+	out, err := ctx.Attention(q, k, v, 3, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := out.Float32s()
+	want := []float32{1, 2, 1, 2, 5, 6, 5, 6} // query heads 0, 1 read kv head 0; 2, 3 kv head 1
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("grouped-query attention: %v, want %v", got, want)
+		}
+	}
+}

@@ -210,3 +210,26 @@ def test_gguf_metadata_and_tensors():
         f.metadata("fixture.u8")
     with tl.Context() as ctx, pytest.raises(tl.ParseError):
         ctx.open_gguf(__file__)  # not a GGUF file
+
+
+def test_llama_ops_rope_gqa_half_cache():
+    """RoPE in both conventions against the formula; grouped-query attention over an f16 cache."""
+    with tl.Context() as ctx:
+        x = [1.0, 2.0, 3.0, 4.0]
+        t = ctx.tensor(x, shape=(1, 4), dtype=tl.F32)
+        for mode, pairs in ((tl.RopeMode.HALVES, [(0, 2), (1, 3)]), (tl.RopeMode.INTERLEAVED, [(0, 1), (2, 3)])):
+            want = list(x)
+            for i, (a, b) in enumerate(pairs):
+                angle = 3 * 10000.0 ** (-2 * i / 4)
+                want[a] = x[a] * math.cos(angle) - x[b] * math.sin(angle)
+                want[b] = x[a] * math.sin(angle) + x[b] * math.cos(angle)
+            got = ctx.rope(t, 3, 10000.0, mode).tolist()
+            assert all(abs(g - w) < 1e-5 for g, w in zip(got, want)), (mode, got, want)
+        with pytest.raises(ValueError):
+            ctx.rope(t, 0, 10000.0, 7)  # not a RopeMode
+        k, v = ctx.zeros((2, 3, 2), tl.F16), ctx.zeros((2, 3, 2), tl.F16)
+        ctx.copy_into(ctx.tensor([0.5] * 12, shape=(2, 3, 2), dtype=tl.F32), k)
+        ctx.copy_into(ctx.tensor([1.0, 2.0] * 3 + [5.0, 6.0] * 3, shape=(2, 3, 2), dtype=tl.F32), v)
+        q = ctx.tensor([1.0] * 8, shape=(4, 1, 2), dtype=tl.F32)
+        out = ctx.attention(q, k, v, 3, 0.5).tolist()  # query heads 0, 1 read kv head 0; 2, 3 kv head 1
+        assert out == [1.0, 2.0, 1.0, 2.0, 5.0, 6.0, 5.0, 6.0]

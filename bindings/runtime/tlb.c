@@ -406,6 +406,8 @@ TLB_OP(tlb_convert(uint64_t c, uint64_t a, int to), tl_convert(x->ctx, ta, (tl_d
 TLB_OP(tlb_scale(uint64_t c, uint64_t a, double s), tl_scale(x->ctx, ta, s, &r))
 TLB_OP(tlb_attention(uint64_t c, uint64_t a, uint64_t k, uint64_t v, int64_t valid_rows, double scale),
        tl_attention(x->ctx, ta, (tl_tensor){k}, (tl_tensor){v}, valid_rows, scale, &r))
+TLB_OP(tlb_rope(uint64_t c, uint64_t a, int64_t position, double theta, int mode),
+       tl_rope(x->ctx, ta, position, theta, (tl_rope_mode)mode, &r))
 TLB_OP(tlb_slice(uint64_t c, uint64_t a, int axis, int64_t start, int64_t length),
        tl_slice(x->ctx, ta, axis, start, length, &r))
 TLB_OP(tlb_transpose(uint64_t c, uint64_t a, int d0, int d1), tl_transpose(x->ctx, ta, d0, d1, &r))

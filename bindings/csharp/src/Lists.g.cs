@@ -125,6 +125,12 @@ namespace TensorLife {
     Float64 = 12
   }
 
+  /// <summary>Which pairs RoPE turns: Interleaved (GGUF's Llama files) or Halves (Hugging Face).</summary>
+  public enum RopeMode {
+    Interleaved = 0,
+    Halves = 1
+  }
+
   /// <summary>What this binding was made for.</summary>
   public static class BindingInfo {
     /// <summary>The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.</summary>

@@ -181,6 +181,9 @@ public sealed class Context : IDisposable {
     /// q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position.
     public Tensor Attention(Tensor q, Tensor k, Tensor v, long validRows, double scale) =>
         Made(R.tlb_attention(c, B(q), B(k), B(v), validRows, scale));
+    /// Rotary position embedding of x [..., T, d], row t at position + t, pairs as mode says.
+    public Tensor Rope(Tensor x, long position, double theta, RopeMode mode = RopeMode.Halves) =>
+        Made(R.tlb_rope(c, B(x), position, theta, (int)mode));
 
     // ---- io ---------------------------------------------------------------------------------------
     public SafetensorsFile OpenSafetensors(string path) => new SafetensorsFile(this, path, false);

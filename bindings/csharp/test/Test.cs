@@ -47,6 +47,33 @@ static class Test {
         }
     }
 
+    static void LlamaOps() {
+        using (var ctx = new Context()) {
+            var x = new float[] {1, 2, 3, 4};
+            var xt = ctx.FromFloats(new long[] {1, 4}, x);
+            var pairs = new[] { new[] { new[] {0, 2}, new[] {1, 3} }, new[] { new[] {0, 1}, new[] {2, 3} } };
+            var modes = new[] { RopeMode.Halves, RopeMode.Interleaved };
+            for (int m = 0; m < 2; m++) {
+                var want = new double[] {1, 2, 3, 4};
+                for (int i = 0; i < 2; i++) {
+                    double angle = 3 * Math.Pow(10000, -2.0 * i / 4), a = x[pairs[m][i][0]], b = x[pairs[m][i][1]];
+                    want[pairs[m][i][0]] = a * Math.Cos(angle) - b * Math.Sin(angle);
+                    want[pairs[m][i][1]] = a * Math.Sin(angle) + b * Math.Cos(angle);
+                }
+                var got = ctx.Rope(xt, 3, 10000, modes[m]).ToFloats();
+                for (int i = 0; i < 4; i++) Check(Math.Abs(got[i] - want[i]) < 1e-5, $"{modes[m]} element {i}");
+            }
+            Throws<InvalidArgumentException>(() => ctx.Rope(xt, 0, 10000, (RopeMode)7), "mode 7");
+            var k = ctx.Zeros(DType.F16, 2, 3, 2);
+            var v = ctx.Zeros(DType.F16, 2, 3, 2);
+            ctx.CopyInto(ctx.FromFloats(new long[] {2, 3, 2}, new float[] {.5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f}), k);
+            ctx.CopyInto(ctx.FromFloats(new long[] {2, 3, 2}, new float[] {1, 2, 1, 2, 1, 2, 5, 6, 5, 6, 5, 6}), v);
+            var q = ctx.FromFloats(new long[] {4, 1, 2}, new float[] {1, 1, 1, 1, 1, 1, 1, 1});
+            var got2 = ctx.Attention(q, k, v, 3, 0.5).ToFloats();
+            Check(string.Join(",", got2) == "1,2,1,2,5,6,5,6", "query heads 0, 1 read kv head 0; 2, 3 kv head 1: " + string.Join(",", got2));
+        }
+    }
+
     static void DecodeLoop() {
         using (var ctx = new Context()) {
             var w = new float[D * D];
@@ -320,6 +347,7 @@ static class Test {
         Run("the whole API", WholeApi);
         Run("storage dtypes", StorageDtypes);
         Run("GGUF metadata and tensors", Gguf);
+        Run("RoPE, grouped-query attention, an f16 cache", LlamaOps);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -10,6 +10,7 @@ import org.tensorlife.Growth;
 import org.tensorlife.SafetensorsFile;
 import org.tensorlife.GgufFile;
 import org.tensorlife.GgufType;
+import org.tensorlife.RopeMode;
 
 /** The bindings' shared scenario in Java; prints "N passed, N failed" and exits non-zero on
  *  any failure.  With --bench, the tiny-op benchmark instead. */
@@ -61,6 +62,31 @@ public final class TensorLifeTest {
             try { f.getInt("fixture.u8", -1); check(false, "closed file"); }
             catch (TensorLifeException.InvalidHandleException e) { }
             try { ctx.openGguf("TensorLifeTest.missing"); check(false, "missing file"); } catch (TensorLifeException.IoException e) { }
+        }
+    }
+
+    static void llamaOps() {
+        try (Context ctx = new Context()) {
+            float[] x = {1, 2, 3, 4};
+            Tensor xt = ctx.fromFloats(new long[] {1, 4}, x);
+            int[][][] pairs = {{{0, 2}, {1, 3}}, {{0, 1}, {2, 3}}};
+            RopeMode[] modes = {RopeMode.HALVES, RopeMode.INTERLEAVED};
+            for (int m = 0; m < 2; m++) {
+                double[] want = {1, 2, 3, 4};
+                for (int i = 0; i < 2; i++) {
+                    double angle = 3 * Math.pow(10000, -2.0 * i / 4), a = x[pairs[m][i][0]], b = x[pairs[m][i][1]];
+                    want[pairs[m][i][0]] = a * Math.cos(angle) - b * Math.sin(angle);
+                    want[pairs[m][i][1]] = a * Math.sin(angle) + b * Math.cos(angle);
+                }
+                float[] got = ctx.rope(xt, 3, 10000, modes[m]).toFloats();
+                for (int i = 0; i < 4; i++) check(Math.abs(got[i] - want[i]) < 1e-5, modes[m] + " element " + i);
+            }
+            Tensor k = ctx.zeros(DType.F16, 2, 3, 2), v = ctx.zeros(DType.F16, 2, 3, 2);
+            ctx.copyInto(ctx.fromFloats(new long[] {2, 3, 2}, new float[] {.5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f, .5f}), k);
+            ctx.copyInto(ctx.fromFloats(new long[] {2, 3, 2}, new float[] {1, 2, 1, 2, 1, 2, 5, 6, 5, 6, 5, 6}), v);
+            Tensor q = ctx.fromFloats(new long[] {4, 1, 2}, new float[] {1, 1, 1, 1, 1, 1, 1, 1});
+            check(java.util.Arrays.equals(ctx.attention(q, k, v, 3, 0.5).toFloats(), new float[] {1, 2, 1, 2, 5, 6, 5, 6}),
+                  "query heads 0, 1 read kv head 0; 2, 3 kv head 1");
         }
     }
 
@@ -374,6 +400,7 @@ public final class TensorLifeTest {
         test("the whole API", TensorLifeTest::wholeApi);
         test("storage dtypes", TensorLifeTest::storageDtypes);
         test("GGUF metadata and tensors", TensorLifeTest::gguf);
+        test("RoPE, grouped-query attention, an f16 cache", TensorLifeTest::llamaOps);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

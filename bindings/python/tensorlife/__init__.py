@@ -18,7 +18,7 @@ import array as _array
 from . import _lists, _tensorlife as _r
 from ._lists import *  # noqa: F401,F403  (the exception classes, F32/F64/I32, GROW/FIXED)
 from ._lists import ERRORS as _ERRORS, F32, F64, I32, GROW, TensorLifeError, InvalidArgumentError, \
-    InvalidHandleError, DtypeError, ScopeStats, GgufType
+    InvalidHandleError, DtypeError, ScopeStats, GgufType, RopeMode
 
 try:
     import numpy as _np
@@ -273,6 +273,14 @@ class Context(_r._ContextBase):
         construction: q [H,Tq,hd], k and v [H,T,hd]; the result is [H,Tq,hd] at every position."""
         self._own(q, k, v)
         return self._made(_r.tlb_attention(self._c, q._bits, k._bits, v._bits, int(valid_rows), float(scale)))
+
+
+    def rope(self, x, position, theta=10000.0, mode=None):
+        """Rotary position embedding of x [..., T, d], row t at position + t: RopeMode.HALVES
+        (Hugging Face, the default) or RopeMode.INTERLEAVED (GGUF's Llama files)."""
+        self._own(x)
+        mode = RopeMode.HALVES if mode is None else RopeMode(mode)
+        return self._made(_r.tlb_rope(self._c, x._bits, int(position), float(theta), int(mode)))
 
 
 class Scope:

@@ -124,6 +124,13 @@ class GgufType(_IntEnum):
     INT64 = 11
     FLOAT64 = 12
 
+
+class RopeMode(_IntEnum):
+    """Which pairs RoPE turns: INTERLEAVED (GGUF's Llama files) or HALVES (Hugging Face)."""
+
+    INTERLEAVED = 0
+    HALVES = 1
+
 # The TL_ABI_VERSION this binding was made for: the loaded library's must equal it.
 BINDING_ABI_VERSION = 1
 
@@ -141,4 +148,4 @@ _INFO_READ_ONLY = 20
 _INFO_COUNT = 21
 _INFO_SLOTS = 22
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'GgufType', 'BINDING_ABI_VERSION', 'ScopeStats']
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']

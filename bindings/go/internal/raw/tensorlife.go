@@ -184,85 +184,89 @@ typedef long long swig_type_154;
 typedef long long swig_type_155;
 typedef long long swig_type_156;
 typedef long long swig_type_157;
-typedef _goslice_ swig_type_158;
+typedef long long swig_type_158;
 typedef long long swig_type_159;
 typedef long long swig_type_160;
-typedef _goslice_ swig_type_161;
-typedef long long swig_type_162;
+typedef long long swig_type_161;
+typedef _goslice_ swig_type_162;
 typedef long long swig_type_163;
 typedef long long swig_type_164;
-typedef long long swig_type_165;
+typedef _goslice_ swig_type_165;
 typedef long long swig_type_166;
-typedef _gostring_ swig_type_167;
+typedef long long swig_type_167;
 typedef long long swig_type_168;
 typedef long long swig_type_169;
-typedef _gostring_ swig_type_170;
-typedef long long swig_type_171;
-typedef _gostring_ swig_type_172;
+typedef long long swig_type_170;
+typedef _gostring_ swig_type_171;
+typedef long long swig_type_172;
 typedef long long swig_type_173;
-typedef long long swig_type_174;
-typedef _gostring_ swig_type_175;
-typedef long long swig_type_176;
+typedef _gostring_ swig_type_174;
+typedef long long swig_type_175;
+typedef _gostring_ swig_type_176;
 typedef long long swig_type_177;
 typedef long long swig_type_178;
-typedef long long swig_type_179;
+typedef _gostring_ swig_type_179;
 typedef long long swig_type_180;
-typedef _gostring_ swig_type_181;
+typedef long long swig_type_181;
 typedef long long swig_type_182;
 typedef long long swig_type_183;
-typedef _gostring_ swig_type_184;
+typedef long long swig_type_184;
 typedef _gostring_ swig_type_185;
-typedef _goslice_ swig_type_186;
+typedef long long swig_type_186;
 typedef long long swig_type_187;
-typedef long long swig_type_188;
+typedef _gostring_ swig_type_188;
 typedef _gostring_ swig_type_189;
-typedef long long swig_type_190;
+typedef _goslice_ swig_type_190;
 typedef long long swig_type_191;
 typedef long long swig_type_192;
 typedef _gostring_ swig_type_193;
 typedef long long swig_type_194;
 typedef long long swig_type_195;
 typedef long long swig_type_196;
-typedef long long swig_type_197;
+typedef _gostring_ swig_type_197;
 typedef long long swig_type_198;
-typedef _gostring_ swig_type_199;
+typedef long long swig_type_199;
 typedef long long swig_type_200;
 typedef long long swig_type_201;
-typedef _gostring_ swig_type_202;
-typedef long long swig_type_203;
+typedef long long swig_type_202;
+typedef _gostring_ swig_type_203;
 typedef long long swig_type_204;
 typedef long long swig_type_205;
-typedef long long swig_type_206;
-typedef _gostring_ swig_type_207;
-typedef _goslice_ swig_type_208;
+typedef _gostring_ swig_type_206;
+typedef long long swig_type_207;
+typedef long long swig_type_208;
 typedef long long swig_type_209;
 typedef long long swig_type_210;
 typedef _gostring_ swig_type_211;
-typedef long long swig_type_212;
-typedef _goslice_ swig_type_213;
+typedef _goslice_ swig_type_212;
+typedef long long swig_type_213;
 typedef long long swig_type_214;
-typedef long long swig_type_215;
-typedef _gostring_ swig_type_216;
-typedef long long swig_type_217;
-typedef _goslice_ swig_type_218;
-typedef _gostring_ swig_type_219;
-typedef long long swig_type_220;
+typedef _gostring_ swig_type_215;
+typedef long long swig_type_216;
+typedef _goslice_ swig_type_217;
+typedef long long swig_type_218;
+typedef long long swig_type_219;
+typedef _gostring_ swig_type_220;
 typedef long long swig_type_221;
-typedef _gostring_ swig_type_222;
-typedef long long swig_type_223;
-typedef _gostring_ swig_type_224;
+typedef _goslice_ swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef long long swig_type_224;
 typedef long long swig_type_225;
 typedef _gostring_ swig_type_226;
 typedef long long swig_type_227;
-typedef long long swig_type_228;
+typedef _gostring_ swig_type_228;
 typedef long long swig_type_229;
-typedef long long swig_type_230;
-typedef _gostring_ swig_type_231;
+typedef _gostring_ swig_type_230;
+typedef long long swig_type_231;
 typedef long long swig_type_232;
 typedef long long swig_type_233;
 typedef long long swig_type_234;
-typedef long long swig_type_235;
+typedef _gostring_ swig_type_235;
 typedef long long swig_type_236;
+typedef long long swig_type_237;
+typedef long long swig_type_238;
+typedef long long swig_type_239;
+typedef long long swig_type_240;
 extern void _wrap_Swig_free_raw_5998b5d72d356cbb(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_raw_5998b5d72d356cbb(swig_intgo arg1);
 extern swig_type_1 _wrap_tlb_status_string_raw_5998b5d72d356cbb(swig_intgo arg1);
@@ -317,34 +321,35 @@ extern swig_type_132 _wrap_tlb_argmax_raw_5998b5d72d356cbb(swig_type_133 arg1, s
 extern swig_type_135 _wrap_tlb_softmax_raw_5998b5d72d356cbb(swig_type_136 arg1, swig_type_137 arg2, swig_intgo arg3);
 extern swig_type_138 _wrap_tlb_scale_raw_5998b5d72d356cbb(swig_type_139 arg1, swig_type_140 arg2, double arg3);
 extern swig_type_141 _wrap_tlb_attention_raw_5998b5d72d356cbb(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5, double arg6);
-extern swig_type_147 _wrap_tlb_slice_raw_5998b5d72d356cbb(swig_type_148 arg1, swig_type_149 arg2, swig_intgo arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_tlb_transpose_raw_5998b5d72d356cbb(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_155 _wrap_tlb_reshape_raw_5998b5d72d356cbb(swig_type_156 arg1, swig_type_157 arg2, swig_type_158 arg3);
-extern swig_type_159 _wrap_tlb_concat_raw_5998b5d72d356cbb(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_tlb_copy_into_raw_5998b5d72d356cbb(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3);
-extern swig_type_165 _wrap_tlb_st_open_raw_5998b5d72d356cbb(swig_type_166 arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_tlb_st_map_raw_5998b5d72d356cbb(swig_type_169 arg1, swig_type_170 arg2);
-extern swig_intgo _wrap_tlb_st_maps_raw_5998b5d72d356cbb(swig_type_171 arg1, swig_type_172 arg2);
-extern swig_type_173 _wrap_tlb_st_count_raw_5998b5d72d356cbb(swig_type_174 arg1);
-extern swig_type_175 _wrap_tlb_st_name_raw_5998b5d72d356cbb(swig_type_176 arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_tlb_st_get_raw_5998b5d72d356cbb(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
-extern void _wrap_tlb_st_close_raw_5998b5d72d356cbb(swig_type_182 arg1);
-extern swig_intgo _wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(swig_type_183 arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_tlb_gguf_open_raw_5998b5d72d356cbb(swig_type_188 arg1, swig_type_189 arg2);
-extern void _wrap_tlb_gguf_close_raw_5998b5d72d356cbb(swig_type_190 arg1);
-extern swig_type_191 _wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(swig_type_192 arg1);
-extern swig_type_193 _wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_tlb_gguf_get_raw_5998b5d72d356cbb(swig_type_197 arg1, swig_type_198 arg2, swig_type_199 arg3);
-extern swig_type_200 _wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(swig_type_201 arg1);
-extern swig_type_202 _wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(swig_type_203 arg1, swig_type_204 arg2);
-extern swig_intgo _wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(swig_type_205 arg1, swig_type_206 arg2, swig_type_207 arg3, swig_type_208 arg4);
-extern swig_intgo _wrap_tlb_gguf_int_raw_5998b5d72d356cbb(swig_type_209 arg1, swig_type_210 arg2, swig_type_211 arg3, swig_type_212 arg4, swig_type_213 arg5);
-extern swig_intgo _wrap_tlb_gguf_float_raw_5998b5d72d356cbb(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4, swig_type_218 arg5);
-extern swig_type_219 _wrap_tlb_gguf_string_raw_5998b5d72d356cbb(swig_type_220 arg1, swig_type_221 arg2, swig_type_222 arg3, swig_type_223 arg4);
-extern swig_type_224 _wrap_tlb_context_report_json_raw_5998b5d72d356cbb(swig_type_225 arg1);
-extern swig_type_226 _wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(swig_type_227 arg1, swig_type_228 arg2);
-extern swig_type_229 _wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(swig_type_230 arg1, swig_type_231 arg2);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(swig_type_232 arg1, swig_type_233 arg2, swig_type_234 arg3, swig_type_235 arg4, swig_type_236 arg5);
+extern swig_type_147 _wrap_tlb_rope_raw_5998b5d72d356cbb(swig_type_148 arg1, swig_type_149 arg2, swig_type_150 arg3, double arg4, swig_intgo arg5);
+extern swig_type_151 _wrap_tlb_slice_raw_5998b5d72d356cbb(swig_type_152 arg1, swig_type_153 arg2, swig_intgo arg3, swig_type_154 arg4, swig_type_155 arg5);
+extern swig_type_156 _wrap_tlb_transpose_raw_5998b5d72d356cbb(swig_type_157 arg1, swig_type_158 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_159 _wrap_tlb_reshape_raw_5998b5d72d356cbb(swig_type_160 arg1, swig_type_161 arg2, swig_type_162 arg3);
+extern swig_type_163 _wrap_tlb_concat_raw_5998b5d72d356cbb(swig_type_164 arg1, swig_type_165 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_tlb_copy_into_raw_5998b5d72d356cbb(swig_type_166 arg1, swig_type_167 arg2, swig_type_168 arg3);
+extern swig_type_169 _wrap_tlb_st_open_raw_5998b5d72d356cbb(swig_type_170 arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_tlb_st_map_raw_5998b5d72d356cbb(swig_type_173 arg1, swig_type_174 arg2);
+extern swig_intgo _wrap_tlb_st_maps_raw_5998b5d72d356cbb(swig_type_175 arg1, swig_type_176 arg2);
+extern swig_type_177 _wrap_tlb_st_count_raw_5998b5d72d356cbb(swig_type_178 arg1);
+extern swig_type_179 _wrap_tlb_st_name_raw_5998b5d72d356cbb(swig_type_180 arg1, swig_type_181 arg2);
+extern swig_type_182 _wrap_tlb_st_get_raw_5998b5d72d356cbb(swig_type_183 arg1, swig_type_184 arg2, swig_type_185 arg3);
+extern void _wrap_tlb_st_close_raw_5998b5d72d356cbb(swig_type_186 arg1);
+extern swig_intgo _wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(swig_type_187 arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4);
+extern swig_type_191 _wrap_tlb_gguf_open_raw_5998b5d72d356cbb(swig_type_192 arg1, swig_type_193 arg2);
+extern void _wrap_tlb_gguf_close_raw_5998b5d72d356cbb(swig_type_194 arg1);
+extern swig_type_195 _wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(swig_type_196 arg1);
+extern swig_type_197 _wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(swig_type_198 arg1, swig_type_199 arg2);
+extern swig_type_200 _wrap_tlb_gguf_get_raw_5998b5d72d356cbb(swig_type_201 arg1, swig_type_202 arg2, swig_type_203 arg3);
+extern swig_type_204 _wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(swig_type_205 arg1);
+extern swig_type_206 _wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(swig_type_207 arg1, swig_type_208 arg2);
+extern swig_intgo _wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(swig_type_209 arg1, swig_type_210 arg2, swig_type_211 arg3, swig_type_212 arg4);
+extern swig_intgo _wrap_tlb_gguf_int_raw_5998b5d72d356cbb(swig_type_213 arg1, swig_type_214 arg2, swig_type_215 arg3, swig_type_216 arg4, swig_type_217 arg5);
+extern swig_intgo _wrap_tlb_gguf_float_raw_5998b5d72d356cbb(swig_type_218 arg1, swig_type_219 arg2, swig_type_220 arg3, swig_type_221 arg4, swig_type_222 arg5);
+extern swig_type_223 _wrap_tlb_gguf_string_raw_5998b5d72d356cbb(swig_type_224 arg1, swig_type_225 arg2, swig_type_226 arg3, swig_type_227 arg4);
+extern swig_type_228 _wrap_tlb_context_report_json_raw_5998b5d72d356cbb(swig_type_229 arg1);
+extern swig_type_230 _wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(swig_type_231 arg1, swig_type_232 arg2);
+extern swig_type_233 _wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(swig_type_234 arg1, swig_type_235 arg2);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(swig_type_236 arg1, swig_type_237 arg2, swig_type_238 arg3, swig_type_239 arg4, swig_type_240 arg5);
 #undef intgo
 */
 import "C"
@@ -890,6 +895,17 @@ func Tlb_attention(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int6
 	return swig_r
 }
 
+func Tlb_rope(arg1 uint64, arg2 uint64, arg3 int64, arg4 float64, arg5 int) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (uint64)(C._wrap_tlb_rope_raw_5998b5d72d356cbb(C.swig_type_148(_swig_i_0), C.swig_type_149(_swig_i_1), C.swig_type_150(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	return swig_r
+}
+
 func Tlb_slice(arg1 uint64, arg2 uint64, arg3 int, arg4 int64, arg5 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
@@ -897,7 +913,7 @@ func Tlb_slice(arg1 uint64, arg2 uint64, arg3 int, arg4 int64, arg5 int64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_slice_raw_5998b5d72d356cbb(C.swig_type_148(_swig_i_0), C.swig_type_149(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_150(_swig_i_3), C.swig_type_151(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_slice_raw_5998b5d72d356cbb(C.swig_type_152(_swig_i_0), C.swig_type_153(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_154(_swig_i_3), C.swig_type_155(_swig_i_4)))
 	return swig_r
 }
 
@@ -907,7 +923,7 @@ func Tlb_transpose(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_transpose_raw_5998b5d72d356cbb(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_transpose_raw_5998b5d72d356cbb(C.swig_type_157(_swig_i_0), C.swig_type_158(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -916,7 +932,7 @@ func Tlb_reshape(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_reshape_raw_5998b5d72d356cbb(C.swig_type_156(_swig_i_0), C.swig_type_157(_swig_i_1), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_reshape_raw_5998b5d72d356cbb(C.swig_type_160(_swig_i_0), C.swig_type_161(_swig_i_1), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -928,7 +944,7 @@ func Tlb_concat(arg1 uint64, arg2 []uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_concat_raw_5998b5d72d356cbb(C.swig_type_160(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_concat_raw_5998b5d72d356cbb(C.swig_type_164(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -940,7 +956,7 @@ func Tlb_copy_into(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_copy_into_raw_5998b5d72d356cbb(C.swig_type_162(_swig_i_0), C.swig_type_163(_swig_i_1), C.swig_type_164(_swig_i_2)))
+	swig_r = (int)(C._wrap_tlb_copy_into_raw_5998b5d72d356cbb(C.swig_type_166(_swig_i_0), C.swig_type_167(_swig_i_1), C.swig_type_168(_swig_i_2)))
 	return swig_r
 }
 
@@ -948,7 +964,7 @@ func Tlb_st_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_open_raw_5998b5d72d356cbb(C.swig_type_166(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_open_raw_5998b5d72d356cbb(C.swig_type_170(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -959,7 +975,7 @@ func Tlb_st_map(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_map_raw_5998b5d72d356cbb(C.swig_type_169(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_map_raw_5998b5d72d356cbb(C.swig_type_173(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -970,7 +986,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_st_maps_raw_5998b5d72d356cbb(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_tlb_st_maps_raw_5998b5d72d356cbb(C.swig_type_175(_swig_i_0), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -980,7 +996,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 func Tlb_st_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_st_count_raw_5998b5d72d356cbb(C.swig_type_174(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_st_count_raw_5998b5d72d356cbb(C.swig_type_178(_swig_i_0)))
 	return swig_r
 }
 
@@ -988,7 +1004,7 @@ func Tlb_st_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_st_name_raw_5998b5d72d356cbb(C.swig_type_176(_swig_i_0), C.swig_type_177(_swig_i_1))
+	swig_r_p := C._wrap_tlb_st_name_raw_5998b5d72d356cbb(C.swig_type_180(_swig_i_0), C.swig_type_181(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1000,7 +1016,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_st_get_raw_5998b5d72d356cbb(C.swig_type_179(_swig_i_0), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_st_get_raw_5998b5d72d356cbb(C.swig_type_183(_swig_i_0), C.swig_type_184(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1009,7 +1025,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 
 func Tlb_st_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_st_close_raw_5998b5d72d356cbb(C.swig_type_182(_swig_i_0))
+	C._wrap_tlb_st_close_raw_5998b5d72d356cbb(C.swig_type_186(_swig_i_0))
 }
 
 func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int) {
@@ -1018,7 +1034,7 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(C.swig_type_183(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_5998b5d72d356cbb(C.swig_type_187(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1035,7 +1051,7 @@ func Tlb_gguf_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_gguf_open_raw_5998b5d72d356cbb(C.swig_type_188(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_gguf_open_raw_5998b5d72d356cbb(C.swig_type_192(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1044,13 +1060,13 @@ func Tlb_gguf_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 
 func Tlb_gguf_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_gguf_close_raw_5998b5d72d356cbb(C.swig_type_190(_swig_i_0))
+	C._wrap_tlb_gguf_close_raw_5998b5d72d356cbb(C.swig_type_194(_swig_i_0))
 }
 
 func Tlb_gguf_tensor_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(C.swig_type_192(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_gguf_tensor_count_raw_5998b5d72d356cbb(C.swig_type_196(_swig_i_0)))
 	return swig_r
 }
 
@@ -1058,7 +1074,7 @@ func Tlb_gguf_tensor_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(C.swig_type_194(_swig_i_0), C.swig_type_195(_swig_i_1))
+	swig_r_p := C._wrap_tlb_gguf_tensor_name_raw_5998b5d72d356cbb(C.swig_type_198(_swig_i_0), C.swig_type_199(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1070,7 +1086,7 @@ func Tlb_gguf_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_gguf_get_raw_5998b5d72d356cbb(C.swig_type_197(_swig_i_0), C.swig_type_198(_swig_i_1), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_gguf_get_raw_5998b5d72d356cbb(C.swig_type_201(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1080,7 +1096,7 @@ func Tlb_gguf_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 func Tlb_gguf_key_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(C.swig_type_201(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_gguf_key_count_raw_5998b5d72d356cbb(C.swig_type_205(_swig_i_0)))
 	return swig_r
 }
 
@@ -1088,7 +1104,7 @@ func Tlb_gguf_key_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(C.swig_type_203(_swig_i_0), C.swig_type_204(_swig_i_1))
+	swig_r_p := C._wrap_tlb_gguf_key_name_raw_5998b5d72d356cbb(C.swig_type_207(_swig_i_0), C.swig_type_208(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1101,7 +1117,7 @@ func Tlb_gguf_key_type(arg1 uint64, arg2 uint64, arg3 string, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(C.swig_type_205(_swig_i_0), C.swig_type_206(_swig_i_1), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_gguf_key_type_raw_5998b5d72d356cbb(C.swig_type_209(_swig_i_0), C.swig_type_210(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1118,7 +1134,7 @@ func Tlb_gguf_int(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []int6
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_gguf_int_raw_5998b5d72d356cbb(C.swig_type_209(_swig_i_0), C.swig_type_210(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), C.swig_type_212(_swig_i_3), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_tlb_gguf_int_raw_5998b5d72d356cbb(C.swig_type_213(_swig_i_0), C.swig_type_214(_swig_i_1), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_2)), C.swig_type_216(_swig_i_3), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1135,7 +1151,7 @@ func Tlb_gguf_float(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []fl
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_gguf_float_raw_5998b5d72d356cbb(C.swig_type_214(_swig_i_0), C.swig_type_215(_swig_i_1), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), C.swig_type_217(_swig_i_3), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_tlb_gguf_float_raw_5998b5d72d356cbb(C.swig_type_218(_swig_i_0), C.swig_type_219(_swig_i_1), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2)), C.swig_type_221(_swig_i_3), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1151,7 +1167,7 @@ func Tlb_gguf_string(arg1 uint64, arg2 uint64, arg3 string, arg4 int64) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_tlb_gguf_string_raw_5998b5d72d356cbb(C.swig_type_220(_swig_i_0), C.swig_type_221(_swig_i_1), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_2)), C.swig_type_223(_swig_i_3))
+	swig_r_p := C._wrap_tlb_gguf_string_raw_5998b5d72d356cbb(C.swig_type_224(_swig_i_0), C.swig_type_225(_swig_i_1), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_2)), C.swig_type_227(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1164,7 +1180,7 @@ func Tlb_gguf_string(arg1 uint64, arg2 uint64, arg3 string, arg4 int64) (_swig_r
 func Tlb_context_report_json(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_context_report_json_raw_5998b5d72d356cbb(C.swig_type_225(_swig_i_0))
+	swig_r_p := C._wrap_tlb_context_report_json_raw_5998b5d72d356cbb(C.swig_type_229(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1175,7 +1191,7 @@ func Tlb_tensor_to_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(C.swig_type_227(_swig_i_0), C.swig_type_228(_swig_i_1))
+	swig_r_p := C._wrap_tlb_tensor_to_json_raw_5998b5d72d356cbb(C.swig_type_231(_swig_i_0), C.swig_type_232(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1186,7 +1202,7 @@ func Tlb_tensor_from_json(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(C.swig_type_230(_swig_i_0), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_5998b5d72d356cbb(C.swig_type_234(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1200,7 +1216,7 @@ func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(C.swig_type_232(_swig_i_0), C.swig_type_233(_swig_i_1), C.swig_type_234(_swig_i_2), C.swig_type_235(_swig_i_3), C.swig_type_236(_swig_i_4)))
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_5998b5d72d356cbb(C.swig_type_236(_swig_i_0), C.swig_type_237(_swig_i_1), C.swig_type_238(_swig_i_2), C.swig_type_239(_swig_i_3), C.swig_type_240(_swig_i_4)))
 	return swig_r
 }
 

@@ -1096,6 +1096,27 @@ long long _wrap_tlb_attention_raw_5998b5d72d356cbb(long long _swig_go_0, long lo
 }
 
 
+long long _wrap_tlb_rope_raw_5998b5d72d356cbb(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3, intgo _swig_go_4) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int64_t arg3 ;
+  double arg4 ;
+  int arg5 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (double)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  
+  result = (uint64_t)tlb_rope(arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 long long _wrap_tlb_slice_raw_5998b5d72d356cbb(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;

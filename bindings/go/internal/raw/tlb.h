@@ -115,6 +115,8 @@ uint64_t tlb_argmax(uint64_t c, uint64_t a, int axis);
 uint64_t tlb_softmax(uint64_t c, uint64_t a, int axis);
 uint64_t tlb_scale(uint64_t c, uint64_t a, double s);
 uint64_t tlb_attention(uint64_t c, uint64_t a, uint64_t k, uint64_t v, int64_t valid_rows, double scale);
+/* tl_rope: mode a tl_rope_mode value (TL_ROPE_INTERLEAVED, TL_ROPE_HALVES). */
+uint64_t tlb_rope(uint64_t c, uint64_t a, int64_t position, double theta, int mode);
 uint64_t tlb_slice(uint64_t c, uint64_t a, int axis, int64_t start, int64_t length);
 uint64_t tlb_transpose(uint64_t c, uint64_t a, int d0, int d1);
 uint64_t tlb_reshape(uint64_t c, uint64_t a, int64_t *shape, size_t ndim);

@@ -151,6 +151,10 @@ public final class Context implements AutoCloseable {
     public Tensor attention(Tensor q, Tensor k, Tensor v, long validRows, double scale) {
         return made(tensorlife.tlb_attention(c, bits(q), bits(k), bits(v), validRows, scale));
     }
+    /** Rotary position embedding of x [..., T, d], row t at position + t, pairs as mode says. */
+    public Tensor rope(Tensor x, long position, double theta, RopeMode mode) {
+        return made(tensorlife.tlb_rope(c, bits(x), position, theta, mode.code));
+    }
 
     // ---- io ------------------------------------------------------------------------------------
     public SafetensorsFile openSafetensors(String path) { return new SafetensorsFile(this, path, false); }

@@ -21,6 +21,10 @@ echo "java: the suite against the build's tensorlife.jar"
 cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
 (cd "$work" && java -cp "$jar:$work/tests" TensorLifeTest)
 
+echo "java: javadoc of the public API (doclint errors fail)"
+cmake --build "$build" --target tensorlife_javadoc >/dev/null
+test -f "$build/bindings/java/javadoc/org.tensorlife/org/tensorlife/Context.html" || { echo "java: no javadoc for Context"; exit 1; }
+
 echo "java: a consumer with only the installed jar"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 mkdir "$work/app"
@@ -28,3 +32,12 @@ cp "$work/prefix/share/java/tensorlife.jar" "$root/tests/consumers/java/Consumer
 ls "$work/prefix/share/java/"tensorlife-*.pom >/dev/null
 rm -rf "$work/prefix"
 (cd "$work/app" && javac -cp tensorlife.jar Consumer.java && java -cp tensorlife.jar:. Consumer)
+
+echo "java: the same consumer as a named module requiring org.tensorlife, on the module path"
+mkdir -p "$work/modapp/app"
+printf 'module app {\n    requires org.tensorlife;\n}\n' >"$work/modapp/module-info.java"
+{ echo "package app;"; cat "$root/tests/consumers/java/Consumer.java"; } >"$work/modapp/app/Consumer.java"
+(cd "$work/modapp" && javac --module-path ../app/tensorlife.jar -d out module-info.java app/Consumer.java &&
+  java --module-path ../app/tensorlife.jar:out -m app/app.Consumer)
+jar --describe-module --file "$work/app/tensorlife.jar" | grep -q "^org.tensorlife" ||
+  { echo "java: tensorlife.jar is not a named module"; exit 1; }

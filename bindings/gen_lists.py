@@ -281,10 +281,12 @@ def python(sts, dts, grs):
         base = bases.get(name)
         out += ["", f"class {camel(name)}Error(TensorLifeError{', ' + base if base else ''}):",
                 f'    """TL_{name}: {doc}."""', f"    status = {value}", f"    name = 'TL_{name}'", ""]
-    out += ["", "ERRORS = {cls.status: cls for cls in TensorLifeError.__subclasses__()}", "",
-            "# Element types and scope growth modes, as in tl.h."]
-    for n, v in dts:
-        out.append(f"{n} = {v}")
+    out += ["", "ERRORS = {cls.status: cls for cls in TensorLifeError.__subclasses__()}", "", "",
+            "class DType(_IntEnum):", '    """Element types, as in tl.h (TL_DTYPE_MAP)."""', ""]
+    out += [f"    {n} = {v}" for n, v in dts]
+    out += ["", "", "# The same as module names (tensorlife.F32 is DType.F32), and scope growth modes."]
+    for n, _ in dts:
+        out.append(f"{n} = DType.{n}")
     for n, v in grs:
         out.append(f"{n} = {v}")
     out += ["", "", "class GgufType(_IntEnum):", '    """A GGUF metadata value\'s type, by GGUF\'s numbers."""', ""]
@@ -300,7 +302,7 @@ def python(sts, dts, grs):
     out += [f"_INFO_{n.upper()} = {at}" for n, at, _ in slots]
     out += [f"_INFO_SLOTS = {slots[-1][1] + 1}"]
     out += ["", "__all__ = ['TensorLifeError', " + ", ".join(f"'{camel(n)}Error'" for n, _, _ in sts[1:]) + ", "
-            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
+            + ", ".join(f"'{n}'" for n, _ in dts + grs) + ", 'DType', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']", ""]
     return "\n".join(out)
 
 

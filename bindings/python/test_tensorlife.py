@@ -195,7 +195,7 @@ def test_gguf_metadata_and_tensors():
             f.metadata("general\0architecture")
         w = f["w.q8_0"]
         info = w.info()
-        assert info["dtype"] == tl.Q8_0 and info["shape"] == (2, 64) and info["read_only"]
+        assert info["dtype"] is tl.DType.Q8_0 and info["shape"] == (2, 64) and info["read_only"]
         x = f["x.f32"]
         assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # flat, row-major
         # The q8_0 weight as the stored rows of a product, against its decoded values.

@@ -14,11 +14,12 @@ A Context may be shared by threads (its calls are serialised); one that is dropp
 close() is released with every scope and tensor in it.
 """
 import array as _array
+import weakref as _weakref
 
 from . import _lists, _tensorlife as _r
 from ._lists import *  # noqa: F401,F403  (the exception classes, F32/F64/I32, GROW/FIXED)
 from ._lists import ERRORS as _ERRORS, F32, F64, I32, GROW, TensorLifeError, InvalidArgumentError, \
-    InvalidHandleError, DtypeError, ScopeStats, GgufType, RopeMode
+    InvalidHandleError, DtypeError, ScopeStats, GgufType, RopeMode, DType
 
 try:
     import numpy as _np
@@ -74,10 +75,9 @@ class Context(_r._ContextBase):
             raise _error(0)
         self._c = c
         self._pinned = []  # buffers wrapped by tensors: kept alive with the context
-
-    def __del__(self):
-        if self._c:
-            _r.tlb_context_release(self._c)
+        # Released when the Context is collected or the interpreter exits, whichever is first
+        # (weakref.finalize: once, with no resurrection, unlike __del__).
+        _weakref.finalize(self, _r.tlb_context_release, c)
 
     def __enter__(self):
         return self
@@ -294,16 +294,13 @@ class Scope:
             raise _error(ctx._c)
         _r.tlb_scope_hold(ctx._c)
         self._token, self._owner = token, True
+        _weakref.finalize(self, _r.tlb_scope_release, ctx._c, token)  # holds the record, not the Context
 
     @classmethod
     def _view(cls, ctx, token):
         s = cls.__new__(cls)
         s._ctx, s._token, s._owner = ctx, token, False
         return s
-
-    def __del__(self):
-        if getattr(self, "_owner", False):
-            _r.tlb_scope_release(self._ctx._c, self._token)
 
     def __enter__(self):
         return self
@@ -352,9 +349,7 @@ class SafetensorsFile:
         if not f:
             raise _error(ctx._c)
         self._f = f
-
-    def __del__(self):
-        self.close()
+        self._release = _weakref.finalize(self, _r.tlb_st_close, f)
 
     def __enter__(self):
         return self
@@ -364,7 +359,7 @@ class SafetensorsFile:
 
     def close(self):
         if self._f:
-            _r.tlb_st_close(self._f)
+            self._release()  # closes once: here, or when collected
             self._f = 0
 
     def names(self):
@@ -390,9 +385,7 @@ class GgufFile:
         if not f:
             raise _error(ctx._c)
         self._f = f
-
-    def __del__(self):
-        self.close()
+        self._release = _weakref.finalize(self, _r.tlb_gguf_close, f)
 
     def __enter__(self):
         return self
@@ -402,7 +395,7 @@ class GgufFile:
 
     def close(self):
         if self._f:
-            _r.tlb_gguf_close(self._f)
+            self._release()
             self._f = 0
 
     def _open(self):
@@ -464,7 +457,7 @@ class Tensor(_r._TensorBase):
         self._ctx._check(_r.tlb_info(self._ctx._c, self._bits, v))
         n = v[_lists._INFO_NDIM]
         storage = _r.tlb_storage(self._ctx._c, self._bits)
-        return {"dtype": v[_lists._INFO_DTYPE], "shape": tuple(v[_lists._INFO_SHAPE:_lists._INFO_SHAPE + n]),
+        return {"dtype": DType(v[_lists._INFO_DTYPE]), "shape": tuple(v[_lists._INFO_SHAPE:_lists._INFO_SHAPE + n]),
                 "strides": tuple(v[_lists._INFO_STRIDES:_lists._INFO_STRIDES + n]), "offset": v[_lists._INFO_OFFSET],
                 "storage": storage, "generation": v[_lists._INFO_GENERATION], "count": v[_lists._INFO_COUNT],
                 "read_only": bool(v[_lists._INFO_READ_ONLY])}

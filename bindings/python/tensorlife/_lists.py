@@ -95,14 +95,27 @@ class NotFoundError(TensorLifeError):
 
 ERRORS = {cls.status: cls for cls in TensorLifeError.__subclasses__()}
 
-# Element types and scope growth modes, as in tl.h.
-F32 = 1
-F64 = 2
-I32 = 3
-F16 = 4
-BF16 = 5
-Q8_0 = 6
-Q4_0 = 7
+
+class DType(_IntEnum):
+    """Element types, as in tl.h (TL_DTYPE_MAP)."""
+
+    F32 = 1
+    F64 = 2
+    I32 = 3
+    F16 = 4
+    BF16 = 5
+    Q8_0 = 6
+    Q4_0 = 7
+
+
+# The same as module names (tensorlife.F32 is DType.F32), and scope growth modes.
+F32 = DType.F32
+F64 = DType.F64
+I32 = DType.I32
+F16 = DType.F16
+BF16 = DType.BF16
+Q8_0 = DType.Q8_0
+Q4_0 = DType.Q4_0
 GROW = 0
 FIXED = 1
 
@@ -148,4 +161,4 @@ _INFO_READ_ONLY = 20
 _INFO_COUNT = 21
 _INFO_SLOTS = 22
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'DType', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']

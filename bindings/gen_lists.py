@@ -222,6 +222,16 @@ def java(sts, dts, grs):
             "\n".join(islots), "\n".join(gguf), "\n".join(rope))
 
 
+# Exception names System already has: with `using System;` the short name would be ambiguous
+# (error CS0104), so these take the library's name in front.
+CSHARP_SYSTEM_EXCEPTIONS = {"OutOfMemoryException"}
+
+
+def csharp_exception(name):
+    cls = camel(name) + "Exception"
+    return "TensorLife" + cls if cls in CSHARP_SYSTEM_EXCEPTIONS else cls
+
+
 def csharp(sts, dts, grs):
     out = [f"// {HEADER}.", "namespace TensorLife {", "",
            "  /// <summary>A failed tensorlife call: the library's status and its message.</summary>",
@@ -232,10 +242,10 @@ def csharp(sts, dts, grs):
            "    internal static TensorLifeException Of(int status, string message) {",
            "      switch (status) {"]
     for name, value, _ in sts[1:]:
-        out.append(f"        case {value}: return new {camel(name)}Exception(message);")
+        out.append(f"        case {value}: return new {csharp_exception(name)}(message);")
     out += ["        default: return new TensorLifeException(status, \"TL_E_UNKNOWN\", message);", "      }", "    }", "  }"]
     for name, value, doc in sts[1:]:
-        cls = camel(name) + "Exception"
+        cls = csharp_exception(name)
         out += ["", f"  /// <summary>TL_{name}: {doc}.</summary>",
                 f"  public sealed class {cls} : TensorLifeException {{",
                 f"    internal {cls}(string message) : base({value}, \"TL_{name}\", message) {{ }}",

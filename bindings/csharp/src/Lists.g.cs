@@ -14,7 +14,7 @@ namespace TensorLife {
         case -4: return new ShapeException(message);
         case -5: return new DtypeException(message);
         case -6: return new ScopeFullException(message);
-        case -7: return new OutOfMemoryException(message);
+        case -7: return new TensorLifeOutOfMemoryException(message);
         case -8: return new ScopeOrderException(message);
         case -9: return new IoException(message);
         case -10: return new ParseException(message);
@@ -57,8 +57,8 @@ namespace TensorLife {
   }
 
   /// <summary>TL_E_OUT_OF_MEMORY: the allocator returned NULL, or a byte count overflows size_t.</summary>
-  public sealed class OutOfMemoryException : TensorLifeException {
-    internal OutOfMemoryException(string message) : base(-7, "TL_E_OUT_OF_MEMORY", message) { }
+  public sealed class TensorLifeOutOfMemoryException : TensorLifeException {
+    internal TensorLifeOutOfMemoryException(string message) : base(-7, "TL_E_OUT_OF_MEMORY", message) { }
   }
 
   /// <summary>TL_E_SCOPE_ORDER: reset/close of a scope that is not innermost; nesting too deep.</summary>

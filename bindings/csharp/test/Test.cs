@@ -47,6 +47,17 @@ static class Test {
         }
     }
 
+    // With `using System;` above, each exception's short name must resolve to one type (TL_E_OUT_OF_MEMORY
+    // is TensorLifeOutOfMemoryException: System has an OutOfMemoryException).
+    static void ExceptionNames() {
+        using (var ctx = new Context()) {
+            Throws<TensorLifeOutOfMemoryException>(() => ctx.Zeros(DType.F32, 1L << 40, 1L << 20), "an exabyte");
+            try { ctx.Zeros(DType.F32, 1L << 40, 1L << 20); }
+            catch (TensorLifeException e) { Check(e.Status == -7 && e.Message.StartsWith("TL_E_OUT_OF_MEMORY"), e.Message); }
+            Check(!typeof(System.OutOfMemoryException).IsAssignableFrom(typeof(TensorLifeOutOfMemoryException)), "not System's");
+        }
+    }
+
     static void LlamaOps() {
         using (var ctx = new Context()) {
             var x = new float[] {1, 2, 3, 4};
@@ -348,6 +359,7 @@ static class Test {
         Run("storage dtypes", StorageDtypes);
         Run("GGUF metadata and tensors", Gguf);
         Run("RoPE, grouped-query attention, an f16 cache", LlamaOps);
+        Run("exception names beside System's", ExceptionNames);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

@@ -6,7 +6,10 @@
 #      runtimes/linux-x64/native copied beside the program), `mcs -r:TensorLife.dll`, `mono`;
 #      no dllmap, no environment variables, the prefix deleted first,
 #   3. the installed lib/tensorlife/csharp folder, used in place (its wrapper finds the one
-#      installed libtensorlife.so.N two folders up; no second copy beside it).
+#      installed libtensorlife.so.N two folders up; no second copy beside it),
+#   4. on .NET: the same suite as xunit facts (bindings/csharp/xunit) by `dotnet test` against
+#      the .nupkg in a local folder feed, and a console app made with `dotnet new console`,
+#      `dotnet add package TensorLife --source FEED` and `dotnet run`.
 #   bindings/csharp/test.sh BUILD_DIR [--bench]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -45,3 +48,15 @@ runpath=$(readelf -d "$work/pkg/runtimes/linux-x64/native/libtensorlife_csharp.s
 [ "$runpath" = '$ORIGIN' ] || { echo "csharp: the packaged wrapper's RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 cp "$work/pkg/lib/netstandard2.0/TensorLife.dll" "$work"/pkg/runtimes/linux-x64/native/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app/"
 (cd "$work/app" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
+
+# .NET, as its users take a package: a local folder feed holding the .nupkg alone.
+mkdir "$work/feed" && cp "$work"/TensorLife.*.nupkg "$work/feed/"
+version=$(basename "$work"/feed/TensorLife.*.nupkg .nupkg) && version=${version#TensorLife.}
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 NUGET_PACKAGES="$work/nuget-cache"  # no cache from earlier runs
+echo "csharp: the suite on .NET ($(dotnet --version)) as xunit facts, against the package from the feed"
+dotnet test "$here/xunit/TensorLife.XunitTests.csproj" --artifacts-path "$work/dotnet" \
+  -p:TensorLifeFeed="$work/feed" -p:TensorLifeVersion="$version" 2>&1 | grep -E '^(Passed!|Failed!)|error|\[FAIL\]'
+echo "csharp: a .NET consumer made with dotnet new console, dotnet add package, dotnet run"
+(cd "$work" && dotnet new console -o dotnet-app >/dev/null && cd dotnet-app &&
+  dotnet add package TensorLife --version "$version" --source "$work/feed" >/dev/null &&
+  cp "$root/tests/consumers/csharp/Consumer.cs" Program.cs && dotnet run)

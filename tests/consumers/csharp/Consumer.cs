@@ -13,7 +13,7 @@ static class Consumer {
             var tw = ctx.FromFloats(new long[] { d, d }, w);
             using (var step = ctx.OpenScope("decode-step", 1 << 16)) {
                 ScopeStats? first = null;
-                Tensor kept = null;
+                Tensor kept = ctx.Zeros(DType.F32, 1);  // made again each step, dead after its reset
                 for (int s = 0; s < 50; s++) {
                     var x = new float[d];
                     for (int i = 0; i < d; i++) x[i] = (s + i) % 5 - 2;

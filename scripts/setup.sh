@@ -14,7 +14,7 @@ packages=(
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   swig golang-go                   # the Go binding
   openjdk-17-jdk-headless          # the Java binding (jar with its JNI library inside)
-  mono-mcs mono-runtime nuget      # the C# binding and its .nupkg
+  mono-mcs mono-runtime mono-devel # the C# suite under Mono (netstandard facades for mcs)
   python3-dev python3-pytest       # the Python binding
   python3-venv python3-build python3-setuptools python3-wheel  # its wheel, pip-installed into a venv
   python3 python3-numpy            # NumPy interop; the independent safetensors writer in the tests

@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/suite"
 cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build"/libtensorlife.so.[0-9] "$work/suite/"
-mcs -nologo -warnaserror -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs" \
+mcs -nologo -warnaserror -r:Facades/netstandard.dll -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs" \
   "$here/test/Bench.cs"
 if [ "${2:-}" = "--bench" ]; then  # both paths into native code, P/Invoke and (opt-in) internal calls
   mono "$work/suite/Test.exe" --bench && TL_CS_INTERNAL_CALLS=1 mono "$work/suite/Test.exe" --bench; exit $?
@@ -38,7 +38,7 @@ if ls "$installed" | grep -q '^libtensorlife\.so'; then echo "csharp: a second c
 echo "csharp: a consumer of the installed lib/tensorlife/csharp, in place (Mono's MONO_PATH names the folder)"
 mkdir "$work/app2"
 cp "$root/tests/consumers/csharp/Consumer.cs" "$work/app2/"
-(cd "$work/app2" && mcs -nologo -r:"$installed/TensorLife.dll" Consumer.cs && MONO_PATH="$installed" mono Consumer.exe)
+(cd "$work/app2" && mcs -nologo -r:Facades/netstandard.dll -r:"$installed/TensorLife.dll" Consumer.cs && MONO_PATH="$installed" mono Consumer.exe)
 rm -rf "$work/prefix"  # the package alone from here on
 echo "csharp: a consumer of the .nupkg alone"
 mkdir "$work/app" "$work/pkg"
@@ -47,7 +47,7 @@ mkdir "$work/app" "$work/pkg"
 runpath=$(readelf -d "$work/pkg/runtimes/linux-x64/native/libtensorlife_csharp.so" | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
 [ "$runpath" = '$ORIGIN' ] || { echo "csharp: the packaged wrapper's RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 cp "$work/pkg/lib/netstandard2.0/TensorLife.dll" "$work"/pkg/runtimes/linux-x64/native/* "$root/tests/consumers/csharp/Consumer.cs" "$work/app/"
-(cd "$work/app" && mcs -nologo -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
+(cd "$work/app" && mcs -nologo -r:Facades/netstandard.dll -r:TensorLife.dll Consumer.cs && mono Consumer.exe)
 
 # .NET, as its users take a package: a local folder feed holding the .nupkg alone.
 mkdir "$work/feed" && cp "$work"/TensorLife.*.nupkg "$work/feed/"

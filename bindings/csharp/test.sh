@@ -24,8 +24,15 @@ mkdir "$work/suite"
 cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build"/libtensorlife.so.[0-9] "$work/suite/"
 mcs -nologo -warnaserror -r:Facades/netstandard.dll -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs" \
   "$here/test/Bench.cs"
-if [ "${2:-}" = "--bench" ]; then  # both paths into native code, P/Invoke and (opt-in) internal calls
-  mono "$work/suite/Test.exe" --bench && TL_CS_INTERNAL_CALLS=1 mono "$work/suite/Test.exe" --bench; exit $?
+if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke and (opt-in) internal calls; .NET: BenchmarkDotNet
+  mono "$work/suite/Test.exe" --bench && TL_CS_INTERNAL_CALLS=1 mono "$work/suite/Test.exe" --bench
+  mkdir "$work/feed" && cp "$out"/TensorLife.*.nupkg "$work/feed/"
+  version=$(basename "$work"/feed/TensorLife.*.nupkg .nupkg) && version=${version#TensorLife.}
+  echo "csharp (.NET $(dotnet --version), BenchmarkDotNet): add of 16 floats through C# against the same adds from C"
+  DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 NUGET_PACKAGES="$work/nuget-cache" dotnet run -c Release \
+    --project "$here/bench/Test.csproj" --artifacts-path "$work/dotnet" -p:TensorLifeFeed="$work/feed" \
+    -p:TensorLifeVersion="$version" | grep -E '^\|'
+  exit $?
 fi
 echo "csharp: the suite"
 cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)

@@ -21,6 +21,19 @@ sealed class ContextHandle : SafeHandle {
     protected override bool ReleaseHandle() { R.tlb_context_release(C); return true; }
 }
 
+/// An open safetensors or GGUF file's index; closed once, by Dispose or when collected (it keeps
+/// its own allocator copy, so it needs no context).
+sealed class FileHandle : SafeHandle {
+    readonly bool gguf;
+    internal FileHandle(ulong f, bool gguf) : base(IntPtr.Zero, true) { this.gguf = gguf; SetHandle((IntPtr)(long)f); }
+    public override bool IsInvalid => handle == IntPtr.Zero;
+    internal ulong F => IsClosed ? 0 : (ulong)(long)handle;
+    protected override bool ReleaseHandle() {
+        if (gguf) R.tlb_gguf_close((ulong)(long)handle); else R.tlb_st_close((ulong)(long)handle);
+        return true;
+    }
+}
+
 /// Under Mono, once Context.UseMonoInternalCalls() is called, the elementwise ops as internal
 /// calls (registered by the native library; see tl.i): no P/Invoke wrapper.  Until then, and
 /// under any other runtime, the P/Invoke path is used.
@@ -263,13 +276,15 @@ public sealed class Scope : IDisposable {
 /// An open safetensors file: its header checked at open, a tensor's data read at Get.
 public sealed class SafetensorsFile : IDisposable {
     readonly Context ctx;
-    ulong f;
+    readonly FileHandle h;
+    ulong f => h.F;  // 0 once closed: the runtime refuses it
 
     internal SafetensorsFile(Context ctx, string path, bool mapped) {
         this.ctx = ctx;
         var p = Context.Name("path", path);
-        f = mapped ? R.tlb_st_map(ctx.c, p) : R.tlb_st_open(ctx.c, p);
-        if (f == 0) throw ctx.Failure();
+        ulong opened = mapped ? R.tlb_st_map(ctx.c, p) : R.tlb_st_open(ctx.c, p);
+        if (opened == 0) throw ctx.Failure();
+        h = new FileHandle(opened, false);
     }
 
     /// Whether Get(name) gives a read-only tensor over the mapping (else a copy).
@@ -282,8 +297,7 @@ public sealed class SafetensorsFile : IDisposable {
     }
 
     public Tensor Get(string name) => ctx.Made(R.tlb_st_get(ctx.c, f, Context.Name("tensor name", name)));
-    public void Dispose() { R.tlb_st_close(f); f = 0; GC.SuppressFinalize(this); }
-    ~SafetensorsFile() { R.tlb_st_close(f); }
+    public void Dispose() => h.Dispose();
 }
 
 /// An open GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only: Get gives a
@@ -291,7 +305,7 @@ public sealed class SafetensorsFile : IDisposable {
 /// read by type (item &lt; 0 for a scalar key, else that item of an array).
 public sealed class GgufFile : IDisposable {
     readonly Context ctx;
-    ulong f;
+    readonly FileHandle h;
 
     /// A key's type, and for an array its items' type and length (a scalar: its own type, 1).
     public struct KeyInfo {
@@ -303,13 +317,14 @@ public sealed class GgufFile : IDisposable {
 
     internal GgufFile(Context ctx, string path) {
         this.ctx = ctx;
-        f = R.tlb_gguf_open(ctx.c, Context.Name("path", path));
-        if (f == 0) throw ctx.Failure();
+        ulong opened = R.tlb_gguf_open(ctx.c, Context.Name("path", path));
+        if (opened == 0) throw ctx.Failure();
+        h = new FileHandle(opened, true);
     }
 
     ulong Open() {
-        if (f == 0) throw TensorLifeException.Of(-2, "the GGUF file is closed");
-        return f;
+        if (h.IsClosed) throw TensorLifeException.Of(-2, "the GGUF file is closed");
+        return h.F;
     }
 
     public List<string> Names() {
@@ -356,8 +371,7 @@ public sealed class GgufFile : IDisposable {
         return s;
     }
 
-    public void Dispose() { R.tlb_gguf_close(f); f = 0; GC.SuppressFinalize(this); }
-    ~GgufFile() { R.tlb_gguf_close(f); }
+    public void Dispose() => h.Dispose();
 }
 
 /// A value handle; valid until its scope's reset (then StorageClosedException) or Free().

@@ -336,7 +336,11 @@ static class Test {
             Check(att.Length == 8 && att[7] == 1, "attention");
             var path = System.IO.Path.GetTempFileName();
             ctx.SaveSafetensors(path, new System.Collections.Generic.Dictionary<string, Tensor> { { "w", w }, { "f", f } });
-            using (var sf = ctx.OpenSafetensors(path)) Check(sf.Names().Count == 2 && sf.Get("w").ToFloats()[3] == 40, "get by name");
+            var sf = ctx.OpenSafetensors(path);
+            using (sf) Check(sf.Names().Count == 2 && sf.Get("w").ToFloats()[3] == 40, "get by name");
+            Throws<InvalidHandleException>(() => sf.Get("w"), "a disposed file");  // its SafeHandle closed it once
+            Check(sf.Names().Count == 0, "a disposed file has no names");
+            sf.Dispose();  // a second Dispose does nothing
             Tensor mapped;
             using (var mf = ctx.MapSafetensors(path)) {
                 Check(mf.Maps("w"), "mapped");

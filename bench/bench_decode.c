@@ -15,7 +15,10 @@
  *      alternating order so neither always follows the read loop's flushed caches);
  *   3. a summary against the best bandwidth the run saw at each thread count (every read loop
  *      and raw sgemv stream counted): the conservative fraction, since a round's read loop can
- *      fall on a slow moment.
+ *      fall on a slow moment;
+ *   4. the step with its weights in each storage dtype (1 thread, a 2-thread pool);
+ *   5. prefill shapes: 1, 4 and 16 activation rows against a weight in each dtype, against
+ *      cblas_sgemm on the f32 weight in the same round.
  * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
 #include <cblas.h>
@@ -224,6 +227,81 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
     model_free(ctx, &m);
 }
 
+/* ---- 5. prefill: a few rows at once -------------------------------------------------------- */
+typedef struct prefill_case {
+    tl_context *ctx;
+    tl_tensor x, w; /* w: the [k, n] view of stored [n, k] rows */
+    const float *xf, *wf;
+    float *y;
+    int m, k, n, reps;
+    int blas; /* 1: cblas_sgemm on the f32 buffers instead */
+} prefill_case;
+
+static void run_prefill(void *arg) {
+    prefill_case *p = arg;
+    for (int r = 0; r < p->reps; ++r) {
+        if (p->blas) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, p->m, p->n, p->k, 1.0f, p->xf, p->k, p->wf, p->k, 0.0f,
+                        p->y, p->n);
+        } else {
+            tl_tensor y;
+            TL_CHECK(tl_matmul(p->ctx, p->x, p->w, &y));
+            TL_CHECK(tl_tensor_free(p->ctx, y));
+        }
+    }
+}
+
+/* m rows of activations against one [4096 x 1024] weight (stored rows; repeated, so it stays in
+ * this machine's 32 MB last-level cache: the arithmetic, not the memory) in each dtype, 1 thread:
+ * us per product, and as a ratio of cblas_sgemm on the f32 weight in the same round. */
+static void bench_prefill(tl_context *ctx, int quick) {
+    enum { K = 1024, N = 4096 };
+    const int ms[3] = {1, 4, 16};
+    const tl_dtype dts[5] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
+    printf(
+        "\n5. prefill: m rows of activations times a [4096 x 1024] weight (stored rows), 1 thread, median us per\n"
+        "   product of %d rounds; the ratio is against cblas_sgemm (NoTrans x Trans) on the f32 weight, same round\n",
+        quick ? 3 : 7);
+    openblas_set_num_threads(1);
+    TL_CHECK(tl_context_set_executor(ctx, NULL));
+    float *wf = malloc(sizeof(float) * K * N), *xf = malloc(sizeof(float) * 16 * K),
+          *y = malloc(sizeof(float) * 16 * N);
+    unsigned seed = 7;
+    for (size_t i = 0; i < (size_t)K * N; ++i)
+        wf[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    for (int i = 0; i < 16 * K; ++i) xf[i] = (float)(i % 13) * 0.1f - 0.6f;
+    const int64_t ws[2] = {N, K};
+    tl_tensor w32;
+    TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 2, ws, wf, sizeof(float) * K * N, &w32));
+    printf("   %-6s", "m");
+    for (int d = 0; d < 5; ++d) printf(" %18s", tl_dtype_name(dts[d]));
+    printf(" %12s\n", "sgemm f32");
+    for (int mi = 0; mi < 3; ++mi) {
+        const int m = ms[mi];
+        const int64_t xs[2] = {m, K};
+        tl_tensor x;
+        TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 2, xs, xf, sizeof(float) * (size_t)(m * K), &x));
+        prefill_case base = {ctx, x, {0}, xf, wf, y, m, K, N, 4, 1};
+        const double blas_us = median_ns(quick ? 3 : 7, 4, run_prefill, &base) / 1e3;
+        printf("   %-6d", m);
+        for (int d = 0; d < 5; ++d) {
+            tl_tensor stored = w32, view;
+            if (dts[d] != TL_F32) TL_CHECK(tl_convert(ctx, w32, dts[d], &stored));
+            TL_CHECK(tl_transpose(ctx, stored, 0, 1, &view));
+            prefill_case c = {ctx, x, view, xf, wf, y, m, K, N, 4, 0};
+            run_prefill(&c); /* warm */
+            const double us = median_ns(quick ? 3 : 7, 4, run_prefill, &c) / 1e3;
+            printf(" %9.1f (%5.2fx)", us, us / blas_us);
+            TL_CHECK(tl_tensor_free(ctx, view));
+            if (dts[d] != TL_F32) TL_CHECK(tl_tensor_free(ctx, stored));
+        }
+        printf(" %12.1f\n", blas_us);
+        TL_CHECK(tl_tensor_free(ctx, x));
+    }
+    TL_CHECK(tl_tensor_free(ctx, w32));
+    free(wf), free(xf), free(y);
+}
+
 int main(int argc, char **argv) {
     const int quick = quick_flag(argc, argv, USAGE);
     const int reps = quick ? 3 : 7;
@@ -302,6 +380,7 @@ int main(int argc, char **argv) {
         bench_model(ctx, small, dtypes[i], quick ? 32 : 128, quick ? 3 : reps, by_dtype, 2, 0);
         bench_model(ctx, large, dtypes[i], quick ? 8 : 32, quick ? 3 : 5, by_dtype, 2, 0);
     }
+    bench_prefill(ctx, quick);
     tl_context_destroy(ctx);
     free(read_buf);
     free(copy_buf);

@@ -66,8 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 void *p;
                 tl_tensor_info info = TL_TENSOR_INFO_INIT;
                 if (tl_tensor_data(ctx, t, &p) != TL_OK || tl_tensor_info_get(ctx, t, &info) != TL_OK) std::abort();
+                // An empty tensor may have huge other dims (the library accepts [2^51, 2^40, 0]):
+                // its count is 0 without multiplying them; a non-empty one's bytes lie in the file.
                 int64_t elems = 1;
-                for (int d = 0; d < info.ndim; ++d) elems *= info.shape[d];
+                for (int d = 0; d < info.ndim; ++d)
+                    if (info.shape[d] == 0) elems = 0;
+                for (int d = 0; d < info.ndim && elems != 0; ++d)
+                    if (__builtin_mul_overflow(elems, info.shape[d], &elems)) std::abort();
                 int64_t block;
                 size_t bytes;
                 tl_dtype_block(info.dtype, &block, &bytes);

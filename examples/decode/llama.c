@@ -372,6 +372,13 @@ static int load_gguf(tl_context *ctx, const char *path, model_config *cfg, model
     return bad;
 }
 
+/* The config.json in the folder of a model.safetensors path: 0, or -1 when it does not fit. */
+static int config_beside(const char *path, char *out, size_t size) {
+    const char *slash = strrchr(path, '/');
+    const int dir = slash ? (int)(slash - path + 1) : 0;
+    return snprintf(out, size, "%.*sconfig.json", dir, path) >= (int)size ? -1 : 0;
+}
+
 static int json_int(const cJSON *config, const char *key, int fallback) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, key);
     return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= (1 << 24) ? (int)v->valuedouble : fallback;
@@ -379,10 +386,7 @@ static int json_int(const cJSON *config, const char *key, int fallback) {
 
 static int load_hf(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     char config_path[4096];
-    const char *slash = strrchr(path, '/');
-    const int dir = slash ? (int)(slash - path + 1) : 0;
-    if (snprintf(config_path, sizeof config_path, "%.*sconfig.json", dir, path) >= (int)sizeof config_path)
-        return refuse(path, "path too long");
+    if (config_beside(path, config_path, sizeof config_path)) return refuse(path, "path too long");
     FILE *cf = fopen(config_path, "rb");
     if (!cf) return refuse(config_path, "cannot open (a Hugging Face model's config.json sits beside its weights)");
     char *text = NULL;
@@ -471,9 +475,10 @@ int llama_save_hf(tl_context *ctx, const model *m, const char *path) {
     char *text = cJSON_Print(config);
     cJSON_Delete(config);
     char config_path[4096];
-    const char *slash = strrchr(path, '/');
-    const int dir = slash ? (int)(slash - path + 1) : 0;
-    snprintf(config_path, sizeof config_path, "%.*sconfig.json", dir, path);
+    if (config_beside(path, config_path, sizeof config_path)) {
+        free(text);
+        return refuse(path, "path too long");
+    }
     FILE *f = fopen(config_path, "w");
     bad = !f || fputs(text, f) < 0 || fputc('\n', f) == EOF;
     if (f && fclose(f) != 0) bad = 1;

@@ -340,16 +340,15 @@ class Scope:
         return s
 
 
-class SafetensorsFile:
-    """An open safetensors file (its header checked); f[name] reads one tensor."""
+class _OpenFile:
+    """A file the runtime keeps open (its index, maybe a mapping): closed once, by close(),
+    `with`, or when collected (weakref.finalize)."""
 
-    def __init__(self, ctx, path, mapped=False):
-        self._ctx, self._f = ctx, 0
-        f = (_r.tlb_st_map if mapped else _r.tlb_st_open)(ctx._c, _name("path", path))
+    def __init__(self, ctx, f, close):
         if not f:
             raise _error(ctx._c)
-        self._f = f
-        self._release = _weakref.finalize(self, _r.tlb_st_close, f)
+        self._ctx, self._f = ctx, f
+        self._release = _weakref.finalize(self, close, f)
 
     def __enter__(self):
         return self
@@ -361,6 +360,14 @@ class SafetensorsFile:
         if self._f:
             self._release()  # closes once: here, or when collected
             self._f = 0
+
+
+class SafetensorsFile(_OpenFile):
+    """An open safetensors file (its header checked); f[name] reads one tensor."""
+
+    def __init__(self, ctx, path, mapped=False):
+        super().__init__(ctx, (_r.tlb_st_map if mapped else _r.tlb_st_open)(ctx._c, _name("path", path)),
+                         _r.tlb_st_close)
 
     def names(self):
         return [_r.tlb_st_name(self._f, i) for i in range(_r.tlb_st_count(self._f))]
@@ -375,28 +382,12 @@ class SafetensorsFile:
         return self._ctx._made(_r.tlb_st_get(self._ctx._c, self._f, _name("tensor name", name)))
 
 
-class GgufFile:
+class GgufFile(_OpenFile):
     """An open GGUF file: names() its tensors, keys() its metadata keys, f[name] a tensor over the
     mapping, f.metadata(key) a value (int, bool, float, str, or a list of them for an array)."""
 
     def __init__(self, ctx, path):
-        self._ctx, self._f = ctx, 0
-        f = _r.tlb_gguf_open(ctx._c, _name("path", path))
-        if not f:
-            raise _error(ctx._c)
-        self._f = f
-        self._release = _weakref.finalize(self, _r.tlb_gguf_close, f)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def close(self):
-        if self._f:
-            self._release()
-            self._f = 0
+        super().__init__(ctx, _r.tlb_gguf_open(ctx._c, _name("path", path)), _r.tlb_gguf_close)
 
     def _open(self):
         if not self._f:

@@ -6,7 +6,9 @@ namespace tl {
 
 // Formats the message into a thread-local buffer (no allocation) and returns `status`.
 tl_status fail(tl_status status, const char *format, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+    __attribute__((format(gnu_printf, 2, 3)))  // C99 formats (%zu) through mingw's own stdio
+#elif defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;

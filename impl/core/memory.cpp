@@ -20,8 +20,7 @@ void *default_alloc(void *, size_t size, size_t alignment) {
         return platform::map_pages(size);
     }
     if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = nullptr;
-    return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
+    return platform::allocate_aligned(size, alignment);
 }
 
 // The size is the one asked for, so it tells which way the block was made.
@@ -29,7 +28,7 @@ void default_free(void *, void *ptr, size_t size) {
     if (size >= kMappedBlockBytes)
         platform::unmap_pages(ptr, size);
     else
-        std::free(ptr);
+        platform::free_aligned(ptr);
 }
 
 alignas(kTensorAlignment) std::byte empty_home[kTensorAlignment];

@@ -49,12 +49,24 @@ template <class T, class K>
 HWY_INLINE void DotLanes(const T *HWY_RESTRICT x, const K *HWY_RESTRICT y, int64_t n, double *lane) {
     const D8 d;
     const size_t lanes = hn::Lanes(d), vectors = 8 / lanes;
-    hn::Vec<D8> acc[8];
-    for (size_t v = 0; v < vectors; ++v) acc[v] = hn::Zero(d);
-    for (int64_t i = 0; i + 8 <= n; i += 8)
-        for (size_t v = 0; v < vectors; ++v)
-            acc[v] = hn::Add(acc[v], hn::Mul(Widen(x + i + v * lanes), Widen(y + i + v * lanes)));
-    for (size_t v = 0; v < vectors; ++v) hn::StoreU(acc[v], d, lane + v * lanes);
+    if (vectors == 2) {  // 4 lanes (x86): both halves in one pass
+        auto lo = hn::Zero(d), hi = hn::Zero(d);
+        for (int64_t i = 0; i + 8 <= n; i += 8) {
+            lo = hn::Add(lo, hn::Mul(Widen(x + i), Widen(y + i)));
+            hi = hn::Add(hi, hn::Mul(Widen(x + i + lanes), Widen(y + i + lanes)));
+        }
+        hn::StoreU(lo, d, lane);
+        hn::StoreU(hi, d, lane + lanes);
+        return;
+    }
+    // Fewer lanes (NEON, SVE: sizeless vectors cannot form an array): a pass per lane group,
+    // each lane's sum in the same order.
+    for (size_t v = 0; v < vectors; ++v) {
+        auto acc = hn::Zero(d);
+        for (int64_t i = 0; i + 8 <= n; i += 8)
+            acc = hn::Add(acc, hn::Mul(Widen(x + i + v * lanes), Widen(y + i + v * lanes)));
+        hn::StoreU(acc, d, lane + v * lanes);
+    }
 }
 
 // sums[i] += w * y[i] for i < n / lanes * lanes; returns where the plain loop goes on.

@@ -66,7 +66,12 @@ void softmax_typed(const View &a, int axis, const View &out) {
         const T *x = reinterpret_cast<const T *>(in);
         T *y = reinterpret_cast<T *>(o);
         double top = -INFINITY;
-        for (int64_t i = 0; i < len; ++i) top = std::fmax(top, double(x[i * step]));
+        // A compare, not std::fmax (the same maximum, NaN skipped): GCC 12's aarch64 vectorizer
+        // stops with an internal error on an fmax reduction.
+        for (int64_t i = 0; i < len; ++i) {
+            const double v = double(x[i * step]);
+            if (v > top) top = v;
+        }
         double total = 0;
         for (int64_t i = 0; i < len; ++i) total += std::exp(double(x[i * step]) - top);
         for (int64_t i = 0; i < len; ++i) y[i * ostep] = T(std::exp(double(x[i * step]) - top) / total);

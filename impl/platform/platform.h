@@ -33,6 +33,11 @@ void unmap_file(const std::byte *data, size_t bytes);
 void *map_pages(size_t bytes);
 void unmap_pages(void *data, size_t bytes);
 
+// size bytes aligned to `alignment` (a power of two, at least a pointer's size) from the C heap,
+// given back with free_aligned (Windows' aligned blocks cannot go to free); nullptr when refused.
+void *allocate_aligned(size_t size, size_t alignment);
+void free_aligned(void *data);
+
 // A file written beside its target under a name of its own and renamed over it: readers never
 // see half a file, two writers of one path never mix their bytes (the last rename wins, whole),
 // and a link planted at any name it might use is never followed.  The new file keeps the

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -78,6 +79,13 @@ void *map_pages(size_t bytes) {
 }
 
 void unmap_pages(void *data, size_t bytes) { munmap(data, bytes); }
+
+void *allocate_aligned(size_t size, size_t alignment) {
+    void *p = nullptr;
+    return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
+}
+
+void free_aligned(void *data) { std::free(data); }
 
 uint64_t random_bits() {
     uint64_t bits = 0;

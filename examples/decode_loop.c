@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <tensorlife/tl.h>
 
+#include "aligned_block.h"
 #include "check.h"
 #include "usage.h"
 
@@ -23,13 +24,12 @@ static long allocations;
 static void *counting_alloc(void *user, size_t size, size_t alignment) {
     (void)user;
     ++allocations;
-    void *p = NULL;
-    return posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) == 0 ? p : NULL;
+    return aligned_block_alloc(size, alignment);
 }
 static void counting_free(void *user, void *ptr, size_t size) {
     (void)user;
     (void)size;
-    free(ptr);
+    aligned_block_free(ptr);
 }
 
 static tl_tensor random_matrix(tl_context *ctx, int64_t rows, int64_t cols, unsigned *seed) {

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <tensorlife/tl.h>
 
+#include "aligned_block.h"
+#include "process_probe.h"
 #include "temp_dir.h"
 
 /* Asserts success and shows the library's message when it fails. */
@@ -25,6 +27,15 @@
                  tl_status_string(code));                                                                              \
   } while (0)
 
+/* TL_TEST_NO_THREADS, set with its reason by scripts/cross.sh where an emulator cannot start a
+ * thread (qemu-user on some hosts hangs in every pthread_create): a case that needs a second
+ * thread is skipped, and counted, with that reason. */
+#define NEEDS_THREADS()                                                                  \
+  do {                                                                                   \
+    if (getenv("TL_TEST_NO_THREADS"))                                                    \
+      cr_skip_test("needs a second thread, and %s", getenv("TL_TEST_NO_THREADS"));       \
+  } while (0)
+
 /* The usual fixture: a fresh context, ctx, for each test of the suite. */
 #define CONTEXT_SUITE(suite)                                             \
   static tl_context *ctx;                                                \
@@ -33,6 +44,23 @@
   TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
 
 /* A fresh private directory for a test's files (mkdtemp), and its removal with everything in it. */
+#ifdef _WIN32
+#  include <direct.h>
+#  include <io.h>
+static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        snprintf(dir, n, "%s\\tl-%s-XXXXXX", temp_root(), tag);
+        cr_assert_eq(_mktemp_s(dir, strlen(dir) + 1), 0, "_mktemp_s %s", dir);
+        if (_mkdir(dir) == 0) return;
+    }
+    cr_assert_fail("no fresh directory under %s", temp_root());
+}
+static inline void temp_dir_remove(const char *dir) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+#else
 static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
     snprintf(dir, n, "%s/tl-%s-XXXXXX", temp_root(), tag);
     cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
@@ -42,6 +70,7 @@ static inline void temp_dir_remove(const char *dir) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
+#endif
 
 /* The fixture of suites that write files: a fresh context, ctx, and a fresh private
  * directory, dir (removed with everything in it after each test). */
@@ -69,9 +98,8 @@ static inline void *counting_alloc(void *user, size_t size, size_t alignment) {
     counting_allocator *c = (counting_allocator *)user;
     c->allocs++;
     if (c->fail_at && c->allocs == c->fail_at) return NULL;
-    void *p = NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    void *p = aligned_block_alloc(size, alignment);
+    if (!p) return NULL;
     c->live_bytes += (long long)size;
     return p;
 }
@@ -80,7 +108,7 @@ static inline void counting_free(void *user, void *ptr, size_t size) {
     counting_allocator *c = (counting_allocator *)user;
     c->frees++;
     c->live_bytes -= (long long)size;
-    free(ptr);
+    aligned_block_free(ptr);
 }
 
 static inline tl_allocator counting_allocator_of(counting_allocator *c) {

@@ -34,11 +34,15 @@ static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, t
     cr_assert_gt(grain, 0);
     pthread_t t[3];
     job jobs[3];
+    const int threads = !getenv("TL_TEST_NO_THREADS"); /* see common.h: the same chunks, one thread */
+    for (int w = 0; w < 3; ++w) jobs[w] = (job){task, task_user, count, grain, w, 3};
     for (int w = 0; w < 3; ++w) {
-        jobs[w] = (job){task, task_user, count, grain, w, 3};
-        pthread_create(&t[w], NULL, run_chunks, &jobs[w]);
+        if (threads)
+            pthread_create(&t[w], NULL, run_chunks, &jobs[w]);
+        else
+            run_chunks(&jobs[2 - w]);
     }
-    for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
+    for (int w = 0; threads && w < 3; ++w) pthread_join(t[w], NULL);
 }
 
 static tl_context *inline_ctx, *split_ctx;

@@ -83,8 +83,8 @@ static char *read_text(const char *path) {
 static void fill_garbage(unsigned char *p, size_t bytes) { memset(p, 0x5A, bytes); }
 
 static void *host_buffer(void ***owned, int *n_owned, size_t bytes) {
-    void *p = NULL;
-    cr_assert_eq(posix_memalign(&p, 64, bytes ? bytes : 64), 0);
+    void *p = aligned_block_alloc(bytes ? bytes : 64, 64);
+    cr_assert_not_null(p);
     (*owned)[(*n_owned)++] = p;
     return p;
 }
@@ -438,7 +438,7 @@ static int run_case(const golden_case *c) {
     }
     free(base);
     tl_context_destroy(ctx);
-    for (int i = 0; i < p.n_owned; ++i) free(owned[i]);
+    for (int i = 0; i < p.n_owned; ++i) aligned_block_free(owned[i]);
     return compared;
 }
 

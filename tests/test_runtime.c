@@ -155,6 +155,7 @@ static void *adds(void *arg) {
 }
 
 Test(runtime, one_record_from_four_threads_is_serialised) {
+    NEEDS_THREADS();
     float data[4] = {1, 2, 3, 4};
     shared_record r = {tlb_context_new(), 0, 0};
     r.a = tlb_from_f32(r.c, (int64_t *)shape4, 1, data, 4);

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "aligned_block.h"
 #include "job_pool.h"
 #include "model.h"
 #include "report.h"
@@ -31,7 +31,7 @@ typedef struct memory_meter {
 static void *meter_alloc(void *user, size_t size, size_t alignment) {
     memory_meter *m = user;
     void *p = NULL;
-    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0) return NULL;
+    if (!(p = aligned_block_alloc(size, alignment))) return NULL;
     m->calls++;
     m->live += size;
     if (m->live > m->peak) m->peak = m->live;
@@ -41,7 +41,7 @@ static void *meter_alloc(void *user, size_t size, size_t alignment) {
 static void meter_free(void *user, void *ptr, size_t size) {
     memory_meter *m = user;
     m->live -= size;
-    free(ptr);
+    aligned_block_free(ptr);
 }
 
 static double now_ms(void) {
@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
     cfg.rope_theta = 10000, cfg.norm_eps = 1e-5, cfg.rope = TL_ROPE_HALVES, cfg.kv_dtype = TL_F32;
     const char *report = NULL, *svg = NULL;
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long cores = job_pool_online_cores();
     int threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

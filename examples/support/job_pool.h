@@ -18,6 +18,23 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <tensorlife/tl.h>
+#ifdef _WIN32
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#else
+#  include <unistd.h>
+#endif
+
+/* The processors this process may run on now: a pool's default size. */
+static inline int job_pool_online_cores(void) {
+#ifdef _WIN32
+    SYSTEM_INFO info;
+    GetSystemInfo(&info);
+    return (int)info.dwNumberOfProcessors;
+#else
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+}
 
 enum { JOB_POOL_MAX_THREADS = 16, JOB_POOL_SPINS = 1 << 16 };
 

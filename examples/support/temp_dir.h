@@ -6,8 +6,14 @@
 #include <stdlib.h>
 
 static inline const char *temp_root(void) {
+#ifdef _WIN32
+    const char *dir = getenv("TEMP"); /* Windows' own, set for every process */
+    if (!dir || !*dir) dir = getenv("TMP");
+    return dir && *dir ? dir : ".";
+#else
     const char *dir = getenv("TMPDIR");
     return dir && *dir ? dir : "/tmp";
+#endif
 }
 
 #endif

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     TL_CHECK(tl_context_set_executor(ctx[1], &ex));
     TL_CHECK(tl_set_blas_threads(1)); /* so matmul's row blocks go to the executor too */
     float *data = malloc(sizeof(float) * DATA), *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
-    for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919L) % 1000) / 500.0f - 1.0f;
+    for (int i = 0; i < DATA; ++i) data[i] = (float)((i * 7919LL) % 1000) / 500.0f - 1.0f;
     const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K},
                   sm[2] = {K, N};
     int failed = 0, passed = 0;

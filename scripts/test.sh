@@ -7,7 +7,8 @@
 #   4. the conformance suite under valgrind (memory errors and leaks, in every forked test),
 #   5. the Go, Java, C# and Python bindings' tests, and each one's consumer outside the tree
 #      using only the installed or packaged artifact (module, jar, .nupkg, wheel),
-#   6. the release build: each Criterion suite, then every other test under ctest,
+#   6. the same suites built for Windows x64 (under wine) and Linux arm64 (under qemu-user),
+#   7. the release build: each Criterion suite, then every other test under ctest,
 # and ends with the runners' own summaries.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -66,6 +67,10 @@ bash "$root/bindings/csharp/test.sh" "$root/build"
 
 echo "== Python binding (SWIG, CPython)"
 bash "$root/bindings/python/test.sh" "$root/build"
+
+echo "== other platforms: Windows x64 under wine, Linux arm64 under qemu-user (scripts/cross.sh)"
+bash "$root/scripts/cross.sh" windows
+bash "$root/scripts/cross.sh" arm64
 
 echo "== release build: the Criterion suites, then the rest under ctest"
 # The suites run directly so that each prints its own summary; ctest then runs every other test

@@ -79,7 +79,7 @@ arm64)
   printf '#include <pthread.h>\nstatic void *f(void *p) { return p; }\nint main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n' \
     > "$build/thread_probe.c"
   aarch64-linux-gnu-gcc "$build/thread_probe.c" -o "$build/thread_probe" -pthread
-  if ! timeout -s KILL 20 qemu-aarch64 "$build/thread_probe"; then
+  if ! (timeout -s KILL 20 qemu-aarch64 "$build/thread_probe") 2> /dev/null; then
     export TL_TEST_NO_THREADS="qemu-user on this host never starts a thread (scripts/cross.sh's probe)"
     export OPENBLAS_NUM_THREADS=1
     echo "cross arm64: $TL_TEST_NO_THREADS"

@@ -331,10 +331,15 @@ TL_PAIR_OPS(TLB_PY_BINARY)
  * nothing is found and the C# layer keeps calling through P/Invoke.  They are quick (no blocking
  * beyond the context lock) and allocate nothing the collector sees, as internal calls must be. */
 %{
+#ifndef _WIN32
 #include <dlfcn.h>
+#endif
 %}
 %inline %{
 int tlb_cs_register_internal_calls(void) {
+#ifdef _WIN32
+    return 0; /* Windows: the P/Invoke path (Mono's embedding API is not looked up there) */
+#else
     typedef void (*add_internal_call_fn)(const char *name, const void *method);
     /* "Raw": no GC transition around the call, which is what costs; fair for calls that never
      * block for long and never touch managed memory (a context's lock is held for one op). */
@@ -345,6 +350,7 @@ int tlb_cs_register_internal_calls(void) {
     add_call("TensorLife.InternalCalls::MulCall", (const void *)tlb_mul);
     add_call("TensorLife.InternalCalls::DivCall", (const void *)tlb_div);
     return 1;
+#endif
 }
 %}
 #endif

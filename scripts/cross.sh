@@ -68,7 +68,8 @@ arm64)
   build="$root/build-arm64"
   mkdir -p "$build"
   cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX="$build/stage" > "$build/cross-configure.log" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX="$build/stage" -DTL_BUILD_CSHARP_NATIVE=ON \
+    -DTL_BUILD_JAVA_NATIVE=ON > "$build/cross-configure.log" \
     || { cat "$build/cross-configure.log"; exit 1; }
   cmake --build "$build" -j"$jobs" > "$build/cross-build.log" 2>&1 || { tail -40 "$build/cross-build.log"; exit 1; }
   cmake --install "$build" > /dev/null
@@ -84,6 +85,12 @@ arm64)
     export OPENBLAS_NUM_THREADS=1
     echo "cross arm64: $TL_TEST_NO_THREADS"
   fi
+  # The C# package's runtimes/linux-arm64/native (no .NET under qemu-user here: a loader does what
+  # the runtime would, dlopen beside the other library, and calls in).
+  aarch64-linux-gnu-gcc -I"$root/include" "$root/tests/packaging/load_native.c" -o "$build/load_native" -ldl
+  qemu-aarch64 "$build/load_native" "$build/bindings/csharp/natives/libtensorlife_csharp.so"
+  qemu-aarch64 "$build/load_native" "$build/bindings/java/natives/linux-aarch64/libtensorlife_jni.so" \
+    Java_org_tensorlife_raw_tensorlifeJNI_tlb_1abi_1version
   # qemu's default CPU has SVE2, so Highway runs its SVE kernels; a Cortex-A72 has NEON alone.
   # Both run the whole suite; the demo's machine line shows the kernels each one chose.
   for cpu in max cortex-a72; do
@@ -140,11 +147,23 @@ windows)
       { tail -30 "$src/openblas.log"; exit 1; }
     touch "$prefix/.complete"
   fi
+  if [ ! -f "$prefix/jni/jni_md.h" ]; then
+    # Windows' jni_md.h for the jar's JNI library: Debian's JDK carries Linux's alone; its
+    # OpenJDK source package has Windows' (one file taken from the tarball).
+    # (the newest version listed is not always served: each in turn)
+    for v in $(apt-cache showsrc openjdk-17 | sed -n 's/^Version: //p'); do
+      (cd "$cache/src" && apt-get source --download-only -qq "openjdk-17=$v" > /dev/null 2>&1) && break
+    done
+    mkdir -p "$prefix/jni"
+    tar -xJf "$(ls "$cache"/src/openjdk-17_*.orig.tar.xz | head -1)" -C "$prefix/jni" --wildcards --strip-components=6 \
+      '*/src/java.base/windows/native/include/jni_md.h'
+  fi
   export TL_CROSS_PREFIX="$prefix"
   build="$root/build-windows"
   mkdir -p "$build"
   cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/x86_64-w64-mingw32.cmake" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX="$build/stage" -DTL_BUILD_BENCH=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX="$build/stage" -DTL_BUILD_BENCH=OFF -DTL_BUILD_CSHARP_NATIVE=ON \
+    -DTL_BUILD_JAVA_NATIVE=ON -DTL_JNI_MD_INCLUDE="$prefix/jni" \
     > "$build/cross-configure.log" || { cat "$build/cross-configure.log"; exit 1; }
   cmake --build "$build" -j"$jobs" > "$build/cross-build.log" 2>&1 || { grep -B2 -A8 -m5 'error' "$build/cross-build.log"; exit 1; }
   cmake --install "$build" > /dev/null
@@ -152,6 +171,15 @@ windows)
   # tensorlife.dll lies in the build folder, not beside each program: on wine's PATH (Z: is /).
   export WINEDEBUG=-all WINEPREFIX="$cache/wine" WINEPATH="Z:$(tr / '\\' <<< "$build")"
   wineboot --init > /dev/null 2>&1 || true
+  # The C# package's runtimes/win-x64/native, loaded as the .NET runtime would (no .NET in wine here).
+  x86_64-w64-mingw32-gcc-posix -I"$root/include" "$root/tests/packaging/load_native.c" -o "$build/load_native.exe" -static
+  wine "$build/load_native.exe" "$(tr / '\\' <<< "Z:$build/bindings/csharp/natives/tensorlife_csharp.dll")"
+  wine "$build/load_native.exe" "$(tr / '\\' <<< "Z:$build/bindings/java/natives/windows-x86_64/tensorlife_jni.dll")" \
+    Java_org_tensorlife_raw_tensorlifeJNI_tlb_1abi_1version
+  for dll in "$build"/bindings/csharp/natives/*.dll "$build"/bindings/java/natives/*/*.dll; do
+    x86_64-w64-mingw32-objdump -p "$dll" | grep -q 'DLL Name: lib' &&
+      { echo "$(basename "$dll") needs a DLL that Windows does not have:"; x86_64-w64-mingw32-objdump -p "$dll" | grep 'DLL Name'; exit 1; }
+  done
   echo "== windows under wine: $(wine "$build/examples/decode.exe" --tokens 2 --threads 1 | grep '^machine')"
   programs=("${suites[@]/#/$build/tests/test_}")
   run_suites wine -- "${programs[@]/%/.exe}"

@@ -19,7 +19,7 @@ packages=(
   python3-venv python3-build python3-setuptools python3-wheel  # its wheel, pip-installed into a venv
   python3 python3-numpy            # NumPy interop; the independent safetensors writer in the tests
   python3-torch                    # the PyTorch Llama reference (scripts/llama_reference.py)
-  zip unzip                        # reading packages back in the consumer tests
+  zip unzip file                   # reading packages back in the consumer tests
 )
 
 missing=()

@@ -42,8 +42,16 @@ TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root
 echo "== libFuzzer: short runs"
 bash "$root/scripts/fuzz.sh" "${TL_FUZZ_API_SECONDS:-40}" "${TL_FUZZ_ST_SECONDS:-20}" "${TL_FUZZ_GGUF_SECONDS:-20}"
 
+echo "== other platforms: Windows x64 under wine, Linux arm64 under qemu-user (scripts/cross.sh)"
+bash "$root/scripts/cross.sh" windows
+bash "$root/scripts/cross.sh" arm64
+
 echo "== valgrind: conformance suite (release build)"
-bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON -DTL_BUILD_JAVA=ON -DTL_BUILD_CSHARP=ON
+# The .nupkg and the jar carry the cross builds' natives beside linux-x64's.
+bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON -DTL_BUILD_JAVA=ON -DTL_BUILD_CSHARP=ON \
+  -DTL_CSHARP_NATIVES_WIN_X64="$root/build-windows/bindings/csharp/natives" \
+  -DTL_CSHARP_NATIVES_LINUX_ARM64="$root/build-arm64/bindings/csharp/natives" \
+  -DTL_JAVA_NATIVES_EXTRA="$root/build-windows/bindings/java/natives;$root/build-arm64/bindings/java/natives"
 logs=$(mktemp -d)
 for t in "$root"/build/tests/test_*; do
   valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -62,15 +70,29 @@ bash "$root/bindings/go/test.sh" "$root/build"
 echo "== Java binding (SWIG, JNI)"
 bash "$root/bindings/java/test.sh" "$root/build"
 
+jar_files=$(unzip -Z1 "$root/build/bindings/java/tensorlife.jar")
+for f in linux-x86_64/libtensorlife_jni.so windows-x86_64/tensorlife_jni.dll linux-aarch64/libtensorlife_jni.so; do
+  grep -qx "native/$f" <<< "$jar_files" || { echo "the jar lacks native/$f"; exit 1; }
+done
+echo "the jar: native/linux-x86_64, windows-x86_64 and linux-aarch64"
+
 echo "== C# binding (SWIG, P/Invoke, Mono)"
 bash "$root/bindings/csharp/test.sh" "$root/build"
+echo "== C#: the .nupkg's natives for every platform"
+nupkg_files=$(unzip -Z1 "$root"/build/bindings/csharp/TensorLife.*.nupkg)
+for f in linux-x64/native/libtensorlife_csharp.so win-x64/native/tensorlife_csharp.dll win-x64/native/tensorlife.dll \
+         linux-arm64/native/libtensorlife_csharp.so linux-arm64/native/libtensorlife.so.1; do
+  grep -qx "runtimes/$f" <<< "$nupkg_files" || { echo "the .nupkg lacks runtimes/$f"; exit 1; }
+done
+natives=$(mktemp -d)
+unzip -q "$root"/build/bindings/csharp/TensorLife.*.nupkg 'runtimes/*' -d "$natives"
+file -b "$natives"/runtimes/win-x64/native/*.dll | grep -vq 'x86-64' && { echo "win-x64 natives are not x86-64 DLLs"; exit 1; }
+file -b "$natives"/runtimes/linux-arm64/native/* | grep -vq 'ARM aarch64' && { echo "linux-arm64 natives are not arm64"; exit 1; }
+echo "the .nupkg: runtimes/linux-x64, win-x64 and linux-arm64 natives, each of its platform"
+rm -rf "$natives"
 
 echo "== Python binding (SWIG, CPython)"
 bash "$root/bindings/python/test.sh" "$root/build"
-
-echo "== other platforms: Windows x64 under wine, Linux arm64 under qemu-user (scripts/cross.sh)"
-bash "$root/scripts/cross.sh" windows
-bash "$root/scripts/cross.sh" arm64
 
 echo "== release build: the Criterion suites, then the rest under ctest"
 # The suites run directly so that each prints its own summary; ctest then runs every other test

@@ -91,6 +91,23 @@ arm64)
   qemu-aarch64 "$build/load_native" "$build/bindings/csharp/natives/libtensorlife_csharp.so"
   qemu-aarch64 "$build/load_native" "$build/bindings/java/natives/linux-aarch64/libtensorlife_jni.so" \
     Java_org_tensorlife_raw_tensorlifeJNI_tlb_1abi_1version
+  # The Python wheel for linux aarch64, built against Debian's arm64 Python headers (multiarch),
+  # installed by pip for that platform and imported by Debian's arm64 Python under qemu-user.
+  py=$(/usr/bin/python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+  apt_install "libpython$py-dev:arm64"
+  rm -rf "$build/wheel" && mkdir -p "$build/wheel/python"
+  (cd "$build/wheel" && apt-get download -qq "python$py-minimal:arm64" > /dev/null 2>&1 &&
+    dpkg-deb -x python"$py"-minimal_*_arm64.deb python)
+  (cd "$root/bindings/python" && TL_CMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake" \
+    _PYTHON_HOST_PLATFORM=linux-aarch64 _PYTHON_SYSCONFIGDATA_NAME=_sysconfigdata__aarch64-linux-gnu \
+    CC=aarch64-linux-gnu-gcc LDSHARED="aarch64-linux-gnu-gcc -shared" \
+    /usr/bin/python3 -m build --wheel --no-isolation --outdir "$build/wheel/dist" . > "$build/wheel/build.log" 2>&1;
+    status=$?; rm -rf build ./*.egg-info; exit $status) || { tail -30 "$build/wheel/build.log"; exit 1; }
+  /usr/bin/python3 -m pip install -q --no-deps --target "$build/wheel/site" --platform linux_aarch64 \
+    --only-binary=:all: "$build"/wheel/dist/tensorlife-*-linux_aarch64.whl 2> /dev/null
+  echo "cross arm64: $(basename "$build"/wheel/dist/*.whl)"
+  (cd "$build/wheel" && QEMU_LD_PREFIX=/ PYTHONPATH="$build/wheel/site" \
+    qemu-aarch64 "python/usr/bin/python$py" "$root/tests/packaging/wheel_smoke.py")
   # qemu's default CPU has SVE2, so Highway runs its SVE kernels; a Cortex-A72 has NEON alone.
   # Both run the whole suite; the demo's machine line shows the kernels each one chose.
   for cpu in max cortex-a72; do

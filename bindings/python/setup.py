@@ -27,9 +27,12 @@ class BuildWithCore(build_ext):
         if not (ROOT / "include" / "tensorlife" / "tl.h").exists():
             raise RuntimeError(f"the tensorlife sources are not at {ROOT}: build from a checkout")
         core = pathlib.Path(self.build_temp).resolve() / "core"
+        # A cross build (scripts/cross.sh's wheel for another platform) names its CMake toolchain.
+        toolchain = os.environ.get("TL_CMAKE_TOOLCHAIN_FILE")
         subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(core), "-DCMAKE_BUILD_TYPE=Release",
                                "-DTL_BUILD_TESTS=OFF", "-DTL_BUILD_BENCH=OFF", "-DTL_BUILD_EXAMPLES=OFF",
-                               "-DTL_BUILD_STATIC=OFF", "-DTL_BUILD_JAVA=OFF", "-DTL_BUILD_CSHARP=OFF"],
+                               "-DTL_BUILD_STATIC=OFF", "-DTL_BUILD_JAVA=OFF", "-DTL_BUILD_CSHARP=OFF"]
+                              + ([f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"] if toolchain else []),
                               stdout=subprocess.DEVNULL)
         subprocess.check_call(["cmake", "--build", str(core), "-j", str(os.cpu_count() or 2), "--target", "tensorlife"],
                               stdout=subprocess.DEVNULL)

@@ -48,24 +48,17 @@ HWY_INLINE hn::Vec<D8> Widen(const T *p) {
 template <class T, class K>
 HWY_INLINE void DotLanes(const T *HWY_RESTRICT x, const K *HWY_RESTRICT y, int64_t n, double *lane) {
     const D8 d;
-    const size_t lanes = hn::Lanes(d), vectors = 8 / lanes;
-    if (vectors == 2) {  // 4 lanes (x86): both halves in one pass
+    const size_t lanes = hn::Lanes(d), vectors = 8 / lanes;  // 2, 4 or 8: always even
+    // Two lane groups a pass (one pass on x86's 4 lanes; sizeless SVE vectors cannot form an
+    // array), each lane's sum in the same order.
+    for (size_t v = 0; v < vectors; v += 2) {
         auto lo = hn::Zero(d), hi = hn::Zero(d);
         for (int64_t i = 0; i + 8 <= n; i += 8) {
-            lo = hn::Add(lo, hn::Mul(Widen(x + i), Widen(y + i)));
-            hi = hn::Add(hi, hn::Mul(Widen(x + i + lanes), Widen(y + i + lanes)));
+            lo = hn::Add(lo, hn::Mul(Widen(x + i + v * lanes), Widen(y + i + v * lanes)));
+            hi = hn::Add(hi, hn::Mul(Widen(x + i + (v + 1) * lanes), Widen(y + i + (v + 1) * lanes)));
         }
-        hn::StoreU(lo, d, lane);
-        hn::StoreU(hi, d, lane + lanes);
-        return;
-    }
-    // Fewer lanes (NEON, SVE: sizeless vectors cannot form an array): a pass per lane group,
-    // each lane's sum in the same order.
-    for (size_t v = 0; v < vectors; ++v) {
-        auto acc = hn::Zero(d);
-        for (int64_t i = 0; i + 8 <= n; i += 8)
-            acc = hn::Add(acc, hn::Mul(Widen(x + i + v * lanes), Widen(y + i + v * lanes)));
-        hn::StoreU(acc, d, lane + v * lanes);
+        hn::StoreU(lo, d, lane + v * lanes);
+        hn::StoreU(hi, d, lane + (v + 1) * lanes);
     }
 }
 

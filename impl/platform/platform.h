@@ -66,4 +66,10 @@ private:
 // 64 unpredictable bits from the system's generator; from the clock when it has none.
 uint64_t random_bits();
 
+// The name AtomicWriter::create tries for target's temporary file, beside it (target's first
+// folder_length bytes are its folder): "<folder>.<file>.tmp-tensorlife-<process>-<serial>-<16 hex
+// random digits>", unique in the process and unpredictable across processes, so names planted
+// in advance cannot block a save.  false when it does not fit in n bytes.
+bool temporary_name(const char *target, size_t folder_length, unsigned long process_id, char *out, size_t n);
+
 }  // namespace tl::platform

@@ -7,7 +7,6 @@
 #  include <sys/random.h>
 #endif
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -111,14 +110,9 @@ tl_status AtomicWriter::create(const char *target) {
     const char *slash = std::strrchr(target, '/');
     const int dir_len = slash ? int(slash - target + 1) : 0;
     if (!target[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", target);
-    static std::atomic<uint64_t> serial{0};
     for (int attempt = 0; attempt < 100; ++attempt) {
-        // Unpredictable as well as unique, so names planted in advance cannot block a save.
-        const int len = std::snprintf(tmp_, sizeof tmp_, "%.*s.%s.tmp-tensorlife-%ld-%llu-%016llx", dir_len, target,
-                                      target + dir_len, long(getpid()),
-                                      (unsigned long long)serial.fetch_add(1, std::memory_order_relaxed),
-                                      (unsigned long long)random_bits());
-        if (len < 0 || len >= int(sizeof tmp_)) return fail(TL_E_IO, "%s: path too long", target);
+        if (!temporary_name(target, size_t(dir_len), (unsigned long)getpid(), tmp_, sizeof tmp_))
+            return fail(TL_E_IO, "%s: path too long", target);
         const int fd = ::open(tmp_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno == EEXIST) continue;
         if (fd < 0) return fail(TL_E_IO, "%s: cannot create: %s", tmp_, std::strerror(errno));

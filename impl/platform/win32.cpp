@@ -12,10 +12,7 @@
 
 #include <malloc.h>
 
-#include <atomic>
 #include <cstdio>
-#include <cstring>
-#include <cwchar>
 #include <vector>
 
 #include "core/error.h"
@@ -146,14 +143,9 @@ tl_status AtomicWriter::create(const char *target) {
     target_ = target;
     const size_t dir_len = folder_length(target);
     if (!target[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", target);
-    static std::atomic<uint64_t> serial{0};
     for (int attempt = 0; attempt < 100; ++attempt) {
-        // Unpredictable as well as unique, so names planted in advance cannot block a save.
-        const int len = std::snprintf(tmp_, sizeof tmp_, "%.*s.%s.tmp-tensorlife-%lu-%llu-%016llx", int(dir_len),
-                                      target, target + dir_len, (unsigned long)GetCurrentProcessId(),
-                                      (unsigned long long)serial.fetch_add(1, std::memory_order_relaxed),
-                                      (unsigned long long)random_bits());
-        if (len < 0 || len >= int(sizeof tmp_)) return fail(TL_E_IO, "%s: path too long", target);
+        if (!temporary_name(target, dir_len, (unsigned long)GetCurrentProcessId(), tmp_, sizeof tmp_))
+            return fail(TL_E_IO, "%s: path too long", target);
         std::vector<wchar_t> wide;
         if (!widen(tmp_, &wide)) return fail(TL_E_IO, "%s: cannot create: the path is not UTF-8", target);
         // CREATE_NEW fails on any existing name, a link among them: nothing planted is followed.

@@ -17,6 +17,7 @@
 
 #include "bench_util.h"
 #include "raw_safetensors.h"
+#include "resident_memory.h"
 #include "temp_dir.h"
 #include "usage.h"
 
@@ -28,14 +29,6 @@ static const char USAGE[] =
 static void spread(double *v, int k, double *lo, double *mid, double *hi) {
     qsort(v, (size_t)k, sizeof *v, compare_doubles);
     *lo = v[0], *mid = v[k / 2], *hi = v[k - 1];
-}
-
-static long resident_kib(void) {
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, resident = 0;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    fclose(f);
-    return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* One round of part 2: open (or map) and get every tensor, then read every element once. */

@@ -1,5 +1,6 @@
 /* What the suites ask the system about their own process, on POSIX and on Windows: resident
- * memory, whether a file is mapped, a folder's entries. */
+ * memory (examples/support's, shared with the benchmarks), whether a file is mapped, a folder's
+ * entries.  Included after Criterion's header: a probe the system does not answer fails the case. */
 #ifndef TL_TESTS_PROCESS_PROBE_H
 #define TL_TESTS_PROCESS_PROBE_H
 
@@ -7,16 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#  define WIN32_LEAN_AND_MEAN
-#  include <windows.h>
-#  include <psapi.h>
+#include "resident_memory.h" /* windows.h and psapi.h on Windows */
 
-static inline long resident_kib(void) {
-    PROCESS_MEMORY_COUNTERS counters;
-    if (!GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) return -1;
-    return (long)(counters.WorkingSetSize / 1024);
-}
+#ifdef _WIN32
 
 /* path's last two components (the test's private folder and the file) end a mapped view's name. */
 static inline int file_is_mapped(const char *path) {
@@ -45,7 +39,7 @@ static inline int dir_entry_count(const char *dir) {
     snprintf(pattern, sizeof pattern, "%s\\*", dir);
     WIN32_FIND_DATAA entry;
     HANDLE h = FindFirstFileA(pattern, &entry);
-    if (h == INVALID_HANDLE_VALUE) return -1;
+    cr_assert_neq(h, INVALID_HANDLE_VALUE, "FindFirstFile %s", pattern);
     int n = 0;
     do n += strcmp(entry.cFileName, ".") != 0 && strcmp(entry.cFileName, "..") != 0;
     while (FindNextFileA(h, &entry));
@@ -60,26 +54,19 @@ static inline int dir_entry_count(const char *dir) {
 #  include <unistd.h>
 #  include <valgrind/valgrind.h>
 
-static inline long resident_kib(void) {
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, resident = 0;
-    if (!f || fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    if (f) fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 static inline int file_is_mapped(const char *path) {
     FILE *maps = fopen("/proc/self/maps", "r");
+    cr_assert_not_null(maps, "/proc/self/maps is not readable");
     char line[1024];
     int found = 0;
-    while (maps && fgets(line, sizeof line, maps)) found |= strstr(line, path) != NULL;
-    if (maps) fclose(maps);
+    while (fgets(line, sizeof line, maps)) found |= strstr(line, path) != NULL;
+    fclose(maps);
     return found;
 }
 
 static inline int dir_entry_count(const char *dir) {
     DIR *d = opendir(dir);
-    if (!d) return -1;
+    cr_assert_not_null(d, "opendir %s", dir);
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
     closedir(d);

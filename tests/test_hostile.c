@@ -538,6 +538,7 @@ Test(hostile, hot_reload_10000_contexts, .timeout = 120) {
         if (i == rounds / 10) before = resident_kib(); /* after warm-up: BLAS buffers, pages touched */
     }
     const long after = resident_kib();
+    cr_assert(before >= 0 && after >= 0, "resident memory is not readable");
     /* Resident memory says nothing under ASan (its quarantine keeps freed blocks) or valgrind;
      * the allocator balance above holds in every build. */
 #if !defined(__SANITIZE_ADDRESS__)

@@ -33,6 +33,7 @@ run_suites() {  # runner-prefix... -- suite programs
   local prefix=()
   while [ "$1" != "--" ]; do prefix+=("$1"); shift; done
   shift
+  [ $# -gt 0 ] || { echo "cross $platform: no suites found in the build"; exit 1; }
   for program in "$@"; do
     echo "== $(basename "$program")"
     set +e
@@ -54,7 +55,10 @@ run_suites() {  # runner-prefix... -- suite programs
   [ "$failed" -eq 0 ]
 }
 
-suites=(scopes handles ops parity golden promises io faults regressions hostile executor quant llama_ops gguf runtime generations)
+# The suites a build has: its conformance.* tests (tests/CMakeLists.txt's one list).
+suites_of() {  # build folder -> test program paths, without the target's suffix
+  ctest --test-dir "$1" -N -R '^conformance[.]' | sed -n "s|.*conformance[.]\([a-z_0-9]*\)\$|$1/tests/test_\1|p"
+}
 
 case "$platform" in
 arm64)
@@ -110,9 +114,10 @@ arm64)
     qemu-aarch64 "python/usr/bin/python$py" "$root/tests/packaging/wheel_smoke.py")
   # qemu's default CPU has SVE2, so Highway runs its SVE kernels; a Cortex-A72 has NEON alone.
   # Both run the whole suite; the demo's machine line shows the kernels each one chose.
+  mapfile -t programs < <(suites_of "$build")
   for cpu in max cortex-a72; do
     echo "== arm64 under qemu -cpu $cpu: $(QEMU_CPU=$cpu qemu-aarch64 "$build/examples/decode" --tokens 2 --threads 1 | grep '^machine')"
-    QEMU_CPU=$cpu run_suites qemu-aarch64 -- "${suites[@]/#/$build/tests/test_}"
+    QEMU_CPU=$cpu run_suites qemu-aarch64 -- "${programs[@]}"
   done
   ;;
 windows)
@@ -198,7 +203,7 @@ windows)
       { echo "$(basename "$dll") needs a DLL that Windows does not have:"; x86_64-w64-mingw32-objdump -p "$dll" | grep 'DLL Name'; exit 1; }
   done
   echo "== windows under wine: $(wine "$build/examples/decode.exe" --tokens 2 --threads 1 | grep '^machine')"
-  programs=("${suites[@]/#/$build/tests/test_}")
+  mapfile -t programs < <(suites_of "$build")
   run_suites wine -- "${programs[@]/%/.exe}"
   ;;
 *)

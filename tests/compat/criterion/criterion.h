@@ -50,7 +50,7 @@ static struct tlc_case *tlc_cases;
 static struct tlc_suite *tlc_suites;
 static void (*tlc_current_fini)(void);
 
-enum { TLC_EXIT_FAILED = 101, TLC_EXIT_SKIPPED = 102 };
+enum { TLC_EXIT_FAILED = 101, TLC_EXIT_SKIPPED = 102, TLC_MAX_CASES = 4096 };
 
 #define TLC_CAT_(a, b) a##b
 #define TLC_CAT(a, b) TLC_CAT_(a, b)
@@ -116,16 +116,27 @@ static void tlc_fail(const char *file, int line, const char *expr, const char *f
 #define cr_skip_test(...) \
     (fprintf(stderr, "[SKIP] " __VA_ARGS__), fputc('\n', stderr), tlc_end_case(TLC_EXIT_SKIPPED))
 
-static const struct tlc_suite *tlc_suite_of(const struct tlc_case *c) {
-    for (const struct tlc_suite *s = tlc_suites; s; s = s->next)
-        if (strcmp(s->name, c->suite) == 0) return s;
-    return NULL;
+/* A case's options: its own, else its suite's (TestSuite), else none. */
+static struct tlc_options tlc_options_of(const struct tlc_case *c) {
+    struct tlc_options o = c->options;
+    for (const struct tlc_suite *s = tlc_suites; s; s = s->next) {
+        if (strcmp(s->name, c->suite) != 0) continue;
+        if (!o.init) o.init = s->options.init;
+        if (!o.fini) o.fini = s->options.fini;
+        if (!o.exit_code) o.exit_code = s->options.exit_code;
+        if (!(o.timeout > 0)) o.timeout = s->options.timeout;
+    }
+    return o;
 }
 
-/* The cases in source order (registration order differs between linkers). */
-static int tlc_sorted(struct tlc_case **out, int cap) {
+/* The cases in source order (registration order differs between linkers); -1 when there are
+ * more than TLC_MAX_CASES (none is left out silently). */
+static int tlc_sorted(struct tlc_case **out) {
     int n = 0;
-    for (struct tlc_case *c = tlc_cases; c && n < cap; c = c->next) out[n++] = c;
+    for (struct tlc_case *c = tlc_cases; c; c = c->next) {
+        if (n == TLC_MAX_CASES) return -1;
+        out[n++] = c;
+    }
     for (int i = 1; i < n; ++i)
         for (int j = i; j > 0 && out[j - 1]->line > out[j]->line; --j) {
             struct tlc_case *t = out[j];
@@ -136,14 +147,12 @@ static int tlc_sorted(struct tlc_case **out, int cap) {
 }
 
 static int tlc_run_here(const struct tlc_case *c) {
-    const struct tlc_suite *s = tlc_suite_of(c);
-    void (*init)(void) = c->options.init ? c->options.init : s ? s->options.init : NULL;
-    tlc_current_fini = c->options.fini ? c->options.fini : s ? s->options.fini : NULL;
+    const struct tlc_options o = tlc_options_of(c);
+    tlc_current_fini = o.fini;
 #ifndef _WIN32
-    const double timeout = c->options.timeout > 0 ? c->options.timeout : s ? s->options.timeout : 0;
-    if (timeout > 0) alarm((unsigned)ceil(timeout));
+    if (o.timeout > 0) alarm((unsigned)ceil(o.timeout));
 #endif
-    if (init) init();
+    if (o.init) o.init();
     c->body();
     tlc_end_case(0);
     return 0;
@@ -182,8 +191,12 @@ static int tlc_run_apart(const char *self, int index) {
 }
 
 int main(int argc, char **argv) {
-    struct tlc_case *cases[4096];
-    const int n = tlc_sorted(cases, 4096);
+    struct tlc_case *cases[TLC_MAX_CASES];
+    const int n = tlc_sorted(cases);
+    if (n < 0) {
+        fprintf(stderr, "%s: more than %d cases: raise TLC_MAX_CASES\n", argv[0], TLC_MAX_CASES);
+        return 1;
+    }
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: %s [--jobs N] [--short-filename] [--verbose]\n"
@@ -201,8 +214,7 @@ int main(int argc, char **argv) {
     int passed = 0, failed = 0, crashed = 0, skipped = 0;
     for (int i = 0; i < n; ++i) {
         const struct tlc_case *c = cases[i];
-        const struct tlc_suite *s = tlc_suite_of(c);
-        const int expected = c->options.exit_code ? c->options.exit_code : s ? s->options.exit_code : 0;
+        const int expected = tlc_options_of(c).exit_code;
         const int status = tlc_run_apart(argv[0], i);
         const char *verdict = "PASS";
         if (status == TLC_EXIT_SKIPPED) {

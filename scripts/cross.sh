@@ -98,7 +98,7 @@ arm64)
   # The Python wheel for linux aarch64, built against Debian's arm64 Python headers (multiarch),
   # installed by pip for that platform and imported by Debian's arm64 Python under qemu-user.
   py=$(/usr/bin/python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
-  apt_install "libpython$py-dev:arm64"
+  apt_install "libpython$py-dev:arm64" python3-pip python3-build
   rm -rf "$build/wheel" && mkdir -p "$build/wheel/python"
   (cd "$build/wheel" && apt-get download -qq "python$py-minimal:arm64" > /dev/null 2>&1 &&
     dpkg-deb -x python"$py"-minimal_*_arm64.deb python)

@@ -28,17 +28,19 @@ void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out);
 // A row of f32 activations quantized for the integer products with q8_0/q4_0 weights: per block
-// of 32, scale = max|x| / 127 (kept in f32) and q = round(x / scale), ggml's rounding.
+// of 32, scale = max|x| / 127 (kept in f32) and q = round(x / scale), ggml's rounding.  The values
+// are kept as the CPU's target multiplies them (dot_rows.cpp), kQ8ActivationBytes bytes a value.
+constexpr size_t kQ8ActivationBytes = 3;
 struct Q8Activations {
-    const int16_t *q;    // n values (int8 range, widened once for the products)
+    const std::byte *q;  // n * kQ8ActivationBytes bytes
     const float *scale;  // n / 32 scales
 };
-void quantize_activations(const float *x, int64_t n, int16_t *q, float *scale);
+void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale);
 // The same against rows of dt (q8_0 or q4_0) for such activations: each block's products exact
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
                  float *out);
-// The instruction set dot_rows runs on here ("AVX2", "AVX3", "NEON", ...).
+// The instruction set dot_rows runs on here ("AVX2", "AVX3", "AVX3_DL", "NEON", ...).
 const char *simd_target();
 
 }  // namespace tl

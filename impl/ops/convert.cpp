@@ -110,7 +110,8 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
-        if (integer) bytes += bytes;  // beside the f32 rows: k int16 values and k / 32 f32 scales a row
+        static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
+        if (integer) bytes += bytes;  // beside the f32 rows: k quantized values (2 bytes each) and k / 32 scales a row
         TL_TRY(ctx.scratch(size_t(bytes), &scratch));
     }
     NewTensor made;
@@ -118,11 +119,11 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
     const View &y = made.view;
     if (y.numel() == 0) return *out = made.handle, TL_OK;
     float *x = reinterpret_cast<float *>(scratch);
-    int16_t *xq = reinterpret_cast<int16_t *>(x + rows * k);
-    float *xscale = reinterpret_cast<float *>(xq + rows * k);  // 4-aligned: k is whole blocks
+    std::byte *xq = reinterpret_cast<std::byte *>(x + rows * k);
+    float *xscale = reinterpret_cast<float *>(xq + rows * k * kQ8ActivationBytes);  // 4-aligned: k is whole blocks
     for (int64_t r = 0; r < rows && k > 0; ++r) {
         row_as_f32(a, r, x + r * k);
-        if (integer) quantize_activations(x + r * k, k, xq + r * k, xscale + r * (k / kQuantBlock));
+        if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
     }
     float *yd = reinterpret_cast<float *>(y.data);
     // Outputs in ranges of n on the executor: each output one whole dot product (bits never
@@ -138,7 +139,7 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
                 if (k == 0)
                     std::fill(yj, yj + tile, 0.0f);
                 else if (integer)
-                    dot_rows_q8(b.dtype, Q8Activations{xq + r * k, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
+                    dot_rows_q8(b.dtype, Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
                                 k, yj);
                 else
                     dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);

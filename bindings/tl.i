@@ -194,7 +194,179 @@ static PyMemberDef tlb_PyContext_members[] = {
     {NULL, 0, 0, 0, NULL}};
 
 static PyTypeObject tlb_PyTensorType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._TensorBase"};
+
+/* ---- zero copy: the buffer protocol and DLPack over tlb_export ------------------------------
+ * A consumer (a NumPy array, memoryview, torch tensor) holds the tensor's memory itself, and the
+ * storage stays alive until it lets go: until then, resetting or closing the tensor's scope,
+ * freeing it or closing the context raises BusyError (tlb.h). */
+#include <dlpack/dlpack.h>
+
+/* tlb_export's info slots, laid out by the header's own list. */
+#define TLB_PY_FIELD(field) int64_t field;
+#define TLB_PY_FIELDS(field, n) int64_t field[n];
+typedef struct {
+    TL_TENSOR_INFO_FIELDS(TLB_PY_FIELD, TLB_PY_FIELDS)
+    int64_t count;
+} tlb_py_info;
+#undef TLB_PY_FIELD
+#undef TLB_PY_FIELDS
+
+static unsigned long long tlb_py_record(PyObject *tensor);
+
+/* Exports self: its data and info, or -1 with the failure raised (as every call raises it). */
+static int tlb_py_export(PyObject *self, void **data, tlb_py_info *info) {
+    const unsigned long long bits = ((tlb_PyTensor *)self)->bits;
+    if (tlb_export(tlb_py_record(self), bits, data, (int64_t *)info, sizeof *info / sizeof(int64_t)) == 0) return 0;
+    PyObject *r = tlb_py_raise ? PyObject_CallFunctionObjArgs(tlb_py_raise, ((tlb_PyTensor *)self)->ctx, self, NULL) : NULL;
+    Py_XDECREF(r);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "tensorlife: the export failed");
+    return -1;
+}
+static int tlb_py_unexport_failing(PyObject *self, PyObject *kind, const char *fmt, const char *what) {
+    tlb_unexport(tlb_py_record(self), ((tlb_PyTensor *)self)->bits);
+    PyErr_Format(kind, fmt, what);
+    return -1;
+}
+
+typedef struct {
+    Py_ssize_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+} tlb_py_dims;
+
+static int tlb_py_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    void *data = NULL;
+    tlb_py_info in;
+    view->obj = NULL;
+    if (tlb_py_export(self, &data, &in) < 0) return -1;
+    const char *format = in.dtype == TL_F32 ? "f" : in.dtype == TL_F64 ? "d" : in.dtype == TL_I32 ? "i"
+                       : in.dtype == TL_F16 ? "e" : NULL;
+    if (!format)
+        return tlb_py_unexport_failing(self, PyExc_BufferError,
+                                       "a %s tensor has no buffer format: convert() it to F32, or (BF16) use DLPack",
+                                       tl_dtype_name((tl_dtype)in.dtype));
+    if ((flags & PyBUF_WRITABLE) && in.read_only)
+        return tlb_py_unexport_failing(self, PyExc_BufferError, "%s", "the tensor is read-only (over a mapped file)");
+    tlb_py_dims *dims = (tlb_py_dims *)PyMem_Malloc(sizeof *dims);
+    if (!dims) return tlb_py_unexport_failing(self, PyExc_MemoryError, "%s", "out of memory for a buffer");
+    const Py_ssize_t item = (Py_ssize_t)tl_dtype_size((tl_dtype)in.dtype);
+    for (int i = 0; i < in.ndim; ++i) dims->shape[i] = (Py_ssize_t)in.shape[i], dims->strides[i] = (Py_ssize_t)in.strides[i] * item;
+    view->buf = data;
+    view->len = (Py_ssize_t)in.count * item;
+    view->readonly = (int)in.read_only;
+    view->itemsize = item;
+    view->format = (flags & PyBUF_FORMAT) ? (char *)format : NULL;
+    view->ndim = (int)in.ndim;
+    view->shape = (flags & PyBUF_ND) ? dims->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) ? dims->strides : NULL;
+    view->suboffsets = NULL;
+    view->internal = dims;
+    /* A consumer that takes no strides, or asks for one order, gets the memory only in that order. */
+    const int want_f = (flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS,
+              want_any = (flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS,
+              want_c = (flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS || !(flags & PyBUF_STRIDES);
+    Py_buffer check = *view;
+    check.shape = dims->shape, check.strides = dims->strides, check.ndim = (int)in.ndim;
+    if ((want_c || want_f || want_any) && !PyBuffer_IsContiguous(&check, want_f ? 'F' : want_any ? 'A' : 'C')) {
+        PyMem_Free(dims);
+        return tlb_py_unexport_failing(self, PyExc_BufferError, "%s",
+                                       "the tensor is not contiguous in the order asked for: contiguous() first");
+    }
+    if (!(flags & PyBUF_ND)) view->ndim = 1;  /* bytes only: one dimension, as the protocol says */
+    Py_INCREF(self);
+    view->obj = self;
+    return 0;
+}
+static void tlb_py_releasebuffer(PyObject *self, Py_buffer *view) {
+    PyMem_Free(view->internal);
+    tlb_unexport(tlb_py_record(self), ((tlb_PyTensor *)self)->bits);
+}
+static PyBufferProcs tlb_py_buffer_procs = {tlb_py_getbuffer, tlb_py_releasebuffer};
+
+/* DLPack (0.6): the managed tensor holds the export and a reference to the Tensor object. */
+typedef struct {
+    DLManagedTensor managed;
+    int64_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+    PyObject *tensor;
+} tlb_py_dl;
+static void tlb_py_dl_delete(DLManagedTensor *managed) {
+    tlb_py_dl *d = (tlb_py_dl *)managed->manager_ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();  /* a consumer may free it from any thread */
+    tlb_unexport(tlb_py_record(d->tensor), ((tlb_PyTensor *)d->tensor)->bits);
+    Py_DECREF(d->tensor);
+    PyMem_RawFree(d);
+    PyGILState_Release(gil);
+}
+static void tlb_py_dl_capsule_free(PyObject *capsule) {
+    if (PyCapsule_IsValid(capsule, "used_dltensor")) return;  /* a consumer took it */
+    DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+    if (managed) managed->deleter(managed);
+    else PyErr_Clear();
+}
+static PyObject *tlb_py_dlpack(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {(char *)"stream", NULL};
+    PyObject *stream = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O", keywords, &stream)) return NULL;
+    if (stream != Py_None) {
+        PyErr_SetString(PyExc_BufferError, "a tensorlife tensor is on the CPU: __dlpack__ takes stream=None");
+        return NULL;
+    }
+    void *data = NULL;
+    tlb_py_info in;
+    if (tlb_py_export(self, &data, &in) < 0) return NULL;
+    DLDataType type = {0, 0, 1};
+    switch (in.dtype) {
+    case TL_F32: type.code = kDLFloat, type.bits = 32; break;
+    case TL_F64: type.code = kDLFloat, type.bits = 64; break;
+    case TL_F16: type.code = kDLFloat, type.bits = 16; break;
+    case TL_BF16: type.code = kDLBfloat, type.bits = 16; break;
+    case TL_I32: type.code = kDLInt, type.bits = 32; break;
+    default:
+        tlb_py_unexport_failing(self, PyExc_BufferError, "a %s tensor has no DLPack type: convert() it to F32 first",
+                                tl_dtype_name((tl_dtype)in.dtype));
+        return NULL;
+    }
+    if (in.read_only) {  /* DLPack 0.6 cannot say read-only, and a consumer may write: a fault */
+        tlb_py_unexport_failing(self, PyExc_BufferError, "%s",
+                                "the tensor is read-only (over a mapped file) and DLPack cannot say so: retain() a copy, "
+                                "or take it through NumPy (a read-only array)");
+        return NULL;
+    }
+    tlb_py_dl *d = (tlb_py_dl *)PyMem_RawCalloc(1, sizeof *d);
+    if (!d) {
+        tlb_py_unexport_failing(self, PyExc_MemoryError, "%s", "out of memory for a DLPack tensor");
+        return NULL;
+    }
+    for (int i = 0; i < in.ndim; ++i) d->shape[i] = in.shape[i], d->strides[i] = in.strides[i];
+    Py_INCREF(self);
+    d->tensor = self;
+    DLTensor *t = &d->managed.dl_tensor;
+    t->data = data;
+    t->device.device_type = kDLCPU;
+    t->device.device_id = 0;
+    t->ndim = (int)in.ndim;
+    t->dtype = type;
+    t->shape = d->shape;
+    t->strides = d->strides;
+    t->byte_offset = 0;
+    d->managed.manager_ctx = d;
+    d->managed.deleter = tlb_py_dl_delete;
+    PyObject *capsule = PyCapsule_New(&d->managed, "dltensor", tlb_py_dl_capsule_free);
+    if (!capsule) tlb_py_dl_delete(&d->managed);
+    return capsule;
+}
+static PyObject *tlb_py_dlpack_device(PyObject *self, PyObject *unused) {
+    (void)self, (void)unused;
+    return Py_BuildValue("(ii)", (int)kDLCPU, 0);
+}
+static PyMethodDef tlb_PyTensor_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))tlb_py_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "A DLPack capsule over the tensor's memory (no copy): torch.from_dlpack(t), numpy.from_dlpack(t)."},
+    {"__dlpack_device__", tlb_py_dlpack_device, METH_NOARGS, "(kDLCPU, 0)."},
+    {NULL, NULL, 0, NULL}};
 static PyTypeObject tlb_PyContextType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._ContextBase"};
+
+static unsigned long long tlb_py_record(PyObject *tensor) {
+    return ((tlb_PyContext *)((tlb_PyTensor *)tensor)->ctx)->c;
+}
 
 /* A Tensor of ctx with these bits (a new reference), or NULL with an exception set. */
 static PyObject *tlb_py_tensor(PyObject *ctx, unsigned long long bits) {
@@ -278,6 +450,8 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
     tlb_PyTensorType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
     tlb_PyTensorType.tp_dealloc = tlb_PyTensor_dealloc;
     tlb_PyTensorType.tp_members = tlb_PyTensor_members;
+    tlb_PyTensorType.tp_methods = tlb_PyTensor_methods;
+    tlb_PyTensorType.tp_as_buffer = &tlb_py_buffer_procs;
     tlb_PyTensorType.tp_doc = "A tensor handle and its Context (the base of tensorlife.Tensor).";
     tlb_PyContextType.tp_basicsize = sizeof(tlb_PyContext);
     tlb_PyContextType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
@@ -308,6 +482,8 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 /* Helpers of the layer itself, not for the languages. */
 %ignore tlb_from;
 %ignore tlb_read;
+%ignore tlb_export;   /* Python's buffer protocol and DLPack, in C above */
+%ignore tlb_unexport;
 
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;

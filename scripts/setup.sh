@@ -18,6 +18,7 @@ packages=(
   python3-dev python3-pytest       # the Python binding
   python3-venv python3-build python3-setuptools python3-wheel  # its wheel, pip-installed into a venv
   python3 python3-numpy            # NumPy interop; the independent safetensors writer in the tests
+  libdlpack-dev                    # DLPack's header: the Python tensors' zero-copy export to PyTorch
   python3-torch                    # the PyTorch Llama reference (scripts/llama_reference.py)
   zip unzip file                   # reading packages back in the consumer tests
 )

@@ -77,6 +77,82 @@ Test(runtime, a_scope_object_outliving_its_context_keeps_the_record) {
     tlb_scope_release(c, outer); /* the last reference frees the record (ASan/valgrind: no leak) */
 }
 
+/* Exports (the Python buffer protocol and DLPack): the memory stays alive until each is
+ * released; a scope reset, a free over it are refused; a close waits.  Under ASan and valgrind
+ * a read after an early free would be reported. */
+Test(runtime, exported_memory_outlives_resets_frees_and_closes) {
+    const uint64_t c = tlb_context_new();
+    int64_t info[64];
+    void *data = NULL;
+    float values[4] = {1, 2, 3, 4};
+    const uint64_t w = tlb_from_f32(c, (int64_t *)shape4, 1, values, 4);
+    const uint64_t outer = tlb_scope_open(c, "ambient", TL_GROW, 0, 0); /* a scope named like ambient */
+    const uint64_t step = tlb_scope_open(c, "step", TL_GROW, 0, 0);
+    const uint64_t y = tlb_add(c, w, w);
+    cr_assert_eq(tlb_export(c, y, &data, info, 64), TL_OK, "%s", tlb_message(c));
+    cr_assert_eq(tlb_export(c, y, &data, info, 64), TL_OK); /* twice: two views */
+    cr_assert_eq(((float *)data)[3], 8.0f);
+    cr_assert_eq(tlb_scope_reset(c, step), TL_E_BUSY);
+    cr_assert(strstr(tlb_message(c), "resetting scope 'step'") && strstr(tlb_message(c), "2 views"), "%s",
+              tlb_message(c));
+    tlb_unexport(c, y);
+    cr_assert_eq(tlb_scope_close(c, step), TL_E_BUSY);
+    tlb_unexport(c, y);
+    cr_assert_eq(tlb_scope_reset(c, step), TL_OK, "%s", tlb_message(c));
+    cr_assert_eq(tlb_scope_close(c, step), TL_OK);
+    /* The outer scope (generation 0, named "ambient") and an ambient export are told apart. */
+    const uint64_t z = tlb_mul(c, w, w);
+    cr_assert_eq(tlb_export(c, w, &data, info, 64), TL_OK);
+    cr_assert_eq(tlb_scope_reset(c, outer), TL_OK, "an ambient export does not hold a scope: %s", tlb_message(c));
+    cr_assert_eq(tlb_info(c, z, info, 64), TL_E_STORAGE_CLOSED);
+    const uint64_t z2 = tlb_mul(c, w, w);
+    cr_assert_eq(tlb_export(c, z2, &data, info, 64), TL_OK);
+    cr_assert_eq(tlb_scope_reset(c, outer), TL_E_BUSY);
+    tlb_unexport(c, z2);
+    cr_assert_eq(tlb_scope_close(c, outer), TL_OK);
+    /* A free over exported memory is refused: the tensor itself, or the base of an exported view. */
+    cr_assert_eq(tlb_free(c, w), TL_E_BUSY);
+    tlb_unexport(c, w);
+    const uint64_t view = tlb_slice(c, w, 0, 1, 2);
+    cr_assert_eq(tlb_export(c, view, &data, info, 64), TL_OK);
+    cr_assert_eq(tlb_free(c, w), TL_E_BUSY);
+    cr_assert(strstr(tlb_message(c), "freeing"), "%s", tlb_message(c));
+    /* Closed and released while exported: calls refused, the memory still there until the end. */
+    tlb_context_close(c);
+    cr_assert_eq(tlb_relu(c, w), 0);
+    cr_assert_eq(tlb_status(c), TL_E_INVALID_HANDLE);
+    cr_assert_eq(tlb_export(c, view, &data, info, 64), TL_E_INVALID_HANDLE);
+    tlb_context_release(c);
+    cr_assert_eq(((float *)data)[0], 2.0f);
+    cr_assert_eq(((float *)data)[1], 3.0f);
+    tlb_unexport(c, view); /* the last export: the context and then the record go */
+}
+
+/* Many tensors exported at once: found in constant time, each released. */
+Test(runtime, many_exports) {
+    const uint64_t c = tlb_context_new();
+    const uint64_t s = tlb_scope_open(c, "many", TL_GROW, 0, 0);
+    enum { count = 20000 };
+    static uint64_t bits[count];
+    int64_t info[64];
+    void *data = NULL;
+    float one[4] = {1, 1, 1, 1};
+    const uint64_t w = tlb_from_f32(c, (int64_t *)shape4, 1, one, 4);
+    for (int i = 0; i < count; ++i) {
+        bits[i] = tlb_add(c, w, w);
+        cr_assert_eq(tlb_export(c, bits[i], &data, info, 64), TL_OK);
+    }
+    for (int i = 0; i < count; i += 2) tlb_unexport(c, bits[i]); /* every other: holes in the table */
+    cr_assert_eq(tlb_scope_reset(c, s), TL_E_BUSY);
+    for (int i = 1; i < count; i += 2) {
+        cr_assert_eq(tlb_export(c, bits[i], &data, info, 64), TL_OK); /* found again: counted twice */
+        tlb_unexport(c, bits[i]);
+        tlb_unexport(c, bits[i]);
+    }
+    cr_assert_eq(tlb_scope_reset(c, s), TL_OK, "%s", tlb_message(c));
+    tlb_context_release(c);
+}
+
 Test(runtime, info_and_stats_layouts_match_the_library) {
     const uint64_t c = tlb_context_new();
     const uint64_t s = tlb_scope_open(c, "step", TL_GROW, 1 << 12, 0);

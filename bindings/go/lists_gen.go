@@ -26,7 +26,7 @@ var (
 	ErrParse = &Error{Status: -10, Name: "TL_E_PARSE"}
 	// ErrInternal: a bug caught at the ABI boundary.
 	ErrInternal = &Error{Status: -11, Name: "TL_E_INTERNAL"}
-	// ErrBusy: the context is in a call on another thread (one thread at a time).
+	// ErrBusy: the context is in a call on another thread; or its storage is lent out (exported).
 	ErrBusy = &Error{Status: -12, Name: "TL_E_BUSY"}
 	// ErrNotFound: no tensor or key of that name in the file.
 	ErrNotFound = &Error{Status: -13, Name: "TL_E_NOT_FOUND"}

@@ -15,17 +15,29 @@
 
 enum { TLB_MESSAGE_BYTES = 1024 };
 
+/* A tensor whose memory the language holds with no copy (tlb_export), and how many times. */
+typedef struct tlb_pin {
+    const char *storage;       /* its scope's name pointer (tl_tensor_info): the scope, while open */
+    uint64_t bits, generation; /* generation: its scope's resets when it was made */
+    uintptr_t lo, hi;          /* the bytes its elements span */
+    long count;
+} tlb_pin;
+
 typedef struct tlb_ctx {
     pthread_mutex_t lock;
-    long refs;       /* under refs_lock: the language's Context plus each live Scope object */
+    long refs;       /* under refs_lock: the language's Context, each live Scope object, each export */
     tl_context *ctx; /* NULL once closed */
     int status;      /* of the last failure; changed only by failures */
     char message[TLB_MESSAGE_BYTES];
+    tlb_pin *pins; /* under lock: the exported tensors, found by bits through `slots` */
+    size_t npins, pin_capacity;
+    size_t *slots, nslots; /* open addressing: a pin's index + 1, 0 empty; nslots a power of 2 */
+    int closing; /* closed or released while exports lived: calls refused, destroyed at the last */
 } tlb_ctx;
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, ""};
+static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
@@ -40,7 +52,7 @@ static void tlb_set(tlb_ctx *x, int status, const char *message) {
 static tlb_ctx *tlb_enter(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
     pthread_mutex_lock(&x->lock);
-    if (x->ctx) return x;
+    if (x->ctx && !x->closing) return x;
     tlb_set(x, TL_E_INVALID_HANDLE, c ? "the context is closed" : "no context (0)");
     pthread_mutex_unlock(&x->lock);
     return NULL;
@@ -72,7 +84,79 @@ static void tlb_unref(tlb_ctx *x) {
     if (left) return;
     tl_context_destroy(x->ctx);
     pthread_mutex_destroy(&x->lock);
+    free(x->pins);
+    free(x->slots);
     free(x);
+}
+
+/* ---- the pin table (x locked): exports by tensor bits, in constant time however many ---------- */
+static size_t tlb_slot_of(const tlb_ctx *x, uint64_t bits) { /* bits' slot, or the empty one for it */
+    const size_t mask = x->nslots - 1;
+    size_t i = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (x->slots[i] && x->pins[x->slots[i] - 1].bits != bits) i = (i + 1) & mask;
+    return i;
+}
+static tlb_pin *tlb_pin_find(const tlb_ctx *x, uint64_t bits) {
+    if (!x->npins) return NULL;
+    const size_t at = x->slots[tlb_slot_of(x, bits)];
+    return at ? &x->pins[at - 1] : NULL;
+}
+/* A new pin for bits (count 0), or NULL when out of memory. */
+static tlb_pin *tlb_pin_add(tlb_ctx *x, uint64_t bits) {
+    if (x->npins == x->pin_capacity) {
+        const size_t grown = x->pin_capacity ? 2 * x->pin_capacity : 8;
+        tlb_pin *more = (tlb_pin *)realloc(x->pins, grown * sizeof *more);
+        if (!more) return NULL;
+        x->pins = more, x->pin_capacity = grown;
+    }
+    if (2 * (x->npins + 1) > x->nslots) { /* at most half full */
+        const size_t nslots = x->nslots ? 2 * x->nslots : 16;
+        size_t *slots = (size_t *)calloc(nslots, sizeof *slots);
+        if (!slots) return NULL;
+        free(x->slots);
+        x->slots = slots, x->nslots = nslots;
+        for (size_t k = 0; k < x->npins; ++k) x->slots[tlb_slot_of(x, x->pins[k].bits)] = k + 1;
+    }
+    tlb_pin *p = &x->pins[x->npins++];
+    memset(p, 0, sizeof *p);
+    p->bits = bits;
+    x->slots[tlb_slot_of(x, bits)] = x->npins;
+    return p;
+}
+static void tlb_pin_remove(tlb_ctx *x, tlb_pin *p) {
+    const size_t mask = x->nslots - 1, k = (size_t)(p - x->pins), last = x->npins - 1;
+    size_t i = tlb_slot_of(x, p->bits);
+    x->slots[i] = 0;
+    for (size_t j = (i + 1) & mask; x->slots[j]; j = (j + 1) & mask) { /* the cluster after it, placed again */
+        const size_t at = x->slots[j];
+        x->slots[j] = 0;
+        x->slots[tlb_slot_of(x, x->pins[at - 1].bits)] = at;
+    }
+    if (k != last) { /* the last pin moves into the hole */
+        x->slots[tlb_slot_of(x, x->pins[last].bits)] = k + 1;
+        x->pins[k] = x->pins[last];
+    }
+    --x->npins;
+}
+
+/* The first export among x's pins (x locked) of the open scope named by `storage` (at
+ * `generation`), or whose bytes meet [lo, hi) when hi > lo; NULL when none. */
+static const tlb_pin *tlb_pinned(const tlb_ctx *x, const char *storage, uint64_t generation, uintptr_t lo,
+                                 uintptr_t hi) {
+    for (size_t i = 0; i < x->npins; ++i) {
+        const tlb_pin *p = &x->pins[i];
+        if ((storage && p->storage == storage && p->generation == generation) || (hi > lo && p->lo < hi && lo < p->hi))
+            return p;
+    }
+    return NULL;
+}
+static int tlb_refuse_pinned(tlb_ctx *x, const tlb_pin *p, const char *what_fmt, const char *what_arg) {
+    char what[TLB_MESSAGE_BYTES / 2];
+    snprintf(what, sizeof what, what_fmt, what_arg);
+    return tlb_refusef(x, TL_E_BUSY,
+                       "%s: a tensor there is exported (%ld view%s: a NumPy array, memoryview or DLPack tensor over "
+                       "its memory); release them first, or copy (numpy(), retain())",
+                       what, p->count, p->count == 1 ? "" : "s");
 }
 
 static tl_scope tlb_scope_at(uint64_t token) {
@@ -146,12 +230,20 @@ uint64_t tlb_context_new(void) {
 }
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
  * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
+/* Destroys the library's context now, or (x locked) marks it closing while exports live. */
+static void tlb_close_locked(tlb_ctx *x) {
+    if (x->npins) {
+        x->closing = 1;
+        return;
+    }
+    tl_context_destroy(x->ctx);
+    x->ctx = NULL;
+}
 void tlb_context_close(uint64_t c) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
     pthread_mutex_lock(&x->lock);
-    tl_context_destroy(x->ctx);
-    x->ctx = NULL;
+    tlb_close_locked(x);
     pthread_mutex_unlock(&x->lock);
 }
 /* The language's Context is gone (closed or collected): drops its reference. */
@@ -182,14 +274,24 @@ uint64_t tlb_scope_open(uint64_t c, const char *name, int growth, int64_t slab_b
     int rc = tl_scope_open_ex(x->ctx, name, &o, &s);
     return tlb_leave(x, rc) == TL_OK ? s.bits : 0;
 }
+/* An export of the scope's (x locked), or NULL. */
+static const tlb_pin *tlb_scope_pinned(tlb_ctx *x, uint64_t token) {
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
+    if (!x->npins || tl_scope_stats_get(x->ctx, tlb_scope_at(token), &st) != TL_OK) return NULL;
+    return tlb_pinned(x, tl_scope_name(x->ctx, tlb_scope_at(token)), st.generation, 0, 0);
+}
 int tlb_scope_reset(uint64_t c, uint64_t token) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
+    const tlb_pin *p = tlb_scope_pinned(x, token);
+    if (p) return tlb_refuse_pinned(x, p, "resetting scope '%s'", tl_scope_name(x->ctx, tlb_scope_at(token)));
     return tlb_leave(x, tl_scope_reset(x->ctx, tlb_scope_at(token)));
 }
 int tlb_scope_close(uint64_t c, uint64_t token) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
+    const tlb_pin *p = tlb_scope_pinned(x, token);
+    if (p) return tlb_refuse_pinned(x, p, "closing scope '%s'", tl_scope_name(x->ctx, tlb_scope_at(token)));
     return tlb_leave(x, tl_scope_close(x->ctx, tlb_scope_at(token)));
 }
 /* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
@@ -205,7 +307,8 @@ void tlb_scope_release(uint64_t c, uint64_t token) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
     pthread_mutex_lock(&x->lock);
-    if (x->ctx) (void)tl_scope_close(x->ctx, tlb_scope_at(token)); /* refused unless open and innermost */
+    /* refused unless open and innermost; left open (until the context closes) while exported */
+    if (x->ctx && !x->closing && !tlb_scope_pinned(x, token)) (void)tl_scope_close(x->ctx, tlb_scope_at(token));
     pthread_mutex_unlock(&x->lock);
     tlb_unref(x);
 }
@@ -353,11 +456,82 @@ const char *tlb_storage(uint64_t c, uint64_t bits) {
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
     return tlb_message_copy;
 }
+/* The bytes t's elements span, [*lo, *hi) (empty for no elements); the status. */
+static int tlb_span(tlb_ctx *x, tl_tensor t, const tl_tensor_info *in, uintptr_t *lo, uintptr_t *hi) {
+    void *data = NULL;
+    int rc = tl_tensor_data(x->ctx, t, &data);
+    if (rc != TL_OK) return rc;
+    int64_t block = 1, last = 0;
+    size_t block_bytes = 0;
+    rc = tl_dtype_block(in->dtype, &block, &block_bytes);
+    if (rc != TL_OK) return rc;
+    for (int i = 0; i < in->ndim; ++i) {
+        if (in->shape[i] == 0) return *lo = *hi = 0, TL_OK;
+        last += (in->shape[i] - 1) * in->strides[i];
+    }
+    *lo = (uintptr_t)data;
+    *hi = *lo + (uintptr_t)((last / block + 1) * (int64_t)block_bytes);
+    return TL_OK;
+}
 int tlb_free(uint64_t c, uint64_t bits) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
     tl_tensor t = {bits};
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
+    uintptr_t lo = 0, hi = 0;
+    if (x->npins && tl_tensor_info_get(x->ctx, t, &in) == TL_OK && in.generation == 0 &&
+        tlb_span(x, t, &in, &lo, &hi) == TL_OK) {  /* ambient: its memory must not hold an export */
+        const tlb_pin *p = tlb_pinned(x, NULL, 0, lo, hi);
+        if (p) return tlb_refuse_pinned(x, p, "freeing the tensor%s", "");
+    }
     return tlb_leave(x, tl_tensor_free(x->ctx, t));
+}
+
+/* ---- exports ------------------------------------------------------------------------------- */
+int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t ninfo) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return tlb_status(c);
+    if (ninfo < TLB_INFO_SLOTS)
+        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
+    tl_tensor t = {bits};
+    tl_tensor_info in = TL_TENSOR_INFO_INIT;
+    uintptr_t lo = 0, hi = 0;
+    int rc = tl_tensor_info_get(x->ctx, t, &in);
+    if (rc == TL_OK) rc = tlb_span(x, t, &in, &lo, &hi);
+    if (rc != TL_OK) return tlb_leave(x, rc);
+    tlb_pin *p = tlb_pin_find(x, bits);
+    if (!p) {
+        if (!(p = tlb_pin_add(x, bits))) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for an export");
+        p->storage = in.storage; /* "ambient" is a static text, never a scope's name pointer */
+        p->generation = in.generation, p->lo = lo, p->hi = hi;
+    }
+    ++p->count;
+    tlb_scope_hold(c); /* the record outlives the language's Context while exported */
+    tl_tensor_data(x->ctx, t, data);
+    int64_t *at = info, count = 1;
+#define TLB_PUT(field) *at++ = (int64_t)in.field;
+#define TLB_PUT_ARRAY(field, n) \
+  for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
+    TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
+#undef TLB_PUT
+#undef TLB_PUT_ARRAY
+    for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
+    *at = count;
+    return tlb_leave(x, TL_OK);
+}
+void tlb_unexport(uint64_t c, uint64_t bits) {
+    if (!c) return;
+    tlb_ctx *x = tlb_of(c);
+    pthread_mutex_lock(&x->lock);
+    tlb_pin *p = tlb_pin_find(x, bits);
+    if (!p) {
+        pthread_mutex_unlock(&x->lock);
+        return;
+    }
+    if (--p->count == 0) tlb_pin_remove(x, p);
+    if (x->npins == 0 && x->closing) tlb_close_locked(x);
+    pthread_mutex_unlock(&x->lock);
+    tlb_unref(x);
 }
 /* Copies into the scope of token, or into ambient for token 0. */
 uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {

@@ -58,7 +58,7 @@ extern "C" {
   X(E_IO, -9, "a file could not be opened, read or written")                                              \
   X(E_PARSE, -10, "malformed JSON or safetensors")                                                        \
   X(E_INTERNAL, -11, "a bug caught at the ABI boundary")                                                  \
-  X(E_BUSY, -12, "the context is in a call on another thread (one thread at a time)")                     \
+  X(E_BUSY, -12, "the context is in a call on another thread; or its storage is lent out (exported)")    \
   X(E_NOT_FOUND, -13, "no tensor or key of that name in the file")
 
 /* Every function that can fail returns a tl_status: TL_OK (0) or a negative code.

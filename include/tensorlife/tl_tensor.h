@@ -100,8 +100,9 @@ typedef struct tl_tensor_info {
     int64_t shape[TL_MAX_DIMS];
     int64_t strides[TL_MAX_DIMS]; /* in elements */
     int64_t offset;               /* elements from the start of its storage (slab chunk, or ambient block) */
-    const char *storage;          /* scope name, or "ambient"; valid while the storage is */
-    uint64_t generation;          /* the scope generation it belongs to; 0 for ambient */
+    const char *storage;          /* scope name, or "ambient"; valid while the storage is; for a
+                                   * scoped tensor the very pointer tl_scope_name gives its scope */
+    uint64_t generation;          /* its scope's resets before it was made; 0 for ambient too */
     int32_t read_only;            /* 1 over a read-only mapping (or a view of one): never write through
                                    * tl_tensor_data's pointer; 0 otherwise */
 } tl_tensor_info;

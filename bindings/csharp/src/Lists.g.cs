@@ -81,7 +81,7 @@ namespace TensorLife {
     internal InternalException(string message) : base(-11, "TL_E_INTERNAL", message) { }
   }
 
-  /// <summary>TL_E_BUSY: the context is in a call on another thread (one thread at a time).</summary>
+  /// <summary>TL_E_BUSY: the context is in a call on another thread; or its storage is lent out (exported).</summary>
   public sealed class BusyException : TensorLifeException {
     internal BusyException(string message) : base(-12, "TL_E_BUSY", message) { }
   }

@@ -86,7 +86,8 @@ class Context(_r._ContextBase):
         self.close()
 
     def close(self):
-        """Frees every scope and tensor now; later calls raise InvalidHandleError."""
+        """Frees every scope and tensor; later calls raise InvalidHandleError.  Memory that a
+        NumPy array, memoryview or DLPack tensor still holds is freed when the last one goes."""
         _r.tlb_context_close(self._c)
         self._pinned = []
 
@@ -438,9 +439,15 @@ class GgufFile(_OpenFile):
 
 class Tensor(_r._TensorBase):
     """A value handle: valid until its scope's reset (then StorageClosedError) or free().
-    Made by the library only; _ctx and _bits live in the C base."""
+    Made by the library only; _ctx and _bits live in the C base.
 
-    __slots__ = ()
+    No copy: numpy.asarray(t), memoryview(t) (F32, F64, I32, F16) and torch.from_dlpack(t) or
+    numpy.from_dlpack(t) (those and BF16) see the tensor's own memory, read-only over a mapped
+    file.  While such a view lives, the memory is kept: resetting or closing the tensor's scope,
+    freeing it or closing the Context raises BusyError (drop the views, or copy with numpy() or
+    retain()); a stale tensor is refused as every call refuses it (StorageClosedError)."""
+
+    __slots__ = ("_shape", "_dtype")  # a handle's shape and dtype never change: asked for once
 
     def info(self):
         """dtype, shape, strides (elements), offset, storage name, generation, count."""
@@ -453,13 +460,32 @@ class Tensor(_r._TensorBase):
                 "storage": storage, "generation": v[_lists._INFO_GENERATION], "count": v[_lists._INFO_COUNT],
                 "read_only": bool(v[_lists._INFO_READ_ONLY])}
 
+    def _meta(self):
+        info = self.info()
+        self._shape, self._dtype = info["shape"], info["dtype"]
+
     @property
     def shape(self):
-        return self.info()["shape"]
+        try:
+            return self._shape
+        except AttributeError:
+            self._meta()
+            return self._shape
 
     @property
     def dtype(self):
-        return self.info()["dtype"]
+        try:
+            return self._dtype
+        except AttributeError:
+            self._meta()
+            return self._dtype
+
+    def __array__(self, dtype=None):
+        """The tensor's memory as a NumPy array, no copy (a copy only to another dtype)."""
+        if _np is None:
+            raise ImportError("numpy is not installed")
+        a = _np.asarray(memoryview(self))
+        return a if dtype is None else a.astype(dtype, copy=False)
 
     def numpy(self):
         """A new numpy array with the elements (needs numpy)."""

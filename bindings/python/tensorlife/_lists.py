@@ -82,7 +82,7 @@ class InternalError(TensorLifeError):
 
 
 class BusyError(TensorLifeError):
-    """TL_E_BUSY: the context is in a call on another thread (one thread at a time)."""
+    """TL_E_BUSY: the context is in a call on another thread; or its storage is lent out (exported)."""
     status = -12
     name = 'TL_E_BUSY'
 

@@ -46,7 +46,8 @@ const char *tlb_message(uint64_t c);
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
 uint64_t tlb_context_new(void);
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
- * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
+ * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released.  While tensors are
+ * exported (tlb_export) calls fail at once, and the destruction waits for the last export. */
 void tlb_context_close(uint64_t c);
 /* The language's Context is gone (closed or collected): drops its reference. */
 void tlb_context_release(uint64_t c);
@@ -87,7 +88,15 @@ int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count);
 int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo);
 /* The tensor's storage name (a scope's or "ambient"), copied out; NULL on failure. */
 const char *tlb_storage(uint64_t c, uint64_t bits);
+/* Refused (TL_E_BUSY) for an ambient tensor whose memory holds an export. */
 int tlb_free(uint64_t c, uint64_t bits);
+/* Lends a tensor's memory to the language with no copy (Python's buffer protocol and DLPack):
+ * *data its first element, info as tlb_info.  Until the matching tlb_unexport the storage stays
+ * alive: resetting or closing its scope, or freeing an ambient tensor over the same memory, is
+ * refused with TL_E_BUSY (a Scope object collected meanwhile leaves its scope open), and closing
+ * the context waits; never a view of a dead slab.  Each export holds a reference on the record. */
+int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t ninfo);
+void tlb_unexport(uint64_t c, uint64_t bits);
 /* Copies into the scope of token, or into ambient for token 0. */
 uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token);
 

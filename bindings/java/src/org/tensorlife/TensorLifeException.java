@@ -101,7 +101,7 @@ public class TensorLifeException extends RuntimeException {
         InternalException(String message) { super(-11, "TL_E_INTERNAL", message); }
     }
 
-    /** TL_E_BUSY: the context is in a call on another thread (one thread at a time). */
+    /** TL_E_BUSY: the context is in a call on another thread; or its storage is lent out (exported). */
     public static final class BusyException extends TensorLifeException {
         private static final long serialVersionUID = 1L;
         BusyException(String message) { super(-12, "TL_E_BUSY", message); }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The Python binding (Debian's python3, the one scripts/setup.sh installs NumPy for):
-#   1. pytest against the build tree (the extension built here, linked to BUILD_DIR),
-#   2. a wheel (python3 -m build --wheel --no-isolation) installed into a fresh virtual
+# The Python binding (Debian's python3, the one scripts/setup.sh installs NumPy for), its
+# extension always built by setup.py (the one build path):
+#   1. pytest against the build tree (setup.py's build_ext over BUILD_DIR's library),
+#   2. an sdist and the wheel built from it in a temporary folder outside the checkout
+#      (python3 -m build --no-isolation), the wheel installed into a fresh virtual
 #      environment (no NumPy, no pytest), the shared scenario (tests/consumers/python) run from
 #      an empty folder with no PYTHONPATH or LD_LIBRARY_PATH and the build tree's library
 #      hidden, to show the wheel carries its own,
@@ -17,10 +19,8 @@ unset LD_LIBRARY_PATH PYTHONPATH
 out="$build/python"
 rm -rf "$out" && mkdir -p "$out/tensorlife"
 cp "$here"/tensorlife/*.py "$out/tensorlife/"
-swig -python -I"$root/include" -I"$root/bindings/runtime" -o "$out/tensorlife_wrap.c" -outdir "$out" "$root/bindings/tl.i"
-cc -O2 -fPIC -shared $($python-config --includes) -I"$root/include" -I"$root/bindings/runtime" "$out/tensorlife_wrap.c" \
-   "$root/bindings/runtime/tlb.c" \
-   -L"$build" -Wl,-rpath,"$build" -ltensorlife -o "$out/tensorlife/_tensorlife$($python-config --extension-suffix)"
+(cd "$here" && TL_CORE_BUILD="$build" $python setup.py -q build_ext --build-lib "$out" --build-temp "$out/temp" \
+   >"$out/build.log" 2>&1) || { cat "$out/build.log"; exit 1; }
 pytest_args=(-q -p no:cacheprovider --import-mode=append)  # not the source folder's package
 if [ "${2:-}" = "--bench" ]; then
   (cd "$out" && PYTHONPATH="$out" $python -m pytest "${pytest_args[@]}" -s -k bench "$here/test_tensorlife.py")
@@ -31,9 +31,12 @@ echo "python: pytest against the build tree"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"; rm -rf "$here/build" "$here"/*.egg-info' EXIT
-echo "python: the wheel, in a fresh virtual environment"
-$python -m build --wheel --no-isolation --outdir "$work/dist" "$here" >"$work/build.log" 2>&1 ||
+echo "python: the sdist, and the wheel built from it outside the checkout, in a fresh virtual environment"
+$python -m build --no-isolation --outdir "$work/dist" "$here" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; exit 1; }
+grep -q "build-via-sdist" "$work/build.log" || { echo "python: the wheel was not built from the sdist"; exit 1; }
+tar -tzf "$work"/dist/tensorlife-*.tar.gz > "$work/sdist.list"
+grep -q "/core/impl/kernels/dot_rows.cpp" "$work/sdist.list" || { echo "python: the sdist lacks the core's sources"; exit 1; }
 wheel=$(ls "$work"/dist/tensorlife-*.whl)
 unzip -l "$wheel" > "$work/wheel.list"  # (not piped into grep -q: under pipefail its early exit fails unzip)
 grep -q "tensorlife/libtensorlife.so.[0-9]" "$work/wheel.list" || { echo "the wheel lacks libtensorlife.so.N"; exit 1; }
@@ -42,7 +45,7 @@ runpath=$(readelf -d "$work"/unpacked/tensorlife/_tensorlife*.so | sed -n 's/.*R
 [ "$runpath" = '$ORIGIN' ] || { echo "python: the wheel's extension RUNPATH is '$runpath', not \$ORIGIN alone"; exit 1; }
 $python -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index "$wheel"
-mkdir "$work/empty" && cp "$root/tests/consumers/python/scenario.py" "$here"/test_*.py "$root/tests/golden/metadata.gguf" "$work/empty/"
+mkdir "$work/empty" && cp "$root"/tests/consumers/python/*.py "$here"/test_*.py "$root/tests/golden/metadata.gguf" "$work/empty/"
 # The build tree's library out of reach: the wheel must bring its own.
 soname=$(basename "$build"/libtensorlife.so.[0-9])
 mv "$build/$soname" "$build/$soname.hidden"
@@ -56,3 +59,4 @@ $python -m venv --system-site-packages "$work/venv2"
 "$work/venv2/bin/pip" install -q --no-index --no-build-isolation "$here" >"$work/pip.log" 2>&1 ||
   { cat "$work/pip.log"; exit 1; }
 (cd "$work/empty" && TL_REQUIRE_NUMPY=1 "$work/venv2/bin/python" -m pytest "${pytest_args[@]}" test_*.py)
+(cd "$work/empty" && "$work/venv2/bin/python" zero_copy.py)  # the README's NumPy/PyTorch example

@@ -22,6 +22,8 @@ for f in golden.json golden.safetensors metadata.gguf; do
     { echo "tests/golden/$f is stale: run /usr/bin/python3 tests/golden/make_golden.py tests/golden"; exit 1; }
 done
 rm -rf "$golden"
+echo "== The README's programs are the consumer programs run below"
+/usr/bin/python3 "$root/scripts/readme_snippets.py"
 
 echo "== ASan+UBSan build: conformance suite and examples"
 bash "$root/scripts/build.sh" "$root/build-asan" -DTL_SANITIZE=address,undefined -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=ON \

@@ -25,6 +25,11 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -std=c99 -Wall -Werror "$source_dir/consumer/main.c" -o "$work/by-pkg-config" $(pkg-config --cflags --libs tensorlife) \
   -Wl,-rpath,"$(pkg-config --variable=libdir tensorlife)"
 "$work/by-pkg-config"
+# The README's C program, as a reader builds it.
+cc -std=c99 -Wall -Werror "$source_dir/../consumers/c/decode_loop.c" -o "$work/decode_loop" \
+  $(pkg-config --cflags --libs tensorlife) -Wl,-rpath,"$(pkg-config --variable=libdir tensorlife)"
+stale=$("$work/decode_loop")
+grep -q "storage 'decode-step' #1 gen 99 is closed" <<<"$stale" || { echo "README's C program printed: $stale"; exit 1; }
 
 cmake -S "$source_dir/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer-build" >/dev/null

@@ -1,7 +1,8 @@
 // The C# API of tensorlife: Context and Scope are IDisposable (use `using`), failures throw
 // one exception class per status (Lists.g.cs) carrying the library's message.  A Context may be
-// shared by threads (its calls are serialised); one dropped without Dispose is released by its
-// SafeHandle, and tells the collector how much native memory it holds (GC.AddMemoryPressure).
+// shared by threads (its calls are serialised); a Context, Scope or file dropped without Dispose
+// is released by its SafeHandle, and a Context tells the collector how much native memory it
+// holds (GC.AddMemoryPressure).
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
@@ -19,6 +20,16 @@ sealed class ContextHandle : SafeHandle {
     public override bool IsInvalid => handle == IntPtr.Zero;
     internal ulong C => (ulong)(long)handle;
     protected override bool ReleaseHandle() { R.tlb_context_release(C); return true; }
+}
+
+/// An open scope's token and the reference on the context record it took (tlb_scope_hold):
+/// released once, by Dispose or when collected (then the scope is closed if it is still open
+/// and innermost, and the record can go once the Context has).
+sealed class ScopeHandle : SafeHandle {
+    readonly ulong c;
+    internal ScopeHandle(ulong c, ulong token) : base(IntPtr.Zero, true) { this.c = c; SetHandle((IntPtr)(long)token); }
+    public override bool IsInvalid => handle == IntPtr.Zero;
+    protected override bool ReleaseHandle() { R.tlb_scope_release(c, (ulong)(long)handle); return true; }
 }
 
 /// An open safetensors or GGUF file's index; closed once, by Dispose or when collected (it keeps
@@ -82,7 +93,9 @@ public sealed class Context : IDisposable {
         set { if (R.tlb_set_blas_threads(value) != 0) throw TensorLifeException.Of(R.tlb_status(0), R.tlb_message(0)); }
     }
 
-    /// Frees every scope and tensor now; later calls throw InvalidHandleException.
+    /// Frees every scope and tensor now; later calls throw InvalidHandleException.  The small
+    /// record those calls read stays until the Context is collected (its SafeHandle): released
+    /// here, a call after Dispose, or a second Dispose, would read freed memory.
     public void Dispose() {
         lock (pinned) {
             R.tlb_context_close(c);
@@ -90,7 +103,6 @@ public sealed class Context : IDisposable {
             pinned.Clear();
             if (pressure > 0) { GC.RemoveMemoryPressure(pressure); pressure = 0; }
         }
-        h.Dispose();
         GC.SuppressFinalize(this);
     }
 
@@ -238,7 +250,7 @@ public sealed class Context : IDisposable {
 public sealed class Scope : IDisposable {
     internal readonly Context ctx;
     internal readonly ulong token;
-    readonly bool owner;
+    readonly ScopeHandle handle;  // null for a view (Context.CurrentScope): it closes nothing
     bool closed;
 
     internal Scope(Context ctx, string name, Growth growth, long slabBytes, long maxBytes) {
@@ -246,17 +258,19 @@ public sealed class Scope : IDisposable {
         token = R.tlb_scope_open(ctx.c, Context.Name("scope name", name), (int)growth, slabBytes, maxBytes);
         if (token == 0) throw ctx.Failure();
         R.tlb_scope_hold(ctx.c);
-        owner = true;
+        handle = new ScopeHandle(ctx.c, token);
         ctx.AddPressure(slabBytes);
     }
 
     internal Scope(Context ctx, ulong token) { this.ctx = ctx; this.token = token; }
 
-    ~Scope() { if (owner) R.tlb_scope_release(ctx.c, token); }
-
     public void Reset() => ctx.Check(R.tlb_scope_reset(ctx.c, token));
     /// Resets, frees the slab, pops the scope; a second Close throws InvalidHandleException.
-    public void Close() { ctx.Check(R.tlb_scope_close(ctx.c, token)); closed = true; }
+    public void Close() {
+        ctx.Check(R.tlb_scope_close(ctx.c, token));
+        closed = true;
+        handle?.Dispose();  // the record's reference, now
+    }
     /// Close, unless this Scope was closed already (then nothing, as Dispose should).
     public void Dispose() { if (!closed) Close(); }
     public string Name => R.tlb_scope_name(ctx.c, token) ?? throw ctx.Failure();

@@ -277,6 +277,27 @@ static class Test {
         Check(after - first < (96L << 20) && after - before < (256L << 20), "resident memory grows with dropped contexts");
     }
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    static void OpenAndDrop(Context ctx, string name) => ctx.OpenScope(name, 1 << 16);
+
+    // A Scope dropped without Dispose is closed by its SafeHandle when collected (if innermost);
+    // one disposed is closed at once, and its handle then closes nothing more.
+    internal static void DroppedScopes() {
+        using (var ctx = new Context()) {
+            OpenAndDrop(ctx, "dropped");
+            Check(ctx.CurrentScope()?.Name == "dropped", "open until collected");
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            Check(ctx.CurrentScope() == null, "a collected Scope closes its scope");
+            var kept = ctx.OpenScope("kept", 1 << 16);
+            using (var inner = ctx.OpenScope("inner", 1 << 16)) { }
+            Check(kept.Equals(ctx.CurrentScope()), "a disposed inner scope is closed");
+            kept.Dispose();
+            kept.Dispose();  // twice: nothing
+            Check(ctx.CurrentScope() == null, "disposed");
+        }
+    }
+
     // Weights in a storage dtype: converted, a matmul's weight as stored, refused by arithmetic.
     internal static void StorageDtypes() {
         using (var ctx = new Context()) {
@@ -360,6 +381,7 @@ static class Test {
         Run("safetensors and JSON", SafetensorsAndJson);
         Run("views, reductions and caches", ViewsReductionsAndCaches);
         Run("dropped contexts are released", DroppedContexts);
+        Run("dropped scopes are closed", DroppedScopes);
         Run("one context, many threads", ManyThreads);
         Run("the whole API", WholeApi);
         Run("storage dtypes", StorageDtypes);

@@ -7,6 +7,7 @@ public class TensorLifeFacts {
     [Fact] public void SafetensorsAndJson() => Test.SafetensorsAndJson();
     [Fact] public void ViewsReductionsAndCaches() => Test.ViewsReductionsAndCaches();
     [Fact] public void DroppedContextsAreReleased() => Test.DroppedContexts();
+    [Fact] public void DroppedScopesAreClosed() => Test.DroppedScopes();
     [Fact] public void OneContextManyThreads() => Test.ManyThreads();
     [Fact] public void TheWholeApi() => Test.WholeApi();
     [Fact] public void StorageDtypes() => Test.StorageDtypes();

@@ -174,6 +174,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *ctx;         /* the Context it belongs to (kept alive) */
     unsigned long long bits;
+    PyObject *shape, *dtype; /* asked for once (a handle's never change); NULL until then */
 } tlb_PyTensor;
 
 static PyTypeObject *tlb_py_tensor_class; /* the package's Tensor, a subclass of _TensorBase */
@@ -181,12 +182,17 @@ static PyObject *tlb_py_raise;            /* raise_for(ctx, *operands): raises t
 
 static void tlb_PyTensor_dealloc(PyObject *self) {
     Py_XDECREF(((tlb_PyTensor *)self)->ctx);
+    Py_XDECREF(((tlb_PyTensor *)self)->shape);
+    Py_XDECREF(((tlb_PyTensor *)self)->dtype);
     Py_TYPE(self)->tp_free(self);
 }
 
 static PyMemberDef tlb_PyTensor_members[] = {
     {(char *)"_ctx", T_OBJECT_EX, offsetof(tlb_PyTensor, ctx), READONLY, NULL},
     {(char *)"_bits", T_ULONGLONG, offsetof(tlb_PyTensor, bits), READONLY, NULL},
+    /* in C, not Python __slots__: object slots would make every Tensor a GC-tracked object */
+    {(char *)"_shape", T_OBJECT_EX, offsetof(tlb_PyTensor, shape), 0, NULL},
+    {(char *)"_dtype", T_OBJECT_EX, offsetof(tlb_PyTensor, dtype), 0, NULL},
     {NULL, 0, 0, 0, NULL}};
 
 static PyMemberDef tlb_PyContext_members[] = {

@@ -447,7 +447,7 @@ class Tensor(_r._TensorBase):
     freeing it or closing the Context raises BusyError (drop the views, or copy with numpy() or
     retain()); a stale tensor is refused as every call refuses it (StorageClosedError)."""
 
-    __slots__ = ("_shape", "_dtype")  # a handle's shape and dtype never change: asked for once
+    __slots__ = ()  # _ctx, _bits, and _shape and _dtype (asked for once) live in the C base
 
     def info(self):
         """dtype, shape, strides (elements), offset, storage name, generation, count."""

@@ -39,6 +39,10 @@ def test_numpy_sees_the_tensors_own_memory():
         a[1, 2] = -1  # written by NumPy, seen by the library
         assert t.tolist()[5] == -1
         assert np.shares_memory(np.asarray(t), a) and np.shares_memory(np.array(t, copy=False), a)
+        assert not np.shares_memory(t.__array__(copy=True), a)
+        assert t.__array__(np.float64).dtype == np.float64  # another dtype: a copy
+        with pytest.raises(ValueError, match="needs a copy"):
+            t.__array__(np.float64, copy=False)
         del a
         gc.collect()
 

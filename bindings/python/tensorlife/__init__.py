@@ -480,12 +480,17 @@ class Tensor(_r._TensorBase):
             self._meta()
             return self._dtype
 
-    def __array__(self, dtype=None):
-        """The tensor's memory as a NumPy array, no copy (a copy only to another dtype)."""
+    def __array__(self, dtype=None, copy=None):
+        """The tensor's memory as a NumPy array, no copy; a copy for another dtype or copy=True
+        (NumPy 2's protocol: copy=False with another dtype raises ValueError)."""
         if _np is None:
             raise ImportError("numpy is not installed")
         a = _np.asarray(memoryview(self))
-        return a if dtype is None else a.astype(dtype, copy=False)
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError(f"a {a.dtype} tensor as {_np.dtype(dtype)} needs a copy")
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def numpy(self):
         """A new numpy array with the elements (needs numpy)."""

@@ -17,7 +17,7 @@
  *      and raw sgemv stream counted): the conservative fraction, since a round's read loop can
  *      fall on a slow moment;
  *   4. the step with its weights in each storage dtype (1 thread, a 2-thread pool);
- *   5. prefill shapes: 1, 4 and 16 activation rows against a weight in each dtype, against
+ *   5. prefill shapes: 1, 2, 4, 8 and 16 activation rows against a weight in each dtype, against
  *      cblas_sgemm on the f32 weight in the same round.
  * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
@@ -256,7 +256,7 @@ static void run_prefill(void *arg) {
  * us per product, and as a ratio of cblas_sgemm on the f32 weight in the same round. */
 static void bench_prefill(tl_context *ctx, int quick) {
     enum { K = 1024, N = 4096 };
-    const int ms[3] = {1, 4, 16};
+    const int ms[5] = {1, 2, 4, 8, 16};
     const tl_dtype dts[5] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
     printf(
         "\n5. prefill: m rows of activations times a [4096 x 1024] weight (stored rows), 1 thread, median us per\n"
@@ -276,7 +276,7 @@ static void bench_prefill(tl_context *ctx, int quick) {
     printf("   %-6s", "m");
     for (int d = 0; d < 5; ++d) printf(" %18s", tl_dtype_name(dts[d]));
     printf(" %12s\n", "sgemm f32");
-    for (int mi = 0; mi < 3; ++mi) {
+    for (int mi = 0; mi < 5; ++mi) {
         const int m = ms[mi];
         const int64_t xs[2] = {m, K};
         tl_tensor x;

@@ -656,3 +656,42 @@ Test(ops, fused_attention_matches_the_unfused_ops) {
     OK(tl_tensor_read(ctx, out, o, sizeof o));
     for (int i = 0; i < 8; ++i) cr_assert_float_eq(o[i], 1.0f, 1e-6); /* all-ones values average to one */
 }
+
+/* A few f32 rows against a large weight given as the transpose of its stored [n, k] rows take
+ * the one-row kernel per row: each row's result has the bits of that row alone, for every m the
+ * path takes (2-4) and the next one (5, sgemm), and all are close to a double-precision product. */
+Test(ops, few_rows_against_stored_rows_match_one_row_products) {
+    enum { K = 512, N = 300, M = 5 }; /* k * n * 4 = 600 KiB: past the one-row threshold */
+    static float w[N * K], x[M * K], alone[M * N], got[M * N];
+    fill_random(w, N * K, 3);
+    fill_random(x, M * K, 4);
+    const int64_t ws[2] = {N, K};
+    tl_tensor stored, wt;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &stored));
+    OK(tl_transpose(ctx, stored, 0, 1, &wt));
+    for (int r = 0; r < M; ++r) {
+        const int64_t xs[2] = {1, K};
+        tl_tensor xr, y;
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x + r * K, sizeof(float) * K, &xr));
+        OK(tl_matmul(ctx, xr, wt, &y));
+        read_f32(ctx, y, alone + r * N, N);
+    }
+    for (int m = 2; m <= M; ++m) {
+        const int64_t xs[2] = {m, K};
+        tl_tensor xm, y;
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof(float) * (size_t)(m * K), &xm));
+        OK(tl_matmul(ctx, xm, wt, &y));
+        read_f32(ctx, y, got, (size_t)(m * N));
+        for (int r = 0; r < m; ++r)
+            for (int j = 0; j < N; ++j) {
+                double want = 0, size = 0;
+                for (int p = 0; p < K; ++p)
+                    want += (double)x[r * K + p] * w[j * K + p], size += fabs((double)x[r * K + p] * w[j * K + p]);
+                cr_assert(fabs(got[r * N + j] - want) <= 1e-6 * size + 1e-30, "m %d row %d col %d: %g, want %g", m,
+                          r, j, got[r * N + j], want);
+                if (m <= 4)
+                    cr_assert(memcmp(&got[r * N + j], &alone[r * N + j], 4) == 0,
+                              "m %d row %d col %d: %.9g, alone %.9g", m, r, j, got[r * N + j], alone[r * N + j]);
+            }
+    }
+}

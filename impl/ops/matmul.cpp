@@ -144,6 +144,19 @@ void run(const tl_context &ctx, const Plan &p, const View &a, const View &b, con
                 c.data + i * p.m * p.n * elem, scratch);
 }
 
+// A few f32 rows against a large f32 weight given as the transpose of its stored [n, k] rows (as
+// Hugging Face and GGUF store weights) go through the stored-rows loop, each row the one-row
+// kernel's dot products (the same bits as that row alone).  Up to 4 rows it beat sgemm at 1 and
+// 2 BLAS threads, from cache and from DRAM; at 8 rows sgemm on 2 threads won from DRAM
+// (bench/README.md, "Prefill").  Decided by the shape alone (parity).
+constexpr int64_t kFewRowsMax = 4;
+bool few_rows_of_stored_weight(const View &a, const View &b) {
+    if (a.dtype != TL_F32 || b.dtype != TL_F32 || a.ndim != 2 || b.ndim != 2) return false;
+    const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+    return m >= 2 && m <= kFewRowsMax && b.shape[0] == k && k > 1 && b.strides[0] == 1 &&
+           k * n * 4 >= kGemvMinBytes;
+}
+
 }  // namespace
 
 tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
@@ -151,7 +164,8 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     TL_TRY(ctx.resolve(ta, &ra));
     TL_TRY(ctx.resolve(tb, &rb));
     View a = ra.view, b = rb.view;
-    if (is_storage_dtype(b.dtype)) return op_matmul_stored(ctx, a, b, out);  // weights as they are stored
+    if (is_storage_dtype(b.dtype) || few_rows_of_stored_weight(a, b))  // weights as they are stored
+        return op_matmul_stored(ctx, a, b, out);
     Plan p{};
     TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.

@@ -172,6 +172,19 @@ enum { TLB_INFO_SLOTS = 0 TL_TENSOR_INFO_FIELDS(TLB_ONE_SLOT, TLB_SLOTS) + 1 };
 #undef TLB_ONE_SLOT
 #undef TLB_SLOTS
 
+/* The info array (TLB_INFO_SLOTS long) from a tensor's info. */
+static void tlb_put_info(const tl_tensor_info *in, int64_t *info) {
+    int64_t *at = info, count = 1;
+#define TLB_PUT(field) *at++ = (int64_t)in->field;
+#define TLB_PUT_ARRAY(field, n) \
+  for (int i = 0; i < (n); ++i) *at++ = (int64_t)in->field[i];
+    TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
+#undef TLB_PUT
+#undef TLB_PUT_ARRAY
+    for (int i = 0; i < in->ndim; ++i) count *= in->shape[i];
+    *at = count;
+}
+
 /* ---- versions and statuses --------------------------------------------------------------- */
 const char *tlb_status_string(int status) { return tl_status_string((tl_status)status); }
 const char *tlb_version(void) { return tl_version_string(); }
@@ -433,17 +446,7 @@ int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
     tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
     int rc = tl_tensor_info_get(x->ctx, t, &in);
-    if (rc == TL_OK) {
-        int64_t *at = info, count = 1;
-#define TLB_PUT(field) *at++ = (int64_t)in.field;
-#define TLB_PUT_ARRAY(field, n) \
-  for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
-        TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
-#undef TLB_PUT
-#undef TLB_PUT_ARRAY
-        for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
-        *at = count;
-    }
+    if (rc == TL_OK) tlb_put_info(&in, info);
     return tlb_leave(x, rc);
 }
 /* The tensor's storage name (a scope's or "ambient"), copied out; NULL on failure. */
@@ -508,15 +511,7 @@ int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t nin
     ++p->count;
     tlb_scope_hold(c); /* the record outlives the language's Context while exported */
     tl_tensor_data(x->ctx, t, data);
-    int64_t *at = info, count = 1;
-#define TLB_PUT(field) *at++ = (int64_t)in.field;
-#define TLB_PUT_ARRAY(field, n) \
-  for (int i = 0; i < (n); ++i) *at++ = (int64_t)in.field[i];
-    TL_TENSOR_INFO_FIELDS(TLB_PUT, TLB_PUT_ARRAY)
-#undef TLB_PUT
-#undef TLB_PUT_ARRAY
-    for (int i = 0; i < in.ndim; ++i) count *= in.shape[i];
-    *at = count;
+    tlb_put_info(&in, info);
     return tlb_leave(x, TL_OK);
 }
 void tlb_unexport(uint64_t c, uint64_t bits) {

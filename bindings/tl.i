@@ -203,8 +203,8 @@ static PyTypeObject tlb_PyTensorType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorli
 
 /* ---- zero copy: the buffer protocol and DLPack over tlb_export ------------------------------
  * A consumer (a NumPy array, memoryview, torch tensor) holds the tensor's memory itself, and the
- * storage stays alive until it lets go: until then, resetting or closing the tensor's scope,
- * freeing it or closing the context raises BusyError (tlb.h). */
+ * storage stays alive until it lets go: until then, resetting or closing the tensor's scope, or
+ * freeing it, raises BusyError, and a closed context frees its memory after the last (tlb.h). */
 #include <dlpack/dlpack.h>
 
 /* tlb_export's info slots, laid out by the header's own list. */

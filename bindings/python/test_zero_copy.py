@@ -1,7 +1,7 @@
 """Zero copy into NumPy and PyTorch: the buffer protocol, __array__ and DLPack over a tensor's own
 memory, and what that means for its lifetime: while a view lives, the memory does (resetting or
-closing the tensor's scope, freeing it, closing the Context raise BusyError), never a view of a
-dead slab."""
+closing the tensor's scope, or freeing it, raises BusyError; a closed Context waits for the last
+view), never a view of a dead slab."""
 import gc
 import hashlib
 import os

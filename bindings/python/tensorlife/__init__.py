@@ -444,8 +444,9 @@ class Tensor(_r._TensorBase):
     No copy: numpy.asarray(t), memoryview(t) (F32, F64, I32, F16) and torch.from_dlpack(t) or
     numpy.from_dlpack(t) (those and BF16) see the tensor's own memory, read-only over a mapped
     file.  While such a view lives, the memory is kept: resetting or closing the tensor's scope,
-    freeing it or closing the Context raises BusyError (drop the views, or copy with numpy() or
-    retain()); a stale tensor is refused as every call refuses it (StorageClosedError)."""
+    or freeing it, raises BusyError (drop the views, or copy with numpy() or retain()), and a
+    closed Context frees its memory after the last view; a stale tensor is refused as every call
+    refuses it (StorageClosedError)."""
 
     __slots__ = ()  # _ctx, _bits, and _shape and _dtype (asked for once) live in the C base
 

@@ -437,16 +437,25 @@ int tlb_read_i32(uint64_t c, uint64_t bits, int32_t *data, size_t count) {
     return tlb_read(c, bits, TL_I32, data, count * sizeof(int32_t));
 }
 
+/* Enters c for a call that fills ninfo info slots about bits: the record locked and *in read
+ * (*rc that read's status), or NULL with *rc the failure (recorded, nothing locked). */
+static tlb_ctx *tlb_enter_info(uint64_t c, uint64_t bits, size_t ninfo, tl_tensor_info *in, int *rc) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return *rc = tlb_status(c), NULL;
+    if (ninfo < TLB_INFO_SLOTS)
+        return *rc = tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS), NULL;
+    tl_tensor t = {bits};
+    *rc = tl_tensor_info_get(x->ctx, t, in);
+    return x;
+}
+
 /* The whole tl_tensor_info as TL_TENSOR_INFO_FIELDS lays it out (dims past ndim are 0), then
  * the element count (TLB_INFO_SLOTS); the storage name travels on its own (tlb_storage). */
 int tlb_info(uint64_t c, uint64_t bits, int64_t *info, size_t ninfo) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    if (ninfo < TLB_INFO_SLOTS)
-        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
-    tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
-    int rc = tl_tensor_info_get(x->ctx, t, &in);
+    int rc;
+    tlb_ctx *x = tlb_enter_info(c, bits, ninfo, &in, &rc);
+    if (!x) return rc;
     if (rc == TL_OK) tlb_put_info(&in, info);
     return tlb_leave(x, rc);
 }
@@ -493,14 +502,12 @@ int tlb_free(uint64_t c, uint64_t bits) {
 
 /* ---- exports ------------------------------------------------------------------------------- */
 int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t ninfo) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    if (ninfo < TLB_INFO_SLOTS)
-        return tlb_refusef(x, TL_E_INVALID_ARGUMENT, "tensor info needs %d slots", TLB_INFO_SLOTS);
-    tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
+    int rc;
+    tlb_ctx *x = tlb_enter_info(c, bits, ninfo, &in, &rc);
+    if (!x) return rc;
+    tl_tensor t = {bits};
     uintptr_t lo = 0, hi = 0;
-    int rc = tl_tensor_info_get(x->ctx, t, &in);
     if (rc == TL_OK) rc = tlb_span(x, t, &in, &lo, &hi);
     if (rc != TL_OK) return tlb_leave(x, rc);
     tlb_pin *p = tlb_pin_find(x, bits);

@@ -153,6 +153,9 @@ HWY_INLINE hn::Vec<D32> DotBytes(hn::Vec<D32> acc, hn::Vec<DU8> u, hn::Vec<D8> s
 #else
 constexpr bool kByteDots = false;
 #endif
+// The byte-dot layout of a row of n activations (kQ8ActivationBytes a value): n int8 values, then
+// q8_0's starting values (n / 4 int32), then q4_0's; each part at this many times n bytes.
+constexpr int64_t kStartsQ8 = 1, kStartsQ4 = 2;
 
 template <class V16, class V32>
 HWY_INLINE V32 MulPairs(V16 w, V16 x, V32 acc) {
@@ -178,13 +181,15 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
     const hn::Rebind<int16_t, DF> d16;
     const size_t lanes = hn::Lanes(df);
     const auto half = hn::Set(df, 0.5f), one = hn::Set(df, 1.0f), zero = hn::Zero(df);
-    // The layout: int16 values, or (byte dots) int8 values, then a correction a four for q8_0, then one for q4_0.
+    // The layout: int16 values (written in place), or the byte-dot layout (from a block's int16s).
     int16_t *wide = reinterpret_cast<int16_t *>(out);
     int8_t *bytes = reinterpret_cast<int8_t *>(out);
-    int32_t *fours = reinterpret_cast<int32_t *>(out + n), *fours8 = fours + n / 4;
+    int32_t *starts_q8 = reinterpret_cast<int32_t *>(out + kStartsQ8 * n);
+    int32_t *starts_q4 = reinterpret_cast<int32_t *>(out + kStartsQ4 * n);
     for (int64_t b = 0; b < n / kQuantBlock; ++b) {
         const float *xb = x + b * kQuantBlock;
-        HWY_ALIGN int16_t qb[kQuantBlock];
+        HWY_ALIGN int16_t block[kQuantBlock];
+        int16_t *qb = kByteDots ? block : wide + b * kQuantBlock;
         auto top = zero, poison = zero;  // poison: x * 0 summed, NaN when any x is not finite
         for (size_t i = 0; i < size_t(kQuantBlock); i += lanes) {
             const auto v = hn::LoadU(df, xb + i);
@@ -193,7 +198,7 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
         }
         if (hn::GetLane(hn::SumOfLanes(df, poison)) != 0.0f) {
             scale[b] = std::numeric_limits<float>::quiet_NaN();
-            std::memset(qb, 0, sizeof qb);
+            std::memset(qb, 0, sizeof block);
         } else {
             const float d = hn::GetLane(hn::MaxOfLanes(df, top)) / 127, id = d != 0 ? 1.0f / d : 0.0f;
             const bool tiny = id > std::numeric_limits<float>::max();  // a subnormal d: 1 / d overflowed
@@ -203,18 +208,14 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
                 const auto v = tiny ? hn::Div(x8, hn::Set(df, d)) : hn::Mul(x8, hn::Set(df, id));
                 const auto t = hn::Trunc(v);  // |v - t| is exact: the fraction decides, ties away from zero
                 const auto r = hn::IfThenElse(hn::Ge(hn::Abs(hn::Sub(v, t)), half), hn::Add(t, hn::CopySign(one, v)), t);
-                hn::Store(hn::DemoteTo(d16, hn::ConvertTo(di, r)), d16, qb + i);
+                hn::StoreU(hn::DemoteTo(d16, hn::ConvertTo(di, r)), d16, qb + i);
             }
         }
-        for (int64_t i = 0; i < kQuantBlock; ++i) {
-            if (!kByteDots) {
-                wide[b * kQuantBlock + i] = qb[i];
-                continue;
-            }
-            bytes[b * kQuantBlock + i] = int8_t(qb[i]);
-            if (i % 4 != 3) continue;
-            const int32_t four = qb[i - 3] + qb[i - 2] + qb[i - 1] + qb[i];
-            fours[(b * kQuantBlock + i) / 4] = -128 * four, fours8[(b * kQuantBlock + i) / 4] = -8 * four;
+        if (!kByteDots) continue;
+        for (int64_t i = 0; i < kQuantBlock; ++i) bytes[b * kQuantBlock + i] = int8_t(qb[i]);
+        for (int64_t f = b * kQuantBlock / 4, i = 0; i < kQuantBlock; i += 4, ++f) {
+            const int32_t four = qb[i] + qb[i + 1] + qb[i + 2] + qb[i + 3];
+            starts_q8[f] = -128 * four, starts_q4[f] = -8 * four;
         }
     }
 }
@@ -231,7 +232,7 @@ void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
         (void)d8, (void)lanes, (void)q;
         const DU8 du8;
         const auto u = hn::Xor(hn::LoadU(du8, block + 2), hn::Set(du8, 0x80));
-        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + n) + b * 8);
+        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n) + b * 8);
         const auto sum = DotBytes(start, u, hn::LoadU(D8(), reinterpret_cast<const int8_t *>(xq) + b * kQuantBlock));
 #else
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
@@ -263,7 +264,7 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
         // The 16 bytes twice, the upper copy shifted: the low nibbles (elements 0..15), then the high.
         const DU8 d;
         const auto nibbles = hn::And(hn::BitCast(d, hn::BitCast(d64, hn::LoadDup128(d, q)) >> high_shift), hn::Set(d, 0xf));
-        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + 2 * n) + b * 8);
+        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n) + b * 8);
         const auto sum = DotBytes(start, nibbles, hn::LoadU(D8(), reinterpret_cast<const int8_t *>(xq) + b * kQuantBlock));
 #else
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;

@@ -111,7 +111,7 @@ tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_ten
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
         static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
-        if (integer) bytes += bytes;  // beside the f32 rows: k quantized values (2 bytes each) and k / 32 scales a row
+        if (integer) bytes += bytes;  // beside the f32 rows: k quantized values (kQ8ActivationBytes each), k / 32 scales
         TL_TRY(ctx.scratch(size_t(bytes), &scratch));
     }
     NewTensor made;

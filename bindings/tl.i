@@ -180,6 +180,11 @@ typedef struct {
 static PyTypeObject *tlb_py_tensor_class; /* the package's Tensor, a subclass of _TensorBase */
 static PyObject *tlb_py_raise;            /* raise_for(ctx, *operands): raises the failure */
 
+/* The context record a Tensor object's calls go to. */
+static unsigned long long tlb_py_record(PyObject *tensor) {
+    return ((tlb_PyContext *)((tlb_PyTensor *)tensor)->ctx)->c;
+}
+
 static void tlb_PyTensor_dealloc(PyObject *self) {
     Py_XDECREF(((tlb_PyTensor *)self)->ctx);
     Py_XDECREF(((tlb_PyTensor *)self)->shape);
@@ -216,8 +221,6 @@ typedef struct {
 } tlb_py_info;
 #undef TLB_PY_FIELD
 #undef TLB_PY_FIELDS
-
-static unsigned long long tlb_py_record(PyObject *tensor);
 
 /* Exports self: its data and info, or -1 with the failure raised (as every call raises it). */
 static int tlb_py_export(PyObject *self, void **data, tlb_py_info *info) {
@@ -370,9 +373,6 @@ static PyMethodDef tlb_PyTensor_methods[] = {
     {NULL, NULL, 0, NULL}};
 static PyTypeObject tlb_PyContextType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._ContextBase"};
 
-static unsigned long long tlb_py_record(PyObject *tensor) {
-    return ((tlb_PyContext *)((tlb_PyTensor *)tensor)->ctx)->c;
-}
 
 /* A Tensor of ctx with these bits (a new reference), or NULL with an exception set. */
 static PyObject *tlb_py_tensor(PyObject *ctx, unsigned long long bits) {

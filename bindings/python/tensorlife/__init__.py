@@ -462,24 +462,21 @@ class Tensor(_r._TensorBase):
                 "read_only": bool(v[_lists._INFO_READ_ONLY])}
 
     def _meta(self):
-        info = self.info()
-        self._shape, self._dtype = info["shape"], info["dtype"]
+        """(shape, dtype): asked for once, a handle's never change."""
+        try:
+            return self._shape, self._dtype
+        except AttributeError:
+            info = self.info()
+            self._shape, self._dtype = info["shape"], info["dtype"]
+            return self._shape, self._dtype
 
     @property
     def shape(self):
-        try:
-            return self._shape
-        except AttributeError:
-            self._meta()
-            return self._shape
+        return self._meta()[0]
 
     @property
     def dtype(self):
-        try:
-            return self._dtype
-        except AttributeError:
-            self._meta()
-            return self._dtype
+        return self._meta()[1]
 
     def __array__(self, dtype=None, copy=None):
         """The tensor's memory as a NumPy array, no copy; a copy for another dtype or copy=True

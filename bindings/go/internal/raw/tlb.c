@@ -151,9 +151,7 @@ static const tlb_pin *tlb_pinned(const tlb_ctx *x, const char *storage, uint64_t
     }
     return NULL;
 }
-static int tlb_refuse_pinned(tlb_ctx *x, const tlb_pin *p, const char *what_fmt, const char *what_arg) {
-    char what[TLB_MESSAGE_BYTES / 2];
-    snprintf(what, sizeof what, what_fmt, what_arg);
+static int tlb_refuse_pinned(tlb_ctx *x, const tlb_pin *p, const char *what) {
     return tlb_refusef(x, TL_E_BUSY,
                        "%s: a tensor there is exported (%ld view%s: a NumPy array, memoryview or DLPack tensor over "
                        "its memory); release them first, or copy (numpy(), retain())",
@@ -242,8 +240,6 @@ uint64_t tlb_context_new(void) {
     x->refs = 1;
     return (uint64_t)(uintptr_t)x;
 }
-/* Destroys the library's context (every scope and tensor); calls on c then fail with
- * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
 /* Destroys the library's context now, or (x locked) marks it closing while exports live. */
 static void tlb_close_locked(tlb_ctx *x) {
     if (x->npins) {
@@ -253,6 +249,8 @@ static void tlb_close_locked(tlb_ctx *x) {
     tl_context_destroy(x->ctx);
     x->ctx = NULL;
 }
+/* Destroys the library's context (every scope and tensor); calls on c then fail with
+ * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released. */
 void tlb_context_close(uint64_t c) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
@@ -294,20 +292,21 @@ static const tlb_pin *tlb_scope_pinned(tlb_ctx *x, uint64_t token) {
     if (!x->npins || tl_scope_stats_get(x->ctx, tlb_scope_at(token), &st) != TL_OK) return NULL;
     return tlb_pinned(x, tl_scope_name(x->ctx, tlb_scope_at(token)), st.generation, 0, 0);
 }
-int tlb_scope_reset(uint64_t c, uint64_t token) {
+/* Resets (or closes) the scope, refused while a tensor of it is exported. */
+static int tlb_scope_end(uint64_t c, uint64_t token, int close) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
+    const tl_scope s = tlb_scope_at(token);
     const tlb_pin *p = tlb_scope_pinned(x, token);
-    if (p) return tlb_refuse_pinned(x, p, "resetting scope '%s'", tl_scope_name(x->ctx, tlb_scope_at(token)));
-    return tlb_leave(x, tl_scope_reset(x->ctx, tlb_scope_at(token)));
+    if (p) {
+        char what[TLB_MESSAGE_BYTES / 2];
+        snprintf(what, sizeof what, "%s scope '%s'", close ? "closing" : "resetting", tl_scope_name(x->ctx, s));
+        return tlb_refuse_pinned(x, p, what);
+    }
+    return tlb_leave(x, close ? tl_scope_close(x->ctx, s) : tl_scope_reset(x->ctx, s));
 }
-int tlb_scope_close(uint64_t c, uint64_t token) {
-    tlb_ctx *x = tlb_enter(c);
-    if (!x) return tlb_status(c);
-    const tlb_pin *p = tlb_scope_pinned(x, token);
-    if (p) return tlb_refuse_pinned(x, p, "closing scope '%s'", tl_scope_name(x->ctx, tlb_scope_at(token)));
-    return tlb_leave(x, tl_scope_close(x->ctx, tlb_scope_at(token)));
-}
+int tlb_scope_reset(uint64_t c, uint64_t token) { return tlb_scope_end(c, token, 0); }
+int tlb_scope_close(uint64_t c, uint64_t token) { return tlb_scope_end(c, token, 1); }
 /* A reference on the record for a Scope object whose finalizer calls tlb_scope_release. */
 void tlb_scope_hold(uint64_t c) {
     if (!c) return;
@@ -469,10 +468,10 @@ const char *tlb_storage(uint64_t c, uint64_t bits) {
     snprintf(tlb_message_copy, sizeof tlb_message_copy, "%s", in.storage);
     return tlb_message_copy;
 }
-/* The bytes t's elements span, [*lo, *hi) (empty for no elements); the status. */
-static int tlb_span(tlb_ctx *x, tl_tensor t, const tl_tensor_info *in, uintptr_t *lo, uintptr_t *hi) {
-    void *data = NULL;
-    int rc = tl_tensor_data(x->ctx, t, &data);
+/* t's first element (*data) and the bytes its elements span, [*lo, *hi) (empty for no
+ * elements); the status. */
+static int tlb_span(tlb_ctx *x, tl_tensor t, const tl_tensor_info *in, void **data, uintptr_t *lo, uintptr_t *hi) {
+    int rc = tl_tensor_data(x->ctx, t, data);
     if (rc != TL_OK) return rc;
     int64_t block = 1, last = 0;
     size_t block_bytes = 0;
@@ -482,7 +481,7 @@ static int tlb_span(tlb_ctx *x, tl_tensor t, const tl_tensor_info *in, uintptr_t
         if (in->shape[i] == 0) return *lo = *hi = 0, TL_OK;
         last += (in->shape[i] - 1) * in->strides[i];
     }
-    *lo = (uintptr_t)data;
+    *lo = (uintptr_t)*data;
     *hi = *lo + (uintptr_t)((last / block + 1) * (int64_t)block_bytes);
     return TL_OK;
 }
@@ -491,11 +490,12 @@ int tlb_free(uint64_t c, uint64_t bits) {
     if (!x) return tlb_status(c);
     tl_tensor t = {bits};
     tl_tensor_info in = TL_TENSOR_INFO_INIT;
+    void *data = NULL;
     uintptr_t lo = 0, hi = 0;
     if (x->npins && tl_tensor_info_get(x->ctx, t, &in) == TL_OK && in.generation == 0 &&
-        tlb_span(x, t, &in, &lo, &hi) == TL_OK) {  /* ambient: its memory must not hold an export */
+        tlb_span(x, t, &in, &data, &lo, &hi) == TL_OK) {  /* ambient: its memory must not hold an export */
         const tlb_pin *p = tlb_pinned(x, NULL, 0, lo, hi);
-        if (p) return tlb_refuse_pinned(x, p, "freeing the tensor%s", "");
+        if (p) return tlb_refuse_pinned(x, p, "freeing the tensor");
     }
     return tlb_leave(x, tl_tensor_free(x->ctx, t));
 }
@@ -508,7 +508,8 @@ int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t nin
     if (!x) return rc;
     tl_tensor t = {bits};
     uintptr_t lo = 0, hi = 0;
-    if (rc == TL_OK) rc = tlb_span(x, t, &in, &lo, &hi);
+    void *first = NULL;
+    if (rc == TL_OK) rc = tlb_span(x, t, &in, &first, &lo, &hi);
     if (rc != TL_OK) return tlb_leave(x, rc);
     tlb_pin *p = tlb_pin_find(x, bits);
     if (!p) {
@@ -518,7 +519,7 @@ int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t nin
     }
     ++p->count;
     tlb_scope_hold(c); /* the record outlives the language's Context while exported */
-    tl_tensor_data(x->ctx, t, data);
+    *data = first;
     tlb_put_info(&in, info);
     return tlb_leave(x, TL_OK);
 }

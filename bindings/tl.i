@@ -185,11 +185,14 @@ static unsigned long long tlb_py_record(PyObject *tensor) {
     return ((tlb_PyContext *)((tlb_PyTensor *)tensor)->ctx)->c;
 }
 
+/* The dealloc of _TensorBase and of the package's Tensor (a heap type: its instances hold it). */
 static void tlb_PyTensor_dealloc(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
     Py_XDECREF(((tlb_PyTensor *)self)->ctx);
     Py_XDECREF(((tlb_PyTensor *)self)->shape);
     Py_XDECREF(((tlb_PyTensor *)self)->dtype);
-    Py_TYPE(self)->tp_free(self);
+    type->tp_free(self);
+    if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) Py_DECREF(type);
 }
 
 static PyMemberDef tlb_PyTensor_members[] = {
@@ -374,10 +377,26 @@ static PyMethodDef tlb_PyTensor_methods[] = {
 static PyTypeObject tlb_PyContextType = {PyVarObject_HEAD_INIT(NULL, 0) "tensorlife._tensorlife._ContextBase"};
 
 
+/* Freed Tensor objects kept for the next results, as CPython keeps floats: a decode loop makes
+ * and drops one per op (under the GIL, as every call here). */
+enum { TLB_PY_FREE_TENSORS = 64 };
+static PyObject *tlb_py_free_tensors[TLB_PY_FREE_TENSORS];
+static int tlb_py_free_count;
+static void tlb_py_tensor_free(void *self) {
+    if (tlb_py_free_count < TLB_PY_FREE_TENSORS) tlb_py_free_tensors[tlb_py_free_count++] = (PyObject *)self;
+    else PyObject_Free(self);
+}
+
 /* A Tensor of ctx with these bits (a new reference), or NULL with an exception set. */
 static PyObject *tlb_py_tensor(PyObject *ctx, unsigned long long bits) {
     PyTypeObject *type = tlb_py_tensor_class ? tlb_py_tensor_class : &tlb_PyTensorType;
-    tlb_PyTensor *t = (tlb_PyTensor *)type->tp_alloc(type, 0);
+    tlb_PyTensor *t;
+    if (tlb_py_free_count && type->tp_free == tlb_py_tensor_free) {
+        t = (tlb_PyTensor *)PyObject_Init(tlb_py_free_tensors[--tlb_py_free_count], type);
+        t->shape = t->dtype = NULL;
+    } else {
+        t = (tlb_PyTensor *)type->tp_alloc(type, 0);
+    }
     if (!t) return NULL;
     Py_INCREF(ctx);
     t->ctx = ctx;
@@ -393,7 +412,9 @@ static int tlb_py_operands(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return -1;
     }
     for (int i = 0; i < 2; ++i) {
-        if (!PyObject_TypeCheck(args[i], &tlb_PyTensorType) || ((tlb_PyTensor *)args[i])->ctx != self) return 0;
+        if ((Py_TYPE(args[i]) != tlb_py_tensor_class && !PyObject_TypeCheck(args[i], &tlb_PyTensorType)) ||
+            ((tlb_PyTensor *)args[i])->ctx != self)
+            return 0;
     }
     *a = ((tlb_PyTensor *)args[0])->bits;
     *b = ((tlb_PyTensor *)args[1])->bits;
@@ -419,19 +440,53 @@ static PyObject *tlb_py_fail(PyObject *self, PyObject *const *args) {
         const uint64_t r = ok ? tlb_##name(((tlb_PyContext *)self)->c, a, b) : 0;                   \
         return r ? tlb_py_tensor(self, r) : tlb_py_fail(self, args);                                \
     }
+
+/* The pair ops as Context methods (METH_FASTCALL), filled in by %init; the last one zero. */
+#define TLB_PY_COUNT(name) +1
+static PyMethodDef tlb_py_context_methods[0 TL_PAIR_OPS(TLB_PY_COUNT) + 1];
+#undef TLB_PY_COUNT
 %}
 %inline %{
-/* Registers the package's Tensor class and its raise_for(ctx, *operands). */
-PyObject *tlb_py_register(PyObject *tensor_class, PyObject *raise_for) {
-    if (!PyType_Check(tensor_class) || !PyType_IsSubtype((PyTypeObject *)tensor_class, &tlb_PyTensorType)) {
-        PyErr_SetString(PyExc_TypeError, "the Tensor class must derive from _TensorBase");
+/* Registers the package's Tensor and Context classes and its raise_for(ctx, *operands).
+ * - Tensor instances are left out of the cycle collector: one holds only its Context, its shape
+ *   tuple and its dtype, so it cannot close a cycle, and tracking it cost a collection of the young
+ *   generation every 700 results (bench/README.md).  Hence no __dict__ or __weakref__ in Tensor.
+ * - The pair ops are made methods of the Context class itself, not of its C base: the
+ *   interpreter's fast call of a C method requires the method's own type to be the instance's. */
+PyObject *tlb_py_register(PyObject *tensor_class, PyObject *context_class, PyObject *raise_for) {
+    if (!PyType_Check(tensor_class) || !PyType_IsSubtype((PyTypeObject *)tensor_class, &tlb_PyTensorType) ||
+        !PyType_Check(context_class) || !PyType_IsSubtype((PyTypeObject *)context_class, &tlb_PyContextType)) {
+        PyErr_SetString(PyExc_TypeError, "the classes must derive from _TensorBase and _ContextBase");
         return NULL;
     }
+    PyTypeObject *tensor = (PyTypeObject *)tensor_class;
+    if (tensor->tp_dictoffset || tensor->tp_weaklistoffset || tensor->tp_basicsize != tlb_PyTensorType.tp_basicsize) {
+        PyErr_SetString(PyExc_TypeError, "the Tensor class must add no attributes (__slots__ = ())");
+        return NULL;
+    }
+    for (PyMethodDef *m = tlb_py_context_methods; m->ml_name; ++m) {
+        PyObject *method = PyDescr_NewMethod((PyTypeObject *)context_class, m);
+        const int failed = !method || PyObject_SetAttrString(context_class, m->ml_name, method) < 0;
+        Py_XDECREF(method);
+        if (failed) return NULL;
+    }
+    tensor->tp_flags &= ~Py_TPFLAGS_HAVE_GC;  /* before any instance exists */
+    tensor->tp_free = tlb_py_tensor_free;
+    tensor->tp_dealloc = tlb_PyTensor_dealloc;  /* not the generic one of a class: nothing to finalize */
+    PyType_Modified(tensor);
     Py_XINCREF(tensor_class);
     Py_XINCREF(raise_for);
-    tlb_py_tensor_class = (PyTypeObject *)tensor_class;
+    tlb_py_tensor_class = tensor;
     tlb_py_raise = raise_for;
     Py_RETURN_NONE;
+}
+/* A context record whose calls the GIL serializes: no lock taken (a free-threaded build locks). */
+unsigned long long tlb_py_context_new(void) {
+#ifdef Py_GIL_DISABLED
+    return tlb_context_new();
+#else
+    return tlb_context_new_serialized();
+#endif
 }
 /* A Tensor object of ctx for handle bits (for the calls made through the SWIG layer). */
 PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_py_tensor(ctx, bits); }
@@ -444,13 +499,11 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
     PyCFunction functions[] = {TL_PAIR_OPS(TLB_PY_FUNCTION)};
 #undef TLB_PY_NAME
 #undef TLB_PY_FUNCTION
-    enum { count = sizeof names / sizeof names[0] };
-    static PyMethodDef context_methods[count + 1];  /* the last one zero: the end */
-    for (int i = 0; i < count; ++i) {
-        context_methods[i].ml_name = names[i];
-        context_methods[i].ml_meth = functions[i];
-        context_methods[i].ml_flags = METH_FASTCALL;
-        context_methods[i].ml_doc = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        tlb_py_context_methods[i].ml_name = names[i];
+        tlb_py_context_methods[i].ml_meth = functions[i];
+        tlb_py_context_methods[i].ml_flags = METH_FASTCALL;
+        tlb_py_context_methods[i].ml_doc = NULL;
     }
     tlb_PyTensorType.tp_basicsize = sizeof(tlb_PyTensor);
     tlb_PyTensorType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
@@ -463,7 +516,6 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
     tlb_PyContextType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
     tlb_PyContextType.tp_new = PyType_GenericNew;
     tlb_PyContextType.tp_members = tlb_PyContext_members;
-    tlb_PyContextType.tp_methods = context_methods;
     tlb_PyContextType.tp_doc = "A context record and the ops made in C (the base of tensorlife.Context).";
     if (PyType_Ready(&tlb_PyTensorType) < 0 || PyType_Ready(&tlb_PyContextType) < 0) return NULL;
     Py_INCREF(&tlb_PyTensorType);
@@ -490,6 +542,7 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 %ignore tlb_read;
 %ignore tlb_export;   /* Python's buffer protocol and DLPack, in C above */
 %ignore tlb_unexport;
+%ignore tlb_context_new_serialized;  /* Python's, through tlb_py_context_new */
 
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;

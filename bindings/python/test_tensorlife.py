@@ -136,6 +136,26 @@ def test_views_reductions_and_caches():
             ctx.slice(a, 0, 1, 5)
 
 
+def test_tensor_objects_reused_and_untracked():
+    """Result objects come from a free list and stay out of the cycle collector (the per-call
+    cost): a reused object carries nothing of the one before, a Context has no __dict__."""
+    import gc
+    with tl.Context() as ctx:
+        a = ctx.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=(2, 3), dtype=tl.F32)
+        assert not gc.is_tracked(a) and not hasattr(ctx, "__dict__")
+        for _ in range(3):
+            wide = ctx.add(a, a)
+            assert wide.shape == (2, 3) and wide.dtype == tl.F32  # shape and dtype asked for: cached
+            del wide
+            row = ctx.sum(a, 0)  # may take the object just freed
+            assert row.shape == (3,) and row.tolist() == [5.0, 7.0, 9.0]
+            index = ctx.argmax(a, -1)
+            assert index.dtype == tl.I32 and index.tolist() == [2, 2]
+            del row, index
+        with pytest.raises(AttributeError):
+            ctx.anything = 1
+
+
 def test_bench_tiny_add(capsys):
     """Not an assertion on speed: prints the ratio for the note (pytest -s shows it).  Both sides
     run the same loop shape (256 adds, then a reset), best of 5 interleaved rounds."""

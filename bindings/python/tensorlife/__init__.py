@@ -65,12 +65,14 @@ def blas_threads():
 
 class Context(_r._ContextBase):
     """Owns every scope and tensor made through it.  add, sub, mul, div, matmul and
-    gather_rows are methods of the C base (one native call each, with NumPy broadcasting for
-    the elementwise ones); everything else is here."""
+    gather_rows are made in C (one native call each, with NumPy broadcasting for the
+    elementwise ones); everything else is here."""
+
+    __slots__ = ("_pinned", "__weakref__")  # no __dict__: a method call looks in none
 
     def __init__(self):
         self._c = 0
-        c = _r.tlb_context_new()
+        c = _r.tlb_py_context_new()
         if not c:
             raise _error(0)
         self._c = c
@@ -539,4 +541,4 @@ def _raise_for(ctx, *operands):
 
 
 _tensor_of = _r.tlb_py_tensor_of
-_r.tlb_py_register(Tensor, _raise_for)
+_r.tlb_py_register(Tensor, Context, _raise_for)

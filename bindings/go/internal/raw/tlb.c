@@ -34,15 +34,22 @@ typedef struct tlb_ctx {
     size_t npins, pin_capacity;
     size_t *slots, nslots; /* open addressing: a pin's index + 1, 0 empty; nslots a power of 2 */
     int closing; /* closed or released while exports lived: calls refused, destroyed at the last */
+    int serialized; /* the language serializes every call on it (tlb_context_new_serialized) */
 } tlb_ctx;
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
+static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
 static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
+static void tlb_lock(tlb_ctx *x) {
+    if (!x->serialized) pthread_mutex_lock(&x->lock);
+}
+static void tlb_unlock(tlb_ctx *x) {
+    if (!x->serialized) pthread_mutex_unlock(&x->lock);
+}
 
 static void tlb_set(tlb_ctx *x, int status, const char *message) {
     x->status = status;
@@ -52,17 +59,17 @@ static void tlb_set(tlb_ctx *x, int status, const char *message) {
 /* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
 static tlb_ctx *tlb_enter(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     if (x->ctx && !x->closing) return x;
     tlb_set(x, TL_E_INVALID_HANDLE, c ? "the context is closed" : "no context (0)");
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     return NULL;
 }
 
 /* Leaves a call: a failure's status and message are copied into the record first. */
 static int tlb_leave(tlb_ctx *x, int rc) {
     if (rc != TL_OK) tlb_set(x, rc, tl_last_error());
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     return rc;
 }
 static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
@@ -73,7 +80,7 @@ static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
     x->status = status;
     vsnprintf(x->message, sizeof x->message, fmt, ap);
     va_end(ap);
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     return status;
 }
 static int tlb_refuse(tlb_ctx *x, int status, const char *what) { return tlb_refusef(x, status, "%s", what); }
@@ -193,9 +200,9 @@ int tlb_set_blas_threads(int threads) {
     tlb_ctx *x = tlb_of(0);
     int rc = tl_set_blas_threads(threads);
     if (rc != TL_OK) {
-        pthread_mutex_lock(&x->lock);
+        tlb_lock(x);
         tlb_set(x, rc, tl_last_error());
-        pthread_mutex_unlock(&x->lock);
+        tlb_unlock(x);
     }
     return rc;
 }
@@ -205,22 +212,22 @@ int tlb_blas_threads(void) { return tl_blas_threads(); }
  * under the lock, so a language copying it races with no other call. */
 int tlb_status(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     int status = x->status;
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     return status;
 }
 const char *tlb_message(uint64_t c) {
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     memcpy(tlb_message_copy, x->message, sizeof tlb_message_copy);
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     return tlb_message_copy;
 }
 
 /* ---- contexts ------------------------------------------------------------------------------ */
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
-uint64_t tlb_context_new(void) {
+static uint64_t tlb_context_make(int serialized) {
     tlb_ctx *x = (tlb_ctx *)calloc(1, sizeof *x);
     if (!x) {
         pthread_mutex_lock(&tlb_no_context.lock);
@@ -238,8 +245,11 @@ uint64_t tlb_context_new(void) {
     }
     pthread_mutex_init(&x->lock, NULL);
     x->refs = 1;
+    x->serialized = serialized;
     return (uint64_t)(uintptr_t)x;
 }
+uint64_t tlb_context_new(void) { return tlb_context_make(0); }
+uint64_t tlb_context_new_serialized(void) { return tlb_context_make(1); }
 /* Destroys the library's context now, or (x locked) marks it closing while exports live. */
 static void tlb_close_locked(tlb_ctx *x) {
     if (x->npins) {
@@ -254,9 +264,9 @@ static void tlb_close_locked(tlb_ctx *x) {
 void tlb_context_close(uint64_t c) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     tlb_close_locked(x);
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
 }
 /* The language's Context is gone (closed or collected): drops its reference. */
 void tlb_context_release(uint64_t c) {
@@ -319,10 +329,10 @@ void tlb_scope_hold(uint64_t c) {
 void tlb_scope_release(uint64_t c, uint64_t token) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     /* refused unless open and innermost; left open (until the context closes) while exported */
     if (x->ctx && !x->closing && !tlb_scope_pinned(x, token)) (void)tl_scope_close(x->ctx, tlb_scope_at(token));
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     tlb_unref(x);
 }
 /* stats[0..7), in TL_SCOPE_STATS_FIELDS order: generation, slab, used, peak, overflow bytes,
@@ -526,15 +536,15 @@ int tlb_export(uint64_t c, uint64_t bits, void **data, int64_t *info, size_t nin
 void tlb_unexport(uint64_t c, uint64_t bits) {
     if (!c) return;
     tlb_ctx *x = tlb_of(c);
-    pthread_mutex_lock(&x->lock);
+    tlb_lock(x);
     tlb_pin *p = tlb_pin_find(x, bits);
     if (!p) {
-        pthread_mutex_unlock(&x->lock);
+        tlb_unlock(x);
         return;
     }
     if (--p->count == 0) tlb_pin_remove(x, p);
     if (x->npins == 0 && x->closing) tlb_close_locked(x);
-    pthread_mutex_unlock(&x->lock);
+    tlb_unlock(x);
     tlb_unref(x);
 }
 /* Copies into the scope of token, or into ambient for token 0. */

@@ -480,14 +480,6 @@ PyObject *tlb_py_register(PyObject *tensor_class, PyObject *context_class, PyObj
     tlb_py_raise = raise_for;
     Py_RETURN_NONE;
 }
-/* A context record whose calls the GIL serializes: no lock taken (a free-threaded build locks). */
-unsigned long long tlb_py_context_new(void) {
-#ifdef Py_GIL_DISABLED
-    return tlb_context_new();
-#else
-    return tlb_context_new_serialized();
-#endif
-}
 /* A Tensor object of ctx for handle bits (for the calls made through the SWIG layer). */
 PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_py_tensor(ctx, bits); }
 %}
@@ -542,7 +534,6 @@ PyObject *tlb_py_tensor_of(PyObject *ctx, unsigned long long bits) { return tlb_
 %ignore tlb_read;
 %ignore tlb_export;   /* Python's buffer protocol and DLPack, in C above */
 %ignore tlb_unexport;
-%ignore tlb_context_new_serialized;  /* Python's, through tlb_py_context_new */
 
 %newobject tlb_context_report_json;
 %newobject tlb_tensor_to_json;

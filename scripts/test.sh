@@ -38,6 +38,8 @@ bash "$root/scripts/build.sh" "$root/build-tsan" -DTL_SANITIZE=thread -DTL_BUILD
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/threaded_decode"
 echo "== ThreadSanitizer: one context from two threads (refused, not raced)"
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/busy_context"
+echo "== ThreadSanitizer: one binding record from four threads (each call waits its turn)"
+TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/shared_record"
 echo "== ThreadSanitizer: ops split over an executor's threads"
 TSAN_OPTIONS="suppressions=$root/tests/threads/tsan.supp halt_on_error=1" "$root/build-tsan/tests/executor_threads"
 

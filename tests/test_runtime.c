@@ -80,7 +80,8 @@ Test(runtime, a_scope_object_outliving_its_context_keeps_the_record) {
 /* Exports (the Python buffer protocol and DLPack): the memory stays alive until each is
  * released; a scope reset, a free over it are refused; a close waits.  Under ASan and valgrind
  * a read after an early free would be reported. */
-static void exports_outlive_resets_frees_and_closes(uint64_t c) {
+Test(runtime, exported_memory_outlives_resets_frees_and_closes) {
+    const uint64_t c = tlb_context_new();
     int64_t info[64];
     void *data = NULL;
     float values[4] = {1, 2, 3, 4};
@@ -125,13 +126,6 @@ static void exports_outlive_resets_frees_and_closes(uint64_t c) {
     cr_assert_eq(((float *)data)[0], 2.0f);
     cr_assert_eq(((float *)data)[1], 3.0f);
     tlb_unexport(c, view); /* the last export: the context and then the record go */
-}
-Test(runtime, exported_memory_outlives_resets_frees_and_closes) {
-    exports_outlive_resets_frees_and_closes(tlb_context_new());
-}
-/* The same on a record whose lock the language makes unneeded (Python's, under the GIL). */
-Test(runtime, a_serialized_record_behaves_the_same) {
-    exports_outlive_resets_frees_and_closes(tlb_context_new_serialized());
 }
 
 /* Many tensors exported at once: found in constant time, each released. */

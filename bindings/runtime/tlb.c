@@ -8,6 +8,7 @@
 #include <tensorlife/tl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@ typedef struct tlb_pin {
 } tlb_pin;
 
 typedef struct tlb_ctx {
-    pthread_mutex_t lock;
+    atomic_int held;       /* the record's lock (tlb_lock): 0 free, 1 held, 2 held, maybe awaited */
+    pthread_mutex_t sleep; /* with `wake`: where a thread waits for `held` */
+    pthread_cond_t wake;
     long refs;       /* under refs_lock: the language's Context, each live Scope object, each export */
     tl_context *ctx; /* NULL once closed */
     int status;      /* of the last failure; changed only by failures */
@@ -33,21 +36,30 @@ typedef struct tlb_ctx {
     size_t npins, pin_capacity;
     size_t *slots, nslots; /* open addressing: a pin's index + 1, 0 empty; nslots a power of 2 */
     int closing; /* closed or released while exports lived: calls refused, destroyed at the last */
-    int serialized; /* the language serializes every call on it (tlb_context_new_serialized) */
 } tlb_ctx;
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {PTHREAD_MUTEX_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0, 0};
+static tlb_ctx tlb_no_context = {0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
 static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
+/* The record's lock: one compare-exchange to take it and one exchange to give it back when no
+ * thread waits (pthread_mutex_lock and _unlock around each call cost 5-6 ns of a 16-float add's
+ * 42: bench/README.md); a thread that finds it held sleeps on the condition variable. */
 static void tlb_lock(tlb_ctx *x) {
-    if (!x->serialized) pthread_mutex_lock(&x->lock);
+    int free_ = 0;
+    if (atomic_compare_exchange_strong_explicit(&x->held, &free_, 1, memory_order_acquire, memory_order_relaxed)) return;
+    pthread_mutex_lock(&x->sleep);
+    while (atomic_exchange_explicit(&x->held, 2, memory_order_acquire) != 0) pthread_cond_wait(&x->wake, &x->sleep);
+    pthread_mutex_unlock(&x->sleep);
 }
 static void tlb_unlock(tlb_ctx *x) {
-    if (!x->serialized) pthread_mutex_unlock(&x->lock);
+    if (atomic_exchange_explicit(&x->held, 0, memory_order_release) != 2) return;
+    pthread_mutex_lock(&x->sleep); /* a waiter holds `sleep` until it waits: the wake is not lost */
+    pthread_cond_broadcast(&x->wake);
+    pthread_mutex_unlock(&x->sleep);
 }
 
 static void tlb_set(tlb_ctx *x, int status, const char *message) {
@@ -90,7 +102,8 @@ static void tlb_unref(tlb_ctx *x) {
     pthread_mutex_unlock(&tlb_refs_lock);
     if (left) return;
     tl_context_destroy(x->ctx);
-    pthread_mutex_destroy(&x->lock);
+    pthread_mutex_destroy(&x->sleep);
+    pthread_cond_destroy(&x->wake);
     free(x->pins);
     free(x->slots);
     free(x);
@@ -226,29 +239,27 @@ const char *tlb_message(uint64_t c) {
 
 /* ---- contexts ------------------------------------------------------------------------------ */
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
-static uint64_t tlb_context_make(int serialized) {
+uint64_t tlb_context_new(void) {
     tlb_ctx *x = (tlb_ctx *)calloc(1, sizeof *x);
     if (!x) {
-        pthread_mutex_lock(&tlb_no_context.lock);
+        tlb_lock(&tlb_no_context);
         tlb_set(&tlb_no_context, TL_E_OUT_OF_MEMORY, "out of memory for a context record");
-        pthread_mutex_unlock(&tlb_no_context.lock);
+        tlb_unlock(&tlb_no_context);
         return 0;
     }
     tl_status rc = tl_context_create(NULL, &x->ctx);
     if (rc != TL_OK) {
-        pthread_mutex_lock(&tlb_no_context.lock);
+        tlb_lock(&tlb_no_context);
         tlb_set(&tlb_no_context, rc, tl_last_error());
-        pthread_mutex_unlock(&tlb_no_context.lock);
+        tlb_unlock(&tlb_no_context);
         free(x);
         return 0;
     }
-    pthread_mutex_init(&x->lock, NULL);
+    pthread_mutex_init(&x->sleep, NULL);
+    pthread_cond_init(&x->wake, NULL);
     x->refs = 1;
-    x->serialized = serialized;
     return (uint64_t)(uintptr_t)x;
 }
-uint64_t tlb_context_new(void) { return tlb_context_make(0); }
-uint64_t tlb_context_new_serialized(void) { return tlb_context_make(1); }
 /* Destroys the library's context now, or (x locked) marks it closing while exports live. */
 static void tlb_close_locked(tlb_ctx *x) {
     if (x->npins) {

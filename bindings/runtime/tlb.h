@@ -44,9 +44,6 @@ const char *tlb_message(uint64_t c);
 /* ---- contexts ------------------------------------------------------------------------------ */
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
 uint64_t tlb_context_new(void);
-/* The same for a language that never calls on one record from two threads at once (CPython's
- * GIL): the record's lock is not taken, about 4 ns a call (bench/README.md). */
-uint64_t tlb_context_new_serialized(void);
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
  * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released.  While tensors are
  * exported (tlb_export) calls fail at once, and the destruction waits for the last export. */

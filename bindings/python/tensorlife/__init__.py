@@ -72,7 +72,7 @@ class Context(_r._ContextBase):
 
     def __init__(self):
         self._c = 0
-        c = _r.tlb_py_context_new()
+        c = _r.tlb_context_new()
         if not c:
             raise _error(0)
         self._c = c

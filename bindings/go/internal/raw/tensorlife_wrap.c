@@ -197,7 +197,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_faea28631a1099e9(void *_swig_go_0) {
+void _wrap_Swig_free_raw_22895c2e2ce5e51e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -207,7 +207,7 @@ void _wrap_Swig_free_raw_faea28631a1099e9(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_faea28631a1099e9(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_22895c2e2ce5e51e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -220,7 +220,7 @@ void *_wrap_Swig_malloc_raw_faea28631a1099e9(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_faea28631a1099e9(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_22895c2e2ce5e51e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -233,7 +233,7 @@ _gostring_ _wrap_tlb_status_string_raw_faea28631a1099e9(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_faea28631a1099e9() {
+_gostring_ _wrap_tlb_version_raw_22895c2e2ce5e51e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -244,7 +244,7 @@ _gostring_ _wrap_tlb_version_raw_faea28631a1099e9() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_faea28631a1099e9() {
+intgo _wrap_tlb_abi_version_raw_22895c2e2ce5e51e() {
   int result;
   intgo _swig_go_result;
   
@@ -255,7 +255,7 @@ intgo _wrap_tlb_abi_version_raw_faea28631a1099e9() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_faea28631a1099e9(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_22895c2e2ce5e51e(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -268,7 +268,7 @@ intgo _wrap_tlb_set_blas_threads_raw_faea28631a1099e9(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_faea28631a1099e9() {
+intgo _wrap_tlb_blas_threads_raw_22895c2e2ce5e51e() {
   int result;
   intgo _swig_go_result;
   
@@ -279,7 +279,7 @@ intgo _wrap_tlb_blas_threads_raw_faea28631a1099e9() {
 }
 
 
-intgo _wrap_tlb_status_raw_faea28631a1099e9(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -292,7 +292,7 @@ intgo _wrap_tlb_status_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_faea28631a1099e9(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -305,7 +305,7 @@ _gostring_ _wrap_tlb_message_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_faea28631a1099e9() {
+long long _wrap_tlb_context_new_raw_22895c2e2ce5e51e() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -316,7 +316,7 @@ long long _wrap_tlb_context_new_raw_faea28631a1099e9() {
 }
 
 
-void _wrap_tlb_context_close_raw_faea28631a1099e9(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -326,7 +326,7 @@ void _wrap_tlb_context_close_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_faea28631a1099e9(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -336,7 +336,7 @@ void _wrap_tlb_context_release_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -362,7 +362,7 @@ long long _wrap_tlb_scope_open_raw_faea28631a1099e9(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -377,7 +377,7 @@ intgo _wrap_tlb_scope_reset_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -392,7 +392,7 @@ intgo _wrap_tlb_scope_close_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_faea28631a1099e9(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -402,7 +402,7 @@ void _wrap_tlb_scope_hold_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -414,7 +414,7 @@ void _wrap_tlb_scope_release_raw_faea28631a1099e9(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -435,7 +435,7 @@ intgo _wrap_tlb_scope_stats_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -451,7 +451,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_faea28631a1099e9(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -466,7 +466,7 @@ _gostring_ _wrap_tlb_scope_name_raw_faea28631a1099e9(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_faea28631a1099e9(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -479,7 +479,7 @@ long long _wrap_tlb_scope_current_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_faea28631a1099e9(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_22895c2e2ce5e51e(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -504,7 +504,7 @@ long long _wrap_tlb_from_f32_raw_faea28631a1099e9(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_faea28631a1099e9(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_22895c2e2ce5e51e(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -529,7 +529,7 @@ long long _wrap_tlb_from_f64_raw_faea28631a1099e9(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_faea28631a1099e9(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_22895c2e2ce5e51e(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -554,7 +554,7 @@ long long _wrap_tlb_from_i32_raw_faea28631a1099e9(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_faea28631a1099e9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_22895c2e2ce5e51e(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -579,7 +579,7 @@ long long _wrap_tlb_fill_raw_faea28631a1099e9(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_faea28631a1099e9(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_22895c2e2ce5e51e(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -604,7 +604,7 @@ long long _wrap_tlb_wrap_raw_faea28631a1099e9(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -625,7 +625,7 @@ intgo _wrap_tlb_read_f32_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -646,7 +646,7 @@ intgo _wrap_tlb_read_f64_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -667,7 +667,7 @@ intgo _wrap_tlb_read_i32_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -688,7 +688,7 @@ intgo _wrap_tlb_info_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -703,7 +703,7 @@ _gostring_ _wrap_tlb_storage_raw_faea28631a1099e9(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -718,7 +718,7 @@ intgo _wrap_tlb_free_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -735,7 +735,7 @@ long long _wrap_tlb_retain_raw_faea28631a1099e9(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -752,7 +752,7 @@ long long _wrap_tlb_add_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -769,7 +769,7 @@ long long _wrap_tlb_sub_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -786,7 +786,7 @@ long long _wrap_tlb_mul_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -803,7 +803,7 @@ long long _wrap_tlb_div_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_matmul_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -820,7 +820,7 @@ long long _wrap_tlb_matmul_raw_faea28631a1099e9(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_gather_rows_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -837,7 +837,7 @@ long long _wrap_tlb_gather_rows_raw_faea28631a1099e9(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -852,7 +852,7 @@ long long _wrap_tlb_relu_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -867,7 +867,7 @@ long long _wrap_tlb_gelu_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -882,7 +882,7 @@ long long _wrap_tlb_silu_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -897,7 +897,7 @@ long long _wrap_tlb_exp_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -912,7 +912,7 @@ long long _wrap_tlb_tanh_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -927,7 +927,7 @@ long long _wrap_tlb_contiguous_raw_faea28631a1099e9(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_convert_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_convert_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -944,7 +944,7 @@ long long _wrap_tlb_convert_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -963,7 +963,7 @@ long long _wrap_tlb_rmsnorm_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -984,7 +984,7 @@ long long _wrap_tlb_layernorm_raw_faea28631a1099e9(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1003,7 +1003,7 @@ long long _wrap_tlb_sum_raw_faea28631a1099e9(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1022,7 +1022,7 @@ long long _wrap_tlb_mean_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1039,7 +1039,7 @@ long long _wrap_tlb_argmax_raw_faea28631a1099e9(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1056,7 +1056,7 @@ long long _wrap_tlb_softmax_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1073,7 +1073,7 @@ long long _wrap_tlb_scale_raw_faea28631a1099e9(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1096,7 +1096,7 @@ long long _wrap_tlb_attention_raw_faea28631a1099e9(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_rope_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3, intgo _swig_go_4) {
+long long _wrap_tlb_rope_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3, intgo _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t arg3 ;
@@ -1117,7 +1117,7 @@ long long _wrap_tlb_rope_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_slice_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1138,7 +1138,7 @@ long long _wrap_tlb_slice_raw_faea28631a1099e9(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1157,7 +1157,7 @@ long long _wrap_tlb_transpose_raw_faea28631a1099e9(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1178,7 +1178,7 @@ long long _wrap_tlb_reshape_raw_faea28631a1099e9(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_faea28631a1099e9(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_22895c2e2ce5e51e(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1199,7 +1199,7 @@ long long _wrap_tlb_concat_raw_faea28631a1099e9(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1216,7 +1216,7 @@ intgo _wrap_tlb_copy_into_raw_faea28631a1099e9(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1236,7 +1236,7 @@ long long _wrap_tlb_st_open_raw_faea28631a1099e9(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1256,7 +1256,7 @@ long long _wrap_tlb_st_map_raw_faea28631a1099e9(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1276,7 +1276,7 @@ intgo _wrap_tlb_st_maps_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_faea28631a1099e9(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1289,7 +1289,7 @@ long long _wrap_tlb_st_count_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1304,7 +1304,7 @@ _gostring_ _wrap_tlb_st_name_raw_faea28631a1099e9(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1326,7 +1326,7 @@ long long _wrap_tlb_st_get_raw_faea28631a1099e9(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_faea28631a1099e9(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1336,7 +1336,7 @@ void _wrap_tlb_st_close_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1369,7 +1369,7 @@ intgo _wrap_tlb_safetensors_save_raw_faea28631a1099e9(long long _swig_go_0, _gos
 }
 
 
-long long _wrap_tlb_gguf_open_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_gguf_open_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1389,7 +1389,7 @@ long long _wrap_tlb_gguf_open_raw_faea28631a1099e9(long long _swig_go_0, _gostri
 }
 
 
-void _wrap_tlb_gguf_close_raw_faea28631a1099e9(long long _swig_go_0) {
+void _wrap_tlb_gguf_close_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1399,7 +1399,7 @@ void _wrap_tlb_gguf_close_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_gguf_tensor_count_raw_faea28631a1099e9(long long _swig_go_0) {
+long long _wrap_tlb_gguf_tensor_count_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1412,7 +1412,7 @@ long long _wrap_tlb_gguf_tensor_count_raw_faea28631a1099e9(long long _swig_go_0)
 }
 
 
-_gostring_ _wrap_tlb_gguf_tensor_name_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_gguf_tensor_name_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1427,7 +1427,7 @@ _gostring_ _wrap_tlb_gguf_tensor_name_raw_faea28631a1099e9(long long _swig_go_0,
 }
 
 
-long long _wrap_tlb_gguf_get_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_gguf_get_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1449,7 +1449,7 @@ long long _wrap_tlb_gguf_get_raw_faea28631a1099e9(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_gguf_key_count_raw_faea28631a1099e9(long long _swig_go_0) {
+long long _wrap_tlb_gguf_key_count_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1462,7 +1462,7 @@ long long _wrap_tlb_gguf_key_count_raw_faea28631a1099e9(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_gguf_key_name_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_gguf_key_name_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1477,7 +1477,7 @@ _gostring_ _wrap_tlb_gguf_key_name_raw_faea28631a1099e9(long long _swig_go_0, lo
 }
 
 
-intgo _wrap_tlb_gguf_key_type_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_gguf_key_type_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1505,7 +1505,7 @@ intgo _wrap_tlb_gguf_key_type_raw_faea28631a1099e9(long long _swig_go_0, long lo
 }
 
 
-intgo _wrap_tlb_gguf_int_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_tlb_gguf_int_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1535,7 +1535,7 @@ intgo _wrap_tlb_gguf_int_raw_faea28631a1099e9(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_gguf_float_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_tlb_gguf_float_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1565,7 +1565,7 @@ intgo _wrap_tlb_gguf_float_raw_faea28631a1099e9(long long _swig_go_0, long long 
 }
 
 
-_gostring_ _wrap_tlb_gguf_string_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_tlb_gguf_string_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1590,7 +1590,7 @@ _gostring_ _wrap_tlb_gguf_string_raw_faea28631a1099e9(long long _swig_go_0, long
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_faea28631a1099e9(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_22895c2e2ce5e51e(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1604,7 +1604,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_faea28631a1099e9(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1620,7 +1620,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_faea28631a1099e9(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_faea28631a1099e9(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_22895c2e2ce5e51e(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1640,7 +1640,7 @@ long long _wrap_tlb_tensor_from_json_raw_faea28631a1099e9(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_faea28631a1099e9(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_22895c2e2ce5e51e(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

@@ -68,35 +68,44 @@ void model_free(tl_context *ctx, model *m) {
     TL_CHECK(tl_tensor_free(ctx, m->lm_head));
     for (int i = 0; i < m->stored_count; ++i) TL_CHECK(tl_tensor_free(ctx, m->stored[i]));
     free(m->stored);
+    if (m->block.base) weight_block_close(&m->block);
     free(m->layer);
 }
 
-/* W [k, n] (f32) as its rows [n, k] in dt, returned as the transposed view [k, n]; W is freed. */
-static tl_tensor as_stored_rows(tl_context *ctx, model *m, tl_tensor w, tl_dtype dt) {
-    tl_tensor t, rows, stored, view;
+/* W [k, n] (f32) as its rows [n, k] in dt (contiguous); W is freed. */
+static tl_tensor as_stored_rows(tl_context *ctx, tl_tensor w, tl_dtype dt) {
+    tl_tensor t, rows, stored;
     TL_CHECK(tl_transpose(ctx, w, 0, 1, &t));
     TL_CHECK(tl_contiguous(ctx, t, &rows));
     if (dt == TL_F32)
         stored = rows;
     else
         TL_CHECK(tl_convert(ctx, rows, dt, &stored));
-    TL_CHECK(tl_transpose(ctx, stored, 0, 1, &view));
     TL_CHECK(tl_tensor_free(ctx, w)); /* its view t dies with it */
     if (dt != TL_F32) TL_CHECK(tl_tensor_free(ctx, rows));
-    m->stored[m->stored_count++] = stored;
-    return view;
+    return stored;
 }
 
 void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
     if (m->cfg.arch == ARCH_LLAMA) return llama_convert(ctx, m, dt);
     m->weights_dtype = dt;
-    m->stored = malloc(sizeof(tl_tensor) * (size_t)(6 * m->cfg.layers + 1));
+    const int count = 6 * m->cfg.layers + 1;
+    tl_tensor **projections = malloc(sizeof(tl_tensor *) * (size_t)count); /* in the order a step reads them */
     for (int l = 0; l < m->cfg.layers; ++l) {
         layer_weights *w = &m->layer[l];
-        tl_tensor *projections[6] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w_up, &w->w_down};
-        for (int i = 0; i < 6; ++i) *projections[i] = as_stored_rows(ctx, m, *projections[i], dt);
+        tl_tensor *of_layer[6] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w_up, &w->w_down};
+        memcpy(projections + 6 * l, of_layer, sizeof of_layer);
     }
-    m->lm_head = as_stored_rows(ctx, m, m->lm_head, dt);
+    projections[count - 1] = &m->lm_head;
+    m->stored = malloc(sizeof(tl_tensor) * (size_t)count);
+    for (int i = 0; i < count; ++i) m->stored[i] = as_stored_rows(ctx, *projections[i], dt);
+    m->stored_count = count;
+    weight_block_open(ctx, &m->block, m->stored, count);
+    for (int i = 0; i < count; ++i) {
+        m->stored[i] = weight_block_take(ctx, &m->block, m->stored[i]);
+        TL_CHECK(tl_transpose(ctx, m->stored[i], 0, 1, projections[i])); /* the [k, n] view a product takes */
+    }
+    free(projections);
     if (dt == TL_F32) return;
     tl_tensor embed;
     TL_CHECK(tl_convert(ctx, m->embed, dt, &embed));

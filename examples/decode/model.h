@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <tensorlife/tl.h>
 
+#include "weight_block.h"
+
 typedef enum model_arch { ARCH_TOY = 0, ARCH_LLAMA = 1 } model_arch;
 
 typedef struct model_config {
@@ -40,6 +42,7 @@ typedef struct model {
     tl_dtype weights_dtype; /* TL_F32, or what model_convert made the projections */
     tl_tensor *stored;      /* model_convert: the [n, k] weights the projections' views read */
     int stored_count;
+    weight_block block; /* model_convert: where the stored weights lie */
     char **token_text;   /* llama from GGUF: the vocabulary (tokenizer.ggml.tokens), or NULL */
     double weight_bytes; /* llama: what one step reads */
 } model;

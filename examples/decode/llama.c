@@ -82,6 +82,7 @@ void llama_free(tl_context *ctx, model *m) {
         for (int i = 0; i < m->cfg.vocab; ++i) free(m->token_text[i]);
     free(m->token_text);
     free(m->layer);
+    if (m->block.base) weight_block_close(&m->block);
 }
 
 static tl_dtype dtype_of(tl_context *ctx, tl_tensor t) {
@@ -90,10 +91,11 @@ static tl_dtype dtype_of(tl_context *ctx, tl_tensor t) {
     return info.dtype;
 }
 
-/* *t in dt (through f32 when it is in another storage dtype); the old tensor is freed. */
-static void convert_in_place(tl_context *ctx, tl_tensor *t, tl_dtype dt) {
+/* *t in dt (through f32 when it is in another storage dtype); the old tensor is freed.  Whether
+ * it was converted (else it stays as it was, over a file's mapping or not). */
+static int convert_in_place(tl_context *ctx, tl_tensor *t, tl_dtype dt) {
     const tl_dtype from = dtype_of(ctx, *t);
-    if (from == dt) return;
+    if (from == dt) return 0;
     tl_tensor f32 = *t, out;
     if (from != TL_F32) TL_CHECK(tl_convert(ctx, *t, TL_F32, &f32));
     if (dt != TL_F32)
@@ -103,19 +105,33 @@ static void convert_in_place(tl_context *ctx, tl_tensor *t, tl_dtype dt) {
     if (f32.bits != out.bits && f32.bits != t->bits) TL_CHECK(tl_tensor_free(ctx, f32));
     TL_CHECK(tl_tensor_free(ctx, *t));
     *t = out;
+    return 1;
 }
 
 void llama_convert(tl_context *ctx, model *m, tl_dtype dt) {
     m->weights_dtype = dt;
+    /* The converted projections (and head), in the order a step reads them, then into one block. */
+    tl_tensor **converted = malloc(sizeof(tl_tensor *) * (size_t)(LAYER_TENSORS * m->cfg.layers + 1));
+    int count = 0;
     for (int l = 0; l < m->cfg.layers; ++l)
-        for (int i = 0; i < LAYER_TENSORS; ++i)
-            if (i != 0 && i != 5) convert_in_place(ctx, layer_tensor(&m->layer[l], i), dt); /* not the norms */
+        for (int i = 0; i < LAYER_TENSORS; ++i) {
+            tl_tensor *t = layer_tensor(&m->layer[l], i);
+            if (i != 0 && i != 5 && convert_in_place(ctx, t, dt)) converted[count++] = t; /* not the norms */
+        }
     const int share = tied(m);
-    convert_in_place(ctx, &m->embed, dt);
+    convert_in_place(ctx, &m->embed, dt); /* rows gathered, not streamed: left where it is */
     if (share)
         m->lm_head = m->embed;
-    else
-        convert_in_place(ctx, &m->lm_head, dt);
+    else if (convert_in_place(ctx, &m->lm_head, dt))
+        converted[count++] = &m->lm_head;
+    if (count) {
+        tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)count);
+        for (int i = 0; i < count; ++i) tensors[i] = *converted[i];
+        weight_block_open(ctx, &m->block, tensors, count);
+        for (int i = 0; i < count; ++i) *converted[i] = weight_block_take(ctx, &m->block, *converted[i]);
+        free(tensors);
+    }
+    free(converted);
     count_weight_bytes(ctx, m);
 }
 

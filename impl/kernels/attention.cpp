@@ -20,6 +20,21 @@
 #include "kernels/half.h"
 #include "kernels/kernels.h"
 
+#ifndef TL_ATTENTION_SHARED_  // once, not per target: this file is compiled again for each
+#  define TL_ATTENTION_SHARED_
+#  include <cstdint>
+namespace tl {
+// A cache's heads and rows: its strides, and the query heads per cache head.
+struct HeadRows {
+    int64_t head_stride, row_stride, group;
+};
+// A dot product's eight lanes added in their fixed order.
+inline double lanes_total(const double *lane) {
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+}  // namespace tl
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace tl {
 namespace HWY_NAMESPACE {
@@ -74,6 +89,44 @@ HWY_INLINE int64_t AddScaled(double w, const K *HWY_RESTRICT y, int64_t n, doubl
     return i;
 }
 
+// Every head of [h0, h1) at once, key (value) rows in order, a row's heads one after another: a
+// cache stored [rows, heads x hd] is then read as it lies, where a head at a time read 256 bytes
+// of each row and skipped the rest (bench/README.md).  hd % 8 == 0 and contiguous rows: the
+// vector loops cover every element.  Per head the operations and their order are lane_dot's
+// and the per-head loop's, so the bits are the same.
+template <class T, class K>
+HWY_INLINE void ScoresOfHeads(const T *q, int64_t q_head, const K *k, HeadRows kr, int64_t h0, int64_t h1,
+                              int64_t rows, int64_t hd, double scale, double *scores, int64_t scores_head) {
+    for (int64_t j = 0; j < rows; ++j)
+        for (int64_t h = h0; h < h1; ++h) {
+            HWY_ALIGN double lane[8];
+            DotLanes(q + h * q_head, k + (h / kr.group) * kr.head_stride + j * kr.row_stride, hd, lane);
+            scores[h * scores_head + j] = lanes_total(lane) * scale;
+        }
+}
+template <class K>
+HWY_INLINE void ValuesOfHeads(const double *weights, int64_t weights_head, const K *v, HeadRows vr, int64_t h0,
+                              int64_t h1, int64_t rows, int64_t hd, double *sums, int64_t sums_head) {
+    for (int64_t j = 0; j < rows; ++j)
+        for (int64_t h = h0; h < h1; ++h)
+            AddScaled(weights[h * weights_head + j], v + (h / vr.group) * vr.head_stride + j * vr.row_stride, hd,
+                      sums + h * sums_head);
+}
+#define TL_HEADS(Name, T, K)                                                                                 \
+    void Scores##Name(const T *q, int64_t q_head, const K *k, HeadRows kr, int64_t h0, int64_t h1, int64_t rows, \
+                      int64_t hd, double scale, double *scores, int64_t scores_head) {                       \
+        ScoresOfHeads(q, q_head, k, kr, h0, h1, rows, hd, scale, scores, scores_head);                      \
+    }                                                                                                        \
+    void Values##Name(const double *w, int64_t w_head, const K *v, HeadRows vr, int64_t h0, int64_t h1,       \
+                      int64_t rows, int64_t hd, double *sums, int64_t sums_head) {                           \
+        ValuesOfHeads(w, w_head, v, vr, h0, h1, rows, hd, sums, sums_head);                                   \
+    }
+TL_HEADS(F32, float, float)
+TL_HEADS(F64, double, double)
+TL_HEADS(F16, float, hwy::float16_t)
+TL_HEADS(BF16, float, hwy::bfloat16_t)
+#undef TL_HEADS
+
 void DotF32(const float *x, const float *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
 void DotF64(const double *x, const double *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
 void DotF16(const float *x, const hwy::float16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
@@ -98,6 +151,14 @@ HWY_EXPORT(AxpyF32);
 HWY_EXPORT(AxpyF64);
 HWY_EXPORT(AxpyF16);
 HWY_EXPORT(AxpyBF16);
+HWY_EXPORT(ScoresF32);
+HWY_EXPORT(ScoresF64);
+HWY_EXPORT(ScoresF16);
+HWY_EXPORT(ScoresBF16);
+HWY_EXPORT(ValuesF32);
+HWY_EXPORT(ValuesF64);
+HWY_EXPORT(ValuesF16);
+HWY_EXPORT(ValuesBF16);
 
 namespace {
 
@@ -135,6 +196,24 @@ int64_t add_scaled(double w, const BHalf *y, int64_t n, double *sums) {
     return HWY_DYNAMIC_DISPATCH(AxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
 }
 
+// The heads-at-once loops by operand types.
+#define TL_HEADS_CALLS(Name, T, K, HK)                                                                        \
+    void scores_of_heads(const T *q, int64_t q_head, const K *k, HeadRows kr, int64_t h0, int64_t h1,        \
+                         int64_t rows, int64_t hd, double scale, double *scores, int64_t scores_head) {      \
+        HWY_DYNAMIC_DISPATCH(Scores##Name)(q, q_head, reinterpret_cast<const HK *>(k), kr, h0, h1, rows, hd, \
+                                           scale, scores, scores_head);                                      \
+    }                                                                                                         \
+    void values_of_heads(const double *w, int64_t w_head, const K *v, HeadRows vr, int64_t h0, int64_t h1,   \
+                         int64_t rows, int64_t hd, double *sums, int64_t sums_head) {                        \
+        HWY_DYNAMIC_DISPATCH(Values##Name)(w, w_head, reinterpret_cast<const HK *>(v), vr, h0, h1, rows, hd, \
+                                           sums, sums_head);                                                 \
+    }
+TL_HEADS_CALLS(F32, float, float, float)
+TL_HEADS_CALLS(F64, double, double, double)
+TL_HEADS_CALLS(F16, float, Half, hwy::float16_t)
+TL_HEADS_CALLS(BF16, float, BHalf, hwy::bfloat16_t)
+#undef TL_HEADS_CALLS
+
 // The dot product of n elements at strides sx and sy, in double, in 8 lanes (element d into
 // lane d % 8) summed in a fixed order at the end: independent lanes let the loop pipeline and
 // vectorise where one running sum waited on every add, and the order never depends on the
@@ -150,7 +229,7 @@ double lane_dot(const T *x, int64_t sx, const K *y, int64_t sy, int64_t n) {
             for (int l = 0; l < 8; ++l) lane[l] += double(x[(i + l) * sx]) * double(y[(i + l) * sy]);
     }
     for (int l = 0; d < n; ++d, ++l) lane[l] += double(x[d * sx]) * double(y[d * sy]);
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    return lanes_total(lane);
 }
 
 // Heads [h0, h1); each head's scores at scores + h * cache_rows and its hd sums at
@@ -163,6 +242,30 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
     const K *kd = reinterpret_cast<const K *>(k.data), *vd = reinterpret_cast<const K *>(v.data);
     T *o = reinterpret_cast<T *>(out.data);
     const int64_t group = q.shape[0] / k.shape[0];  // query heads per key/value head
+    if (q.strides[2] == 1 && k.strides[2] == 1 && v.strides[2] == 1 && hd % 8 == 0) {
+        for (int64_t i = 0; i < queries; ++i) {
+            const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
+            scores_of_heads(qd + i * q.strides[1], q.strides[0], kd, HeadRows{k.strides[0], k.strides[1], group}, h0,
+                            h1, rows, hd, scale, all_scores, cache_rows);
+            for (int64_t h = h0; h < h1; ++h) {
+                double *scores = all_scores + h * cache_rows, top = -INFINITY;
+                for (int64_t j = 0; j < rows; ++j)
+                    if (scores[j] > top) top = scores[j];
+                for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+                for (int64_t d = 0; d < hd; ++d) all_sums[h * hd + d] = 0;
+            }
+            values_of_heads(all_scores, cache_rows, vd, HeadRows{v.strides[0], v.strides[1], group}, h0, h1, rows, hd,
+                            all_sums, hd);
+            for (int64_t h = h0; h < h1; ++h) {
+                const double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
+                double total = 0;  // the exponentials added in the order the loop below adds them
+                for (int64_t j = 0; j < rows; ++j) total += scores[j];
+                T *oi = o + (h * queries + i) * hd;
+                for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
+            }
+        }
+        return;
+    }
     for (int64_t h = h0; h < h1; ++h)
         for (int64_t i = 0; i < queries; ++i) {
             const int64_t kv = h / group;

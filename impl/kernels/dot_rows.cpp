@@ -56,11 +56,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 // other, the matrix one stream: four rows interleaved read 1024-element rows from DRAM at a half
 // to a third of the rate, and a software prefetch ahead of the stream gained nothing measurable
 // (bench/README.md).
-// Lanes(v) (the identity unless given) rescales the row's added accumulators before their lanes are
+// lanes(v) (the identity unless given) rescales the row's added accumulators before their lanes are
 // summed.
-template <class D, class Step, class Finish, class Lanes = hwy::HWY_NAMESPACE::Vec<D> (*)(hwy::HWY_NAMESPACE::Vec<D>)>
+struct SameLanes {
+    template <class V>
+    HWY_INLINE V operator()(V v) const {
+        return v;
+    }
+};
+template <class D, class Step, class Finish, class Lanes = SameLanes>
 HWY_INLINE void OverRows(D d, int64_t blocks, const uint8_t *base, size_t row_bytes, int64_t nrows, Step step,
-                         Finish finish, Lanes lanes = [](hn::Vec<D> v) { return v; }) {
+                         Finish finish, Lanes lanes = Lanes()) {
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *w = base + r * row_bytes;
         auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
@@ -269,7 +275,7 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     const auto lane_scale = hn::Load(DF32(), kLaneScale);
     const auto high_back = [&](hn::Vec<DF32> v) { return hn::Mul(v, lane_scale); };
 #else
-    const auto high_back = [](hn::Vec<DF32> v) { return v; };
+    const SameLanes high_back;
 #endif
     const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
         const uint8_t *block = row + b * int64_t(kQ4Bytes), *q = block + 2;

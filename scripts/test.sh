@@ -58,6 +58,7 @@ bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH
   -DTL_JAVA_NATIVES_EXTRA="$root/build-windows/bindings/java/natives;$root/build-arm64/bindings/java/natives"
 logs=$(mktemp -d)
 for t in "$root"/build/tests/test_*; do
+  LD_PRELOAD="$root/build/tests/libvalgrind_hwy_timer.so" \
   valgrind --trace-children=yes -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --show-leak-kinds=definite,indirect --trace-children-skip="*python*,*/rm,*/sh" --log-file="$logs/$(basename "$t").%p.log" "$t" --jobs 1 -q >/dev/null 2>&1 ||
     { echo "valgrind: $t failed"; exit 1; }

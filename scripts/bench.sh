@@ -15,6 +15,8 @@ echo
 echo
 "$root/build-bench/bench/bench_gemv" "$@"
 echo
+"$root/build-bench/bench/bench_kernels" "$@"
+echo
 "$root/build-bench/bench/bench_decode" "$@"
 echo
 "$root/build-bench/bench/bench_safetensors" "$@"

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/half.h"
 #include "kernels/quant.h"
@@ -154,7 +155,8 @@ using DF32 = hn::Repartition<float, D16>;
 constexpr bool kByteDots = true;
 using D8 = hn::Repartition<int8_t, D16>;
 using DU8 = hn::Repartition<uint8_t, D16>;
-HWY_INLINE hn::Vec<D32> DotBytes(hn::Vec<D32> acc, hn::Vec<DU8> u, hn::Vec<D8> s) {
+template <class V32, class VU8, class V8>  // 256 or 512 bits
+HWY_INLINE V32 DotBytes(V32 acc, VU8 u, V8 s) {
     asm("vpdpbusd %2, %1, %0" : "+v"(acc.raw) : "v"(u.raw), "v"(s.raw));
     return acc;
 }
@@ -228,6 +230,112 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
     }
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// On AVX3_DL q8_0 and q4_0 take two blocks a step in 512-bit vectors: each block's weights as 32
+// unsigned bytes in its half (moved into place by VBMI's byte permutes), one vpdpbusd for both,
+// the two f16 scales spread by one word permute and widened together.  Half the instructions a
+// block of the 256-bit forms below; from DRAM on Zen 5, q4_0 0.80 -> 0.55 ns a block
+// (bench/README.md).  Highway 1.0.3 permutes bytes only within 128-bit blocks and has no
+// word permute: intrinsics.
+using DB = hn::ScalableTag<uint8_t>;
+using DW = hn::ScalableTag<uint16_t>;
+using DQ = hn::ScalableTag<float>;
+template <class V>
+HWY_INLINE V PermuteBytes(V table, V index) {
+    return V{_mm512_permutexvar_epi8(index.raw, table.raw)};
+}
+template <class V>
+HWY_INLINE V PermuteWords(V table, V index) {
+    return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
+}
+template <class V>
+HWY_INLINE V PermuteTwoBytes(V low, V index, V high) {  // index 64.. picks from high
+    return V{_mm512_permutex2var_epi8(low.raw, index.raw, high.raw)};
+}
+
+// Rows of blocks of kBlockBytes, two blocks a step: weights(at, whole) gives the pair's raw bytes
+// (each block's f16 scale its first word) and the unsigned weight bytes, block b's in the lower
+// 32 lanes; for the row's last, odd block (!whole) only its own bytes are read and the upper
+// lanes add 0.  starts: the activations' starting values for this dtype (one int32 a 4 values).
+template <size_t kBlockBytes, class Weights, class Lanes>
+HWY_INLINE void DotPairs(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const int32_t *starts,
+                         const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n,
+                         float *HWY_RESTRICT out, Weights weights, Lanes lanes) {
+    const hn::ScalableTag<int8_t> d8;
+    const hn::ScalableTag<int32_t> d32;
+    const DQ df;
+    const hn::Rebind<hwy::float16_t, DQ> dhalf;
+    alignas(64) uint16_t scale_words[32] = {};
+    for (int i = 0; i < 16; ++i) scale_words[i] = uint16_t(i / 8 * kBlockBytes / 2);
+    const auto word_index = hn::Load(DW(), scale_words);
+    const auto upper = hn::Not(hn::FirstN(df, 8));  // the second block's lanes
+    const int64_t blocks = n / kQuantBlock;
+    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
+    const auto step = [&](const uint8_t *row, int64_t pair, hn::Vec<DQ> acc) {
+        const int64_t b = 2 * pair;
+        const bool whole = b + 2 <= blocks;
+        const auto [raw, u] = weights(row + b * int64_t(kBlockBytes), b, whole);
+        const auto start = whole ? hn::LoadU(d32, starts + b * 8) : hn::MaskedLoad(hn::FirstN(d32, 8), d32, starts + b * 8);
+        const auto x = whole ? hn::LoadU(d8, x8 + b * kQuantBlock)
+                             : hn::MaskedLoad(hn::FirstN(d8, kQuantBlock), d8, x8 + b * kQuantBlock);
+        const auto sum = DotBytes(start, u, x);
+        const auto words = hn::LowerHalf(PermuteWords(hn::BitCast(DW(), raw), word_index));
+        const auto weight_scale = hn::PromoteTo(df, hn::BitCast(dhalf, words));
+        const auto x_scale = hn::IfThenElse(upper, hn::Set(df, whole ? xd[b + 1] : 0.0f), hn::Set(df, xd[b]));
+        return hn::MulAdd(weight_scale, hn::Mul(hn::ConvertTo(df, sum), x_scale), acc);
+    };
+    OverRows(df, (blocks + 1) / 2, base, row_bytes, nrows, step, [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; },
+             lanes);
+}
+
+// The pair's 68 bytes as two overlapping whole loads (at, at + 4: nothing past the pair), block
+// b's quants from the first, block b + 1's already in place in the second; offset by 128.
+void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const DB du8;
+    alignas(64) uint8_t pick[64];
+    for (int i = 0; i < 64; ++i) pick[i] = uint8_t(i < 32 ? 2 + i : 64 + i);
+    const auto index = hn::Load(du8, pick), offset = hn::Set(du8, 0x80);
+    const auto one = hn::FirstN(du8, kQ8Bytes);
+    const auto weights = [&](const uint8_t *at, int64_t, bool whole) {
+        const auto first = whole ? hn::LoadU(du8, at) : hn::MaskedLoad(one, du8, at);
+        const auto second = whole ? hn::LoadU(du8, at + 4) : hn::Zero(du8);
+        return std::make_pair(first, hn::Xor(PermuteTwoBytes(first, index, second), offset));
+    };
+    DotPairs<kQ8Bytes>(xq, xd, reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n), base, row_bytes, nrows, n, out,
+                       weights, SameLanes());
+}
+
+// Each block's 16 bytes twice in its half, the low nibbles masked in place in the lower copy and
+// the high ones (16 x their value) in the upper; their starting values -8 x and -128 x their sums,
+// the high lanes scaled back by 1/16 once a row (powers of two: exact, unless a sum passes
+// FLT_MAX / 16 or falls among the subnormals).
+void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const DB du8;
+    const DQ df;
+    alignas(64) uint8_t spread[64], mask[64];
+    alignas(64) float high_back[16];
+    for (int i = 0; i < 64; ++i) {
+        const int block = i / 32, lane = i % 32;
+        spread[i] = uint8_t(block * kQ4Bytes + 2 + lane % 16);
+        mask[i] = lane < 16 ? 0x0f : 0xf0;
+    }
+    for (int i = 0; i < 16; ++i) high_back[i] = i % 8 < 4 ? 1.0f : 1.0f / 16;
+    const auto index = hn::Load(du8, spread), nibble_mask = hn::Load(du8, mask);
+    const auto lane_scale = hn::Load(df, high_back);
+    const auto both = hn::FirstN(du8, 2 * kQ4Bytes), one = hn::FirstN(du8, kQ4Bytes);
+    const int64_t blocks = n / kQuantBlock;
+    const auto weights = [&](const uint8_t *at, int64_t b, bool whole) {
+        // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
+        // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
+        const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
+        return std::make_pair(raw, hn::And(PermuteBytes(raw, index), nibble_mask));
+    };
+    DotPairs<kQ4Bytes>(xq, xd, reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n), base, row_bytes, nrows, n, out,
+                       weights, [&](hn::Vec<DQ> v) { return hn::Mul(v, lane_scale); });
+}
+#else
 void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
              size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const D16 d16;
@@ -236,18 +344,10 @@ void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
         const uint8_t *block = row + b * int64_t(kQ8Bytes);
         const int8_t *q = reinterpret_cast<const int8_t *>(block + 2);
-#if HWY_TARGET == HWY_AVX3_DL
-        (void)d8, (void)lanes, (void)q;
-        const DU8 du8;
-        const auto u = hn::Xor(hn::LoadU(du8, block + 2), hn::Set(du8, 0x80));
-        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n) + b * 8);
-        const auto sum = DotBytes(start, u, hn::LoadU(D8(), reinterpret_cast<const int8_t *>(xq) + b * kQuantBlock));
-#else
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
         auto sum = hn::Zero(D32());
         for (size_t j = 0; j < size_t(kQuantBlock); j += lanes)
             sum = MulPairs(hn::PromoteTo(d16, hn::LoadU(d8, q + j)), hn::LoadU(d16, xb + j), sum);
-#endif
         return ScaleInto(block, xd[b], sum, acc);
     };
     OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
@@ -260,31 +360,8 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     const hn::Rebind<uint8_t, D16> du8;
     const size_t lanes = hn::Lanes(d16);
     const auto eight = hn::Set(d16, 8), low_mask = hn::Set(d16, 0xf);
-#if HWY_TARGET == HWY_AVX3_DL
-    // The 16 bytes twice: the low nibbles (elements 0..15) masked in the lower copy, the high ones
-    // (16..31) in the upper copy, in place, so 16 times their value; their lanes' starting values
-    // are -128 x their sum (16 x -8) and their sums are scaled back by 1/16 once a row, which
-    // gives the bits of a shift a block (powers of two: exact, unless a sum passes FLT_MAX / 16 or
-    // falls among the subnormals).  One operation a block fewer: from L2 15.3 -> 14.8 us.
-    const DU8 du8x;
-    alignas(32) static constexpr uint8_t kNibbleMask[32] = {
-        0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f,
-        0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
-    const auto nibble_mask = hn::Load(du8x, kNibbleMask);
-    alignas(32) static constexpr float kLaneScale[8] = {1, 1, 1, 1, 1.0f / 16, 1.0f / 16, 1.0f / 16, 1.0f / 16};
-    const auto lane_scale = hn::Load(DF32(), kLaneScale);
-    const auto high_back = [&](hn::Vec<DF32> v) { return hn::Mul(v, lane_scale); };
-#else
-    const SameLanes high_back;
-#endif
     const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
         const uint8_t *block = row + b * int64_t(kQ4Bytes), *q = block + 2;
-#if HWY_TARGET == HWY_AVX3_DL
-        (void)du8, (void)lanes, (void)eight, (void)low_mask;
-        const auto nibbles = hn::And(hn::LoadDup128(du8x, q), nibble_mask);
-        const auto start = hn::LoadU(D32(), reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n) + b * 8);
-        const auto sum = DotBytes(start, nibbles, hn::LoadU(D8(), reinterpret_cast<const int8_t *>(xq) + b * kQuantBlock));
-#else
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
         auto sum = hn::Zero(D32());
         for (size_t j = 0; j < size_t(kQuantBlock) / 2; j += lanes) {  // bytes j..: elements j.. and j+16..
@@ -292,12 +369,12 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
             sum = MulPairs(hn::Sub(hn::And(bytes, low_mask), eight), hn::LoadU(d16, xb + j), sum);
             sum = MulPairs(hn::Sub(hn::ShiftRight<4>(bytes), eight), hn::LoadU(d16, xb + j + 16), sum);
         }
-#endif
         return ScaleInto(block, xd[b], sum, acc);
     };
     OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
-             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; }, high_back);
+             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
 }
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tl

@@ -153,9 +153,7 @@ using D32 = hn::Repartition<int32_t, D16>;
 using DF32 = hn::Repartition<float, D16>;
 #if HWY_TARGET == HWY_AVX3_DL
 constexpr bool kByteDots = true;
-using D8 = hn::Repartition<int8_t, D16>;
-using DU8 = hn::Repartition<uint8_t, D16>;
-template <class V32, class VU8, class V8>  // 256 or 512 bits
+template <class V32, class VU8, class V8>
 HWY_INLINE V32 DotBytes(V32 acc, VU8 u, V8 s) {
     asm("vpdpbusd %2, %1, %0" : "+v"(acc.raw) : "v"(u.raw), "v"(s.raw));
     return acc;
@@ -234,8 +232,8 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
 // On AVX3_DL q8_0 and q4_0 take two blocks a step in 512-bit vectors: each block's weights as 32
 // unsigned bytes in its half (moved into place by VBMI's byte permutes), one vpdpbusd for both,
 // the two f16 scales spread by one word permute and widened together.  Half the instructions a
-// block of the 256-bit forms below; from DRAM on Zen 5, q4_0 0.80 -> 0.55 ns a block
-// (bench/README.md).  Highway 1.0.3 permutes bytes only within 128-bit blocks and has no
+// block of the 256-bit VNNI forms they replaced; from L3 on Zen 5, q4_0 0.84 -> 0.57-0.62 ns a
+// block (bench_kernels, bench/README.md).  Highway 1.0.3 permutes bytes only within 128-bit blocks and has no
 // word permute: intrinsics.
 using DB = hn::ScalableTag<uint8_t>;
 using DW = hn::ScalableTag<uint16_t>;
@@ -253,7 +251,7 @@ HWY_INLINE V PermuteTwoBytes(V low, V index, V high) {  // index 64.. picks from
     return V{_mm512_permutex2var_epi8(low.raw, index.raw, high.raw)};
 }
 
-// Rows of blocks of kBlockBytes, two blocks a step: weights(at, whole) gives the pair's raw bytes
+// Rows of blocks of kBlockBytes, two blocks a step: weights(at, b, whole) gives the pair's raw bytes
 // (each block's f16 scale its first word) and the unsigned weight bytes, block b's in the lower
 // 32 lanes; for the row's last, odd block (!whole) only its own bytes are read and the upper
 // lanes add 0.  starts: the activations' starting values for this dtype (one int32 a 4 values).

@@ -229,12 +229,14 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// On AVX3_DL q8_0 and q4_0 take two blocks a step in 512-bit vectors: each block's weights as 32
-// unsigned bytes in its half (moved into place by VBMI's byte permutes), one vpdpbusd for both,
-// the two f16 scales spread by one word permute and widened together.  Half the instructions a
-// block of the 256-bit VNNI forms they replaced; from L3 on Zen 5, q4_0 0.84 -> 0.57-0.62 ns a
-// block (bench_kernels, bench/README.md).  Highway 1.0.3 permutes bytes only within 128-bit blocks and has no
-// word permute: intrinsics.
+// On AVX3_DL q8_0 takes one block a step: its 32 weight bytes, offset by 128, in one 256-bit
+// vpdpbusd.  q4_0 takes two blocks a step in 512-bit vectors: each block's nibbles as 32 unsigned
+// bytes in its half (moved into place by VBMI's byte permute), one vpdpbusd for both, the two f16
+// scales spread by one word permute and widened together.  Measured on Zen 5 (bench_kernels,
+// bench/README.md): q4_0's pairs from L3 0.84 -> 0.57-0.62 ns a block; q8_0's pairs (two
+// overlapping 64-byte loads and vpermt2b) were 7% faster from L3 but 6-10% slower from DRAM, and
+// the d1024 step at 2 threads 10% slower, so q8_0 keeps the one-block form.  Highway 1.0.3
+// permutes bytes only within 128-bit blocks and has no word permute: intrinsics.
 using DB = hn::ScalableTag<uint8_t>;
 using DW = hn::ScalableTag<uint16_t>;
 using DQ = hn::ScalableTag<float>;
@@ -246,11 +248,6 @@ template <class V>
 HWY_INLINE V PermuteWords(V table, V index) {
     return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
 }
-template <class V>
-HWY_INLINE V PermuteTwoBytes(V low, V index, V high) {  // index 64.. picks from high
-    return V{_mm512_permutex2var_epi8(low.raw, index.raw, high.raw)};
-}
-
 // Rows of blocks of kBlockBytes, two blocks a step: weights(at, b, whole) gives the pair's raw bytes
 // (each block's f16 scale its first word) and the unsigned weight bytes, block b's in the lower
 // 32 lanes; for the row's last, odd block (!whole) only its own bytes are read and the upper
@@ -286,22 +283,21 @@ HWY_INLINE void DotPairs(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRI
              lanes);
 }
 
-// The pair's 68 bytes as two overlapping whole loads (at, at + 4: nothing past the pair), block
-// b's quants from the first, block b + 1's already in place in the second; offset by 128.
 void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
              size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
-    const DB du8;
-    alignas(64) uint8_t pick[64];
-    for (int i = 0; i < 64; ++i) pick[i] = uint8_t(i < 32 ? 2 + i : 64 + i);
-    const auto index = hn::Load(du8, pick), offset = hn::Set(du8, 0x80);
-    const auto one = hn::FirstN(du8, kQ8Bytes);
-    const auto weights = [&](const uint8_t *at, int64_t, bool whole) {
-        const auto first = whole ? hn::LoadU(du8, at) : hn::MaskedLoad(one, du8, at);
-        const auto second = whole ? hn::LoadU(du8, at + 4) : hn::Zero(du8);
-        return std::make_pair(first, hn::Xor(PermuteTwoBytes(first, index, second), offset));
+    const hn::Repartition<uint8_t, D16> du8;
+    const hn::Repartition<int8_t, D16> d8;
+    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
+    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n);
+    const auto offset = hn::Set(du8, 0x80);
+    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
+        const uint8_t *block = row + b * int64_t(kQ8Bytes);
+        const auto u = hn::Xor(hn::LoadU(du8, block + 2), offset);
+        const auto sum = DotBytes(hn::LoadU(D32(), starts + b * 8), u, hn::LoadU(d8, x8 + b * kQuantBlock));
+        return ScaleInto(block, xd[b], sum, acc);
     };
-    DotPairs<kQ8Bytes>(xq, xd, reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n), base, row_bytes, nrows, n, out,
-                       weights, SameLanes());
+    OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
+             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
 }
 
 // Each block's 16 bytes twice in its half, the low nibbles masked in place in the lower copy and

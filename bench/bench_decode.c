@@ -22,7 +22,6 @@
  * The per-call overhead of tiny ops is bench_calls'.
  * Run: build/bench/bench_decode [--quick] */
 #include <cblas.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,65 +39,7 @@ static const char USAGE[] =
     "  --quick  fewer, shorter rounds\n";
 
 /* ---- 1. memory read bandwidth ------------------------------------------------------------ */
-typedef struct reader {
-    const uint64_t *data;
-    size_t words;
-    uint64_t sum;
-} reader;
-
-/* The ways of reading: 0 the portable loop (four scalar accumulators), 1 the machine-built
- * vectorised read, 2 a streaming copy into copy_buf (bytes read per second). */
-enum { READ_LOOP, READ_VECTORISED, READ_COPY, READ_METHODS };
-static const char *const read_method_names[READ_METHODS] = {"read loop", "vectorised read", "streaming copy"};
 static uint64_t *read_buf, *copy_buf; /* 512 MB each: read, and copied into */
-static int read_method;
-
-static void *read_all(void *arg) {
-    reader *r = arg;
-    if (read_method == READ_VECTORISED) {
-        r->sum = read_vectorised(r->data, r->words * 8);
-    } else if (read_method == READ_COPY) {
-        copy_streaming(copy_buf + (r->data - read_buf), r->data, r->words * 8);
-        r->sum = copy_buf[(r->data - read_buf)];
-    } else {
-        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (size_t i = 0; i + 4 <= r->words; i += 4)
-            s0 += r->data[i], s1 += r->data[i + 1], s2 += r->data[i + 2], s3 += r->data[i + 3];
-        r->sum = s0 + s1 + s2 + s3;
-    }
-    return NULL;
-}
-
-/* GB/s reading `bytes` once by `method` with `threads` threads, each its own share; best of `reps`. */
-static double read_bandwidth_by(int method, const uint64_t *buf, size_t bytes, int threads, int reps) {
-    double best = 0;
-    read_method = method;
-    for (int r = 0; r < reps; ++r) {
-        pthread_t t[2];
-        reader part[2];
-        const size_t share = bytes / 8 / (size_t)threads;
-        const double t0 = now_ns();
-        for (int i = 0; i < threads; ++i) {
-            part[i] = (reader){buf + (size_t)i * share, share, 0};
-            pthread_create(&t[i], NULL, read_all, &part[i]);
-        }
-        for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
-        const double gbs = (double)bytes / (now_ns() - t0);
-        if (part[0].sum == 42) printf(" "); /* keep the sums */
-        if (gbs > best) best = gbs;
-    }
-    return best;
-}
-
-/* The read limit: the best of every method, each best of `reps`. */
-static double read_bandwidth(const uint64_t *buf, size_t bytes, int threads, int reps) {
-    double best = 0;
-    for (int m = 0; m < READ_METHODS; ++m) {
-        const double gbs = read_bandwidth_by(m, buf, bytes, threads, reps);
-        if (gbs > best) best = gbs;
-    }
-    return best;
-}
 
 /* Raw cblas_sgemv streaming `count` [k, n] f32 matrices (past the last-level cache), called as
  * tl_matmul calls it for a one-row product (row-major, transposed): whole on BLAS's threads, or,
@@ -191,7 +132,7 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
         }
         double paired[16];                 /* scoped / ambient within each round: slow drift cancels */
         for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
-            const double limit = seen(ts->threads, read_bandwidth(read_buf, read_bytes, ts->threads, 2));
+            const double limit = seen(ts->threads, read_bandwidth(read_buf, copy_buf, read_bytes, ts->threads, 2));
             for (int i = 0; i < 2; ++i) {
                 const int mode = (i + r) % 2; /* the first after the read loop (caches flushed) alternates */
                 t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
@@ -316,8 +257,8 @@ int main(int argc, char **argv) {
     printf("1. memory read bandwidth over 512 MB, best of 5, by method (GB/s at 1 and 2 threads):\n");
     double bandwidth[3] = {0, 0, 0};
     for (int m = 0; m < READ_METHODS; ++m) {
-        const double one = seen(1, read_bandwidth_by(m, read_buf, read_bytes, 1, 5));
-        const double two = seen(2, read_bandwidth_by(m, read_buf, read_bytes, 2, 5));
+        const double one = seen(1, read_bandwidth_by(m, read_buf, copy_buf, read_bytes, 1, 5));
+        const double two = seen(2, read_bandwidth_by(m, read_buf, copy_buf, read_bytes, 2, 5));
         printf("   %-16s %6.2f  %6.2f\n", read_method_names[m], one, two);
         if (one > bandwidth[1]) bandwidth[1] = one;
         if (two > bandwidth[2]) bandwidth[2] = two;

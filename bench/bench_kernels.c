@@ -2,8 +2,8 @@
  * against stored [n, k] weights in f32, f16, bf16, q8_0 and q4_0, from L2, from L3 and from DRAM
  * (enough copies of the weight, taken in turn, that none stays cached), at 1 thread.  Baselines
  * from the same run: raw cblas_sgemv on the f32 weights of the same shape, and for DRAM the
- * machine's read limit: the best of a vectorised read and a streaming copy (built for this CPU)
- * and of raw sgemv streaming the same weights.
+ * machine's read limit: the best of read_limit.h's methods (a vectorised read and a streaming copy
+ * built for this CPU, a portable loop) and of raw sgemv streaming the same weights.
  * Run: build/bench/bench_kernels [--quick] */
 #include <cblas.h>
 #include <stdint.h>
@@ -66,26 +66,6 @@ static spread time_sgemv(float *const *w, int copies, const float *x, float *y, 
     return s;
 }
 
-/* GB/s of the best of 5 reads of `bytes` by each of the machine-built methods, at 1 thread. */
-static double read_limit(size_t bytes) {
-    uint64_t *buf = malloc(bytes), *copy = malloc(bytes), keep = 0;
-    for (size_t i = 0; i < bytes / 8; ++i) buf[i] = i, copy[i] = 0;
-    double best = 0;
-    for (int r = 0; r < 5; ++r) {
-        double t0 = now_ns();
-        keep += read_vectorised(buf, bytes);
-        double gbs = (double)bytes / (now_ns() - t0);
-        if (gbs > best) best = gbs;
-        t0 = now_ns();
-        copy_streaming(copy, buf, bytes);
-        gbs = (double)bytes / (now_ns() - t0);
-        if (gbs > best) best = gbs;
-    }
-    if (keep == 42 && copy[1] == 42) printf(" ");
-    free(buf), free(copy);
-    return best;
-}
-
 static void bench_level(tl_context *ctx, level lv, double limit) {
     const int k = lv.k, n = lv.n;
     const size_t f32_bytes = sizeof(float) * (size_t)k * n;
@@ -143,8 +123,13 @@ int main(int argc, char **argv) {
            tl_version_string());
     printf("machine: OpenBLAS core %s, SIMD kernels %s\n", tl_blas_core(), tl_simd_target());
     openblas_set_num_threads(1);
-    const double limit = read_limit((size_t)512 << 20);
-    printf("read methods (best of a vectorised read and a streaming copy over 512 MB, 1 thread): %.2f GB/s\n", limit);
+    const size_t read_bytes = (size_t)512 << 20;
+    uint64_t *read_buf = malloc(read_bytes), *copy_buf = malloc(read_bytes);
+    for (size_t i = 0; i < read_bytes / 8; ++i) read_buf[i] = i, copy_buf[i] = 0;
+    const double limit = read_bandwidth(read_buf, copy_buf, read_bytes, 1, 5);
+    free(read_buf), free(copy_buf);
+    printf("read methods (the best of a read loop, a vectorised read and a streaming copy over 512 MB, 1 thread): "
+           "%.2f GB/s\n", limit);
     printf("GB/s: the dtype's own bytes over the fastest call; ns/block and the ratio: the median call\n");
     tl_context *ctx;
     TL_CHECK(tl_context_create(NULL, &ctx));

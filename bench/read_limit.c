@@ -2,7 +2,7 @@
  * (-O3 -march=native: the widest vectors the CPU has, whatever the library's baseline):
  *   a vectorised read with eight independent accumulators (no chain between loads), and
  *   a streaming copy (memcpy: glibc streams large copies past the cache), counted as bytes read.
- * bench_decode takes the best of these, its portable read loop and raw sgemv as the limit. */
+ * The benchmarks take the best of these, read_bandwidth.c's portable loop and raw sgemv as the limit. */
 #include "read_limit.h"
 
 #include <stdint.h>

@@ -1,4 +1,5 @@
-/* read_limit.c: the read limit's machine-built methods. */
+/* The machine's read limit, measured several ways: read_limit.c's machine-built methods, run on
+ * 1 or 2 threads by read_bandwidth.c. */
 #ifndef TL_BENCH_READ_LIMIT_H
 #define TL_BENCH_READ_LIMIT_H
 #include <stddef.h>
@@ -8,4 +9,14 @@
 uint64_t read_vectorised(const void *data, size_t bytes);
 /* memcpy of bytes: read once, written once (streaming stores past the cache). */
 void copy_streaming(void *dst, const void *src, size_t bytes);
+
+/* The ways of reading, each counted as bytes read a second: a portable loop (four scalar
+ * accumulators), the machine-built vectorised read, a streaming copy. */
+enum { READ_LOOP, READ_VECTORISED, READ_COPY, READ_METHODS };
+extern const char *const read_method_names[READ_METHODS];
+/* GB/s reading `bytes` of buf once by `method` on `threads` (1 or 2) threads, each its own share
+ * (a copy goes into copy, as large as buf); the best of `reps`. */
+double read_bandwidth_by(int method, const uint64_t *buf, uint64_t *copy, size_t bytes, int threads, int reps);
+/* The best of every method, each the best of `reps`. */
+double read_bandwidth(const uint64_t *buf, uint64_t *copy, size_t bytes, int threads, int reps);
 #endif

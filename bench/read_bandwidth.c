@@ -33,6 +33,7 @@ static void *read_all(void *arg) {
 
 double read_bandwidth_by(int method, const uint64_t *buf, uint64_t *copy, size_t bytes, int threads, int reps) {
     double best = 0;
+    if (threads < 1 || threads > 2) return 0; /* the benchmarks measure 1 and 2 */
     for (int r = 0; r < reps; ++r) {
         pthread_t t[2];
         reader part[2];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { TLB_MESSAGE_BYTES = 1024 };
 
@@ -25,7 +26,8 @@ typedef struct tlb_pin {
 } tlb_pin;
 
 typedef struct tlb_ctx {
-    atomic_int held;       /* the record's lock (tlb_lock): 0 free, 1 held, 2 held, maybe awaited */
+    atomic_int held;       /* the record's lock (tlb_lock): 0 free, 1 held */
+    atomic_int sleepers;   /* threads waiting on `wake` for it */
     pthread_mutex_t sleep; /* with `wake`: where a thread waits for `held` */
     pthread_cond_t wake;
     long refs;       /* under refs_lock: the language's Context, each live Scope object, each export */
@@ -40,24 +42,39 @@ typedef struct tlb_ctx {
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
+static tlb_ctx tlb_no_context = {0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
 static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
-/* The record's lock: one compare-exchange to take it and one exchange to give it back when no
- * thread waits (pthread_mutex_lock and _unlock around each call cost 5-6 ns of a 16-float add's
- * 42: bench/README.md); a thread that finds it held sleeps on the condition variable. */
-static void tlb_lock(tlb_ctx *x) {
+/* The record's lock: one compare-exchange to take it and a plain release store to give it back,
+ * as each locked instruction costs 6 ns on a Zen 5 (an exchange to give it back was 11-14 ns of
+ * a 16-float add's crossing there: bench/README.md).  A thread that finds it held sleeps on the
+ * condition variable.  The giver's store and its look at `sleepers` are not ordered (that would
+ * take a fence), so it can miss a thread about to sleep: sleepers look again every millisecond,
+ * the most a contended handover can lose; an uncontended call pays nothing for it. */
+static int tlb_try_lock(tlb_ctx *x) {
     int free_ = 0;
-    if (atomic_compare_exchange_strong_explicit(&x->held, &free_, 1, memory_order_acquire, memory_order_relaxed)) return;
+    return atomic_compare_exchange_strong_explicit(&x->held, &free_, 1, memory_order_acquire, memory_order_relaxed);
+}
+static void tlb_lock(tlb_ctx *x) {
+    if (tlb_try_lock(x)) return;
     pthread_mutex_lock(&x->sleep);
-    while (atomic_exchange_explicit(&x->held, 2, memory_order_acquire) != 0) pthread_cond_wait(&x->wake, &x->sleep);
+    atomic_fetch_add_explicit(&x->sleepers, 1, memory_order_seq_cst);
+    while (!tlb_try_lock(x)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 1000 * 1000;
+        if (until.tv_nsec >= 1000 * 1000 * 1000) until.tv_sec += 1, until.tv_nsec -= 1000 * 1000 * 1000;
+        pthread_cond_timedwait(&x->wake, &x->sleep, &until);
+    }
+    atomic_fetch_sub_explicit(&x->sleepers, 1, memory_order_relaxed);
     pthread_mutex_unlock(&x->sleep);
 }
 static void tlb_unlock(tlb_ctx *x) {
-    if (atomic_exchange_explicit(&x->held, 0, memory_order_release) != 2) return;
-    pthread_mutex_lock(&x->sleep); /* a waiter holds `sleep` until it waits: the wake is not lost */
+    atomic_store_explicit(&x->held, 0, memory_order_release);
+    if (atomic_load_explicit(&x->sleepers, memory_order_relaxed) == 0) return;
+    pthread_mutex_lock(&x->sleep); /* a sleeper holds `sleep` until it waits: this wake reaches it */
     pthread_cond_broadcast(&x->wake);
     pthread_mutex_unlock(&x->sleep);
 }

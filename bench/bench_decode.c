@@ -247,7 +247,9 @@ int main(int argc, char **argv) {
     const int quick = quick_flag(argc, argv, USAGE);
     const int reps = quick ? 3 : 7;
     printf("tensorlife %s decode benchmark (ratios against baselines from this run)\n", tl_version_string());
-    printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
+    printf("machine: OpenBLAS core %s, SIMD kernels %s\n", tl_blas_core(), tl_simd_target());
+    print_cpu_speeds("at the start");
+    printf("\n");
     job_pool pool;
     if (job_pool_start(&pool, 2) != 0) return 1;
 
@@ -326,5 +328,7 @@ int main(int argc, char **argv) {
     free(read_buf);
     free(copy_buf);
     job_pool_stop(&pool);
+    printf("\n");
+    print_cpu_speeds("at the end");
     return 0;
 }

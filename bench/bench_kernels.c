@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
     printf("tensorlife %s one-row kernels by storage dtype, 1 thread (ratios against baselines from this run)\n",
            tl_version_string());
     printf("machine: OpenBLAS core %s, SIMD kernels %s\n", tl_blas_core(), tl_simd_target());
+    print_cpu_speeds("at the start");
     openblas_set_num_threads(1);
     const size_t read_bytes = (size_t)512 << 20;
     uint64_t *read_buf = malloc(read_bytes), *copy_buf = malloc(read_bytes);
@@ -140,5 +141,7 @@ int main(int argc, char **argv) {
     };
     for (int i = 0; i < 3; ++i) bench_level(ctx, levels[i], limit);
     tl_context_destroy(ctx);
+    printf("\n");
+    print_cpu_speeds("at the end");
     return 0;
 }

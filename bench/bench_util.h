@@ -40,6 +40,9 @@ static inline void let_blas_workers_sleep(void) {
     nanosleep(&pause, NULL);
 }
 
+/* Prints how fast each processor this process may run on is now, `when` its label (cpu_speeds.c). */
+void print_cpu_speeds(const char *when);
+
 /* Sorts v and gives its min, median and max. */
 static inline void spread3(double *v, int n, double *lo, double *mid, double *hi) {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);

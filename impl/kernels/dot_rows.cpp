@@ -14,7 +14,6 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
-#include <utility>
 
 #include "kernels/half.h"
 #include "kernels/quant.h"
@@ -173,10 +172,20 @@ HWY_INLINE V32 MulPairs(V16 w, V16 x, V32 acc) {
     return hn::Add(acc, odd);
 }
 
-template <class V32, class V>
-HWY_INLINE V ScaleInto(const uint8_t *block, float xd, V32 sum, V acc) {
+// Rows of blocks of kBlockBytes, one block a step: out[r] = the sum over the row's blocks of the
+// block's f16 scale x the activations' scale xd[b] x block_sum(block, b), the block's products
+// summed exactly in int32 lanes.
+template <size_t kBlockBytes, class BlockSum>
+HWY_INLINE void OverBlocks(const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base, size_t row_bytes,
+                           int64_t nrows, int64_t n, float *HWY_RESTRICT out, BlockSum block_sum) {
     const DF32 df;
-    return hn::MulAdd(hn::Set(df, half_scale(block)), hn::Mul(hn::ConvertTo(df, sum), hn::Set(df, xd)), acc);
+    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
+        const uint8_t *block = row + b * int64_t(kBlockBytes);
+        const auto sum = hn::ConvertTo(df, block_sum(block, b));
+        return hn::MulAdd(hn::Set(df, half_scale(block)), hn::Mul(sum, hn::Set(df, xd[b])), acc);
+    };
+    OverRows(df, n / kQuantBlock, base, row_bytes, nrows, step,
+             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
 }
 
 // A row of activations to Q8Activations: per block of 32, scale = max|x| / 127 in f32 and
@@ -248,28 +257,58 @@ template <class V>
 HWY_INLINE V PermuteWords(V table, V index) {
     return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
 }
-// Rows of blocks of kBlockBytes, two blocks a step: weights(at, b, whole) gives the pair's raw bytes
-// (each block's f16 scale its first word) and the unsigned weight bytes, block b's in the lower
-// 32 lanes; for the row's last, odd block (!whole) only its own bytes are read and the upper
-// lanes add 0.  starts: the activations' starting values for this dtype (one int32 a 4 values).
-template <size_t kBlockBytes, class Weights, class Lanes>
-HWY_INLINE void DotPairs(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const int32_t *starts,
-                         const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n,
-                         float *HWY_RESTRICT out, Weights weights, Lanes lanes) {
+void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const hn::Repartition<uint8_t, D16> du8;
+    const hn::Repartition<int8_t, D16> d8;
+    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
+    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n);
+    const auto offset = hn::Set(du8, 0x80);
+    OverBlocks<kQ8Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
+        const auto u = hn::Xor(hn::LoadU(du8, block + 2), offset);
+        return DotBytes(hn::LoadU(D32(), starts + b * 8), u, hn::LoadU(d8, x8 + b * kQuantBlock));
+    });
+}
+
+// Two blocks a step.  Each block's 16 bytes twice in its half, the low nibbles masked in place in
+// the lower copy and the high ones (16 x their value) in the upper; their starting values -8 x and
+// -128 x their sums, the high lanes scaled back by 1/16 once a row (powers of two: exact, unless a
+// sum passes FLT_MAX / 16 or falls among the subnormals).  The two f16 scales (each block's first
+// word) are spread to their halves by one word permute.  A row's last, odd block is read alone
+// and the upper lanes add 0.
+void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const DB du8;
+    const DQ df;
     const hn::ScalableTag<int8_t> d8;
     const hn::ScalableTag<int32_t> d32;
-    const DQ df;
     const hn::Rebind<hwy::float16_t, DQ> dhalf;
+    alignas(64) uint8_t spread[64], mask[64];
     alignas(64) uint16_t scale_words[32] = {};
-    for (int i = 0; i < 16; ++i) scale_words[i] = uint16_t(i / 8 * kBlockBytes / 2);
+    alignas(64) float high_back[16];
+    for (int i = 0; i < 64; ++i) {
+        const int block = i / 32, lane = i % 32;
+        spread[i] = uint8_t(block * kQ4Bytes + 2 + lane % 16);
+        mask[i] = lane < 16 ? 0x0f : 0xf0;
+    }
+    for (int i = 0; i < 16; ++i) scale_words[i] = uint16_t(i / 8 * kQ4Bytes / 2);
+    for (int i = 0; i < 16; ++i) high_back[i] = i % 8 < 4 ? 1.0f : 1.0f / 16;
+    const auto index = hn::Load(du8, spread), nibble_mask = hn::Load(du8, mask);
     const auto word_index = hn::Load(DW(), scale_words);
+    const auto lane_scale = hn::Load(df, high_back);
+    const auto both = hn::FirstN(du8, 2 * kQ4Bytes), one = hn::FirstN(du8, kQ4Bytes);
     const auto upper = hn::Not(hn::FirstN(df, 8));  // the second block's lanes
     const int64_t blocks = n / kQuantBlock;
     const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
+    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n);
     const auto step = [&](const uint8_t *row, int64_t pair, hn::Vec<DQ> acc) {
         const int64_t b = 2 * pair;
         const bool whole = b + 2 <= blocks;
-        const auto [raw, u] = weights(row + b * int64_t(kBlockBytes), b, whole);
+        const uint8_t *at = row + b * int64_t(kQ4Bytes);
+        // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
+        // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
+        const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
+        const auto u = hn::And(PermuteBytes(raw, index), nibble_mask);
         const auto start = whole ? hn::LoadU(d32, starts + b * 8) : hn::MaskedLoad(hn::FirstN(d32, 8), d32, starts + b * 8);
         const auto x = whole ? hn::LoadU(d8, x8 + b * kQuantBlock)
                              : hn::MaskedLoad(hn::FirstN(d8, kQuantBlock), d8, x8 + b * kQuantBlock);
@@ -280,54 +319,7 @@ HWY_INLINE void DotPairs(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRI
         return hn::MulAdd(weight_scale, hn::Mul(hn::ConvertTo(df, sum), x_scale), acc);
     };
     OverRows(df, (blocks + 1) / 2, base, row_bytes, nrows, step, [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; },
-             lanes);
-}
-
-void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
-    const hn::Repartition<uint8_t, D16> du8;
-    const hn::Repartition<int8_t, D16> d8;
-    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
-    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n);
-    const auto offset = hn::Set(du8, 0x80);
-    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
-        const uint8_t *block = row + b * int64_t(kQ8Bytes);
-        const auto u = hn::Xor(hn::LoadU(du8, block + 2), offset);
-        const auto sum = DotBytes(hn::LoadU(D32(), starts + b * 8), u, hn::LoadU(d8, x8 + b * kQuantBlock));
-        return ScaleInto(block, xd[b], sum, acc);
-    };
-    OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
-             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
-}
-
-// Each block's 16 bytes twice in its half, the low nibbles masked in place in the lower copy and
-// the high ones (16 x their value) in the upper; their starting values -8 x and -128 x their sums,
-// the high lanes scaled back by 1/16 once a row (powers of two: exact, unless a sum passes
-// FLT_MAX / 16 or falls among the subnormals).
-void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
-    const DB du8;
-    const DQ df;
-    alignas(64) uint8_t spread[64], mask[64];
-    alignas(64) float high_back[16];
-    for (int i = 0; i < 64; ++i) {
-        const int block = i / 32, lane = i % 32;
-        spread[i] = uint8_t(block * kQ4Bytes + 2 + lane % 16);
-        mask[i] = lane < 16 ? 0x0f : 0xf0;
-    }
-    for (int i = 0; i < 16; ++i) high_back[i] = i % 8 < 4 ? 1.0f : 1.0f / 16;
-    const auto index = hn::Load(du8, spread), nibble_mask = hn::Load(du8, mask);
-    const auto lane_scale = hn::Load(df, high_back);
-    const auto both = hn::FirstN(du8, 2 * kQ4Bytes), one = hn::FirstN(du8, kQ4Bytes);
-    const int64_t blocks = n / kQuantBlock;
-    const auto weights = [&](const uint8_t *at, int64_t b, bool whole) {
-        // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
-        // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
-        const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
-        return std::make_pair(raw, hn::And(PermuteBytes(raw, index), nibble_mask));
-    };
-    DotPairs<kQ4Bytes>(xq, xd, reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n), base, row_bytes, nrows, n, out,
-                       weights, [&](hn::Vec<DQ> v) { return hn::Mul(v, lane_scale); });
+             [&](hn::Vec<DQ> v) { return hn::Mul(v, lane_scale); });
 }
 #else
 void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
@@ -335,17 +327,14 @@ void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     const D16 d16;
     const hn::Rebind<int8_t, D16> d8;
     const size_t lanes = hn::Lanes(d16);
-    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
-        const uint8_t *block = row + b * int64_t(kQ8Bytes);
+    OverBlocks<kQ8Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
         const int8_t *q = reinterpret_cast<const int8_t *>(block + 2);
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
         auto sum = hn::Zero(D32());
         for (size_t j = 0; j < size_t(kQuantBlock); j += lanes)
             sum = MulPairs(hn::PromoteTo(d16, hn::LoadU(d8, q + j)), hn::LoadU(d16, xb + j), sum);
-        return ScaleInto(block, xd[b], sum, acc);
-    };
-    OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
-             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
+        return sum;
+    });
 }
 
 void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
@@ -354,8 +343,8 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     const hn::Rebind<uint8_t, D16> du8;
     const size_t lanes = hn::Lanes(d16);
     const auto eight = hn::Set(d16, 8), low_mask = hn::Set(d16, 0xf);
-    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF32> acc) {
-        const uint8_t *block = row + b * int64_t(kQ4Bytes), *q = block + 2;
+    OverBlocks<kQ4Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
+        const uint8_t *q = block + 2;
         const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
         auto sum = hn::Zero(D32());
         for (size_t j = 0; j < size_t(kQuantBlock) / 2; j += lanes) {  // bytes j..: elements j.. and j+16..
@@ -363,10 +352,8 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
             sum = MulPairs(hn::Sub(hn::And(bytes, low_mask), eight), hn::LoadU(d16, xb + j), sum);
             sum = MulPairs(hn::Sub(hn::ShiftRight<4>(bytes), eight), hn::LoadU(d16, xb + j + 16), sum);
         }
-        return ScaleInto(block, xd[b], sum, acc);
-    };
-    OverRows(DF32(), n / kQuantBlock, base, row_bytes, nrows, step,
-             [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
+        return sum;
+    });
 }
 #endif
 

@@ -92,19 +92,20 @@ static void bench_level(tl_context *ctx, level lv, double limit) {
         size_t block_bytes;
         TL_CHECK(tl_dtype_block(dtypes[d], &block_elements, &block_bytes));
         const size_t bytes = (size_t)k * n / block_elements * block_bytes;
-        const int count = lv.stream_bytes ? (int)((lv.stream_bytes + bytes - 1) / bytes) : 1;
+        int count = lv.stream_bytes ? (int)((lv.stream_bytes + bytes - 1) / bytes) : 1;
+        if (count > MAX_COPIES) count = MAX_COPIES;
         tl_scope sources, weights; /* the f32 copies, then the copies in the dtype (inner) */
         TL_CHECK(tl_scope_open(ctx, "sources", 0, &sources));
         tl_tensor f32[MAX_COPIES], stored[MAX_COPIES];
         for (int c = 0; c < copies; ++c)
             TL_CHECK(tl_tensor_from_data(ctx, TL_F32, 2, shape, w[c], f32_bytes, &f32[c]));
         TL_CHECK(tl_scope_open(ctx, "weights", 0, &weights));
-        for (int c = 0; c < count && c < MAX_COPIES; ++c) {
+        for (int c = 0; c < count; ++c) {
             tl_tensor in_dtype = f32[c % copies];
             if (dtypes[d] != TL_F32) TL_CHECK(tl_convert(ctx, f32[c % copies], dtypes[d], &in_dtype));
             TL_CHECK(tl_transpose(ctx, in_dtype, 0, 1, &stored[c]));
         }
-        const spread s = time_tl(ctx, tx, stored, count < MAX_COPIES ? count : MAX_COPIES, lv.reps);
+        const spread s = time_tl(ctx, tx, stored, count, lv.reps);
         TL_CHECK(tl_scope_close(ctx, weights));
         TL_CHECK(tl_scope_close(ctx, sources));
         const double gbs = (double)bytes / s.lo;

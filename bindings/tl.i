@@ -165,6 +165,12 @@ TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
 %{
 #include <structmember.h>
 
+/* Every call here holds the GIL, which serialises the calls on a Context's record (made by
+ * tlb_context_new_serialised, with no lock of its own): a wrapper that released it would race. */
+#ifdef SWIG_PYTHON_THREADS
+#error "the Python binding's records rely on the GIL: with swig -threads, make them with tlb_context_new"
+#endif
+
 typedef struct {
     PyObject_HEAD
     unsigned long long c;  /* the context record */

@@ -11,8 +11,8 @@
 
 static const int64_t shape4[1] = {4};
 
-Test(runtime, a_context_record_and_its_failures) {
-    const uint64_t c = tlb_context_new();
+/* Either kind of record (locked, or serialised by its language) behaves the same to its caller. */
+static void failures_of(uint64_t c) {
     cr_assert_neq(c, 0);
     float data[4] = {1, 2, 3, 4};
     const uint64_t a = tlb_from_f32(c, (int64_t *)shape4, 1, data, 4);
@@ -35,6 +35,8 @@ Test(runtime, a_context_record_and_its_failures) {
     cr_assert_eq(tlb_status(0), TL_E_INVALID_HANDLE);
     cr_assert_str_eq(tlb_message(0), "no context (0)");
 }
+Test(runtime, a_context_record_and_its_failures) { failures_of(tlb_context_new()); }
+Test(runtime, a_serialised_record_and_its_failures) { failures_of(tlb_context_new_serialised()); }
 
 Test(runtime, scope_tokens_are_the_handles_and_never_revive) {
     const uint64_t c = tlb_context_new(), other = tlb_context_new();
@@ -80,8 +82,7 @@ Test(runtime, a_scope_object_outliving_its_context_keeps_the_record) {
 /* Exports (the Python buffer protocol and DLPack): the memory stays alive until each is
  * released; a scope reset, a free over it are refused; a close waits.  Under ASan and valgrind
  * a read after an early free would be reported. */
-Test(runtime, exported_memory_outlives_resets_frees_and_closes) {
-    const uint64_t c = tlb_context_new();
+static void exports_of(uint64_t c) {
     int64_t info[64];
     void *data = NULL;
     float values[4] = {1, 2, 3, 4};
@@ -127,6 +128,8 @@ Test(runtime, exported_memory_outlives_resets_frees_and_closes) {
     cr_assert_eq(((float *)data)[1], 3.0f);
     tlb_unexport(c, view); /* the last export: the context and then the record go */
 }
+Test(runtime, exported_memory_outlives_resets_frees_and_closes) { exports_of(tlb_context_new()); }
+Test(runtime, exported_memory_of_a_serialised_record) { exports_of(tlb_context_new_serialised()); }
 
 /* Many tensors exported at once: found in constant time, each released. */
 Test(runtime, many_exports) {

@@ -26,6 +26,7 @@ typedef struct tlb_pin {
 } tlb_pin;
 
 typedef struct tlb_ctx {
+    int serialised;        /* set at birth: the language serialises every call, `held` is unused */
     atomic_int held;       /* the record's lock (tlb_lock): 0 free, 1 held */
     atomic_int sleepers;   /* threads waiting on `wake` for it */
     pthread_mutex_t sleep; /* with `wake`: where a thread waits for `held` */
@@ -42,7 +43,7 @@ typedef struct tlb_ctx {
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
+static tlb_ctx tlb_no_context = {0, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
@@ -58,7 +59,7 @@ static int tlb_try_lock(tlb_ctx *x) {
     return atomic_compare_exchange_strong_explicit(&x->held, &free_, 1, memory_order_acquire, memory_order_relaxed);
 }
 static void tlb_lock(tlb_ctx *x) {
-    if (tlb_try_lock(x)) return;
+    if (x->serialised || tlb_try_lock(x)) return;
     pthread_mutex_lock(&x->sleep);
     atomic_fetch_add_explicit(&x->sleepers, 1, memory_order_seq_cst);
     while (!tlb_try_lock(x)) {
@@ -72,6 +73,7 @@ static void tlb_lock(tlb_ctx *x) {
     pthread_mutex_unlock(&x->sleep);
 }
 static void tlb_unlock(tlb_ctx *x) {
+    if (x->serialised) return;
     atomic_store_explicit(&x->held, 0, memory_order_release);
     if (atomic_load_explicit(&x->sleepers, memory_order_relaxed) == 0) return;
     pthread_mutex_lock(&x->sleep); /* a sleeper holds `sleep` until it waits: this wake reaches it */
@@ -256,7 +258,7 @@ const char *tlb_message(uint64_t c) {
 
 /* ---- contexts ------------------------------------------------------------------------------ */
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
-uint64_t tlb_context_new(void) {
+static uint64_t tlb_context_record(int serialised) {
     tlb_ctx *x = (tlb_ctx *)calloc(1, sizeof *x);
     if (!x) {
         tlb_lock(&tlb_no_context);
@@ -275,8 +277,11 @@ uint64_t tlb_context_new(void) {
     pthread_mutex_init(&x->sleep, NULL);
     pthread_cond_init(&x->wake, NULL);
     x->refs = 1;
+    x->serialised = serialised;
     return (uint64_t)(uintptr_t)x;
 }
+uint64_t tlb_context_new(void) { return tlb_context_record(0); }
+uint64_t tlb_context_new_serialised(void) { return tlb_context_record(1); }
 /* Destroys the library's context now, or (x locked) marks it closing while exports live. */
 static void tlb_close_locked(tlb_ctx *x) {
     if (x->npins) {

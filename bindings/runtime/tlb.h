@@ -3,8 +3,8 @@
  * call on the success path:
  *
  *  - A context is a uint64 (the address of a tlb_ctx record).  The record holds the library's
- *    context, a mutex that serialises every call on it (misuse from several threads is
- *    serialised, never memory corruption), and the status and message of the last failure,
+ *    context, a lock that serialises every call on it (misuse from several threads is
+ *    serialised, never memory corruption; Python's GIL does it there), and the status and message of the last failure,
  *    copied there inside the failing call, so reading them needs no thread affinity (Go
  *    goroutines move between OS threads; tl_last_error is per thread).
  *  - A tensor is its 64 handle bits.  Calls that make a tensor return the bits, 0 on failure;
@@ -44,6 +44,10 @@ const char *tlb_message(uint64_t c);
 /* ---- contexts ------------------------------------------------------------------------------ */
 /* A context record, or 0 (then tlb_status(0)/tlb_message(0) say why). */
 uint64_t tlb_context_new(void);
+/* A record for a language that already serialises every call on it (CPython's GIL, which the
+ * Python binding never releases in a call): its lock is not taken, a locked instruction less a
+ * call.  Calls made on it from threads the language does not serialise are a data race. */
+uint64_t tlb_context_new_serialised(void);
 /* Destroys the library's context (every scope and tensor); calls on c then fail with
  * TL_E_INVALID_HANDLE.  Idempotent; the record lives on until released.  While tensors are
  * exported (tlb_export) calls fail at once, and the destruction waits for the last export. */

@@ -10,7 +10,7 @@ Failures raise a TensorLifeError subclass per status, carrying the library's mes
 arrays go in and come out where numpy is installed; lists, array.array and other buffers
 otherwise.  A buffer is taken only when its element type is the tensor's (an int32 array where
 float32 is meant is converted by tensor(), refused by read_into()), never reinterpreted.
-A Context may be shared by threads (its calls are serialised); one that is dropped without
+A Context may be shared by threads (the GIL serialises its calls); one that is dropped without
 close() is released with every scope and tensor in it.
 """
 import array as _array
@@ -72,7 +72,7 @@ class Context(_r._ContextBase):
 
     def __init__(self):
         self._c = 0
-        c = _r.tlb_context_new()
+        c = _r.tlb_context_new_serialised()  # the GIL serialises its calls: no lock of its own
         if not c:
             raise _error(0)
         self._c = c

@@ -12,7 +12,9 @@
  *      fraction of the read bandwidth measured in the same round at the same thread count (this
  *      machine is shared: its bandwidth moves from minute to minute, so each round has its own);
  *      scoped as a ratio of ambient (the median of each round's scoped/ambient, the two run in
- *      alternating order so neither always follows the read loop's flushed caches);
+ *      alternating order so neither always follows the read loop's flushed caches); and the
+ *      fractions again over the rounds that began and ended with every processor at its fastest
+ *      (cpu_speeds.c: this VM's processors at times run memory-bound code 1.7x slower);
  *   3. a summary against the best bandwidth the run saw at each thread count (every read loop
  *      and raw sgemv stream counted): the conservative fraction, since a round's read loop can
  *      fall on a slow moment;
@@ -105,6 +107,9 @@ typedef struct summary_row {
 static summary_row summary[8];
 static int summary_rows;
 
+/* The processor chain's length around each round (cpu_speeds): about 5 ms a processor. */
+enum { SPEED_CHAIN = 10 * 1000 * 1000 };
+
 static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int steps, int rounds,
                         const thread_setup *setups, int nsetups, int summarize) {
     model m;
@@ -131,7 +136,10 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
             run_steps(&c[mode]); /* warm-up: slabs grown, pages touched */
         }
         double paired[16];                 /* scoped / ambient within each round: slow drift cancels */
+        double speeds[16][2][MAX_CPU_SPEEDS]; /* each processor's chain before and after each round */
+        int ncpus = 0;
         for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
+            ncpus = cpu_speeds(speeds[r][0], MAX_CPU_SPEEDS, SPEED_CHAIN);
             const double limit = seen(ts->threads, read_bandwidth(read_buf, copy_buf, read_bytes, ts->threads, 2));
             for (int i = 0; i < 2; ++i) {
                 const int mode = (i + r) % 2; /* the first after the read loop (caches flushed) alternates */
@@ -139,6 +147,15 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
                 of_limit[mode][r] = wb / t[mode][r] / limit;
             }
             paired[r] = t[1][r] / t[0][r];
+            cpu_speeds(speeds[r][1], MAX_CPU_SPEEDS, SPEED_CHAIN);
+        }
+        /* The rounds that began and ended with every processor at its fastest of the run so far. */
+        double full[2][16];
+        int nfull = 0;
+        for (int r = 0; r < rounds; ++r) {
+            if (!ncpus || !cpu_speeds_at_full(speeds[r][0], ncpus) || !cpu_speeds_at_full(speeds[r][1], ncpus)) continue;
+            full[0][nfull] = of_limit[0][r], full[1][nfull] = of_limit[1][r];
+            ++nfull;
         }
         double plo, pmid, phi;
         spread3(paired, rounds, &plo, &pmid, &phi);
@@ -163,6 +180,15 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
             if (mode) printf("  paired rounds %.3f-%.3f", plo, phi);
             printf("\n");
         }
+        if (!ncpus) continue;
+        printf("   %-9s %d of %d rounds with every processor at full speed", "", nfull, rounds);
+        for (int mode = 0; nfull && mode < 2; ++mode) {
+            double flo, fmid, fhi;
+            spread3(full[mode], nfull, &flo, &fmid, &fhi);
+            printf("%s %s %.0f%% / %.0f%% / %.0f%%", mode ? "," : ": of limit", mode ? "scoped" : "ambient", 100 * flo,
+                   100 * fmid, 100 * fhi);
+        }
+        printf("\n");
     }
     TL_CHECK(tl_context_set_executor(ctx, NULL));
     model_free(ctx, &m);

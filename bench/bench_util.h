@@ -40,7 +40,13 @@ static inline void let_blas_workers_sleep(void) {
     nanosleep(&pause, NULL);
 }
 
-/* Prints how fast each processor this process may run on is now, `when` its label (cpu_speeds.c). */
+/* How fast each processor this process may run on is now (cpu_speeds.c): ns an iteration of a
+ * chain of `iterations` adds through memory on each, into ns[0..max); how many (0: not measured). */
+enum { MAX_CPU_SPEEDS = 64 };
+int cpu_speeds(double *ns, int max, int iterations);
+/* Whether every processor of ns (from cpu_speeds) ran within 15% of its fastest this run. */
+int cpu_speeds_at_full(const double *ns, int n);
+/* Prints cpu_speeds, `when` its label. */
 void print_cpu_speeds(const char *when);
 
 /* Sorts v and gives its min, median and max. */

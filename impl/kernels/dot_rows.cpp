@@ -9,6 +9,7 @@
 #define HWY_TARGET_INCLUDE "kernels/dot_rows.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <cstring>
@@ -53,9 +54,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Finish(r, the sum of Step(row, b, acc) over the row's blocks).  Step adds block b of a row into
 // an accumulator.  A row's blocks go round four accumulators (so consecutive blocks' additions
 // do not wait on each other), added in a fixed order at the end.  Rows are read one after the
-// other, the matrix one stream: four rows interleaved read 1024-element rows from DRAM at a half
-// to a third of the rate, and a software prefetch ahead of the stream gained nothing measurable
-// (bench/README.md).
+// other, the matrix one stream: for these dtypes' blocks (64 bytes of f16 or bf16, fewer of q8_0
+// and q4_0) four rows interleaved were slower from DRAM, with or without a software prefetch
+// (bench/README.md); f32 reads its rows four at a time (DotF32).
 // lanes(v) (the identity unless given) rescales the row's added accumulators before their lanes are
 // summed.
 struct SameLanes {
@@ -109,22 +110,57 @@ void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, si
     OverRows(df, n / 32, base, row_bytes, nrows, step, finish);
 }
 
+// f32 rows four at a time, a cache line (16 values) of each a step, each row's line fetched 384
+// bytes ahead: from DRAM on Zen 5 this read 8-10% faster than one row at a time, as fast as
+// OpenBLAS's sgemv, which reads the same way; either change alone gained nothing, and whole 32-value
+// blocks a row a step lost 5-20% (bench/README.md).  Each row keeps two accumulators, its vectors
+// alternating between them, then a scalar tail: the same operations for a row of a group or a
+// row left over, so nrows never changes the bits.
+constexpr int64_t kLineFloats = 16, kFetchAhead = 384;
+
+// One row's part of a line: its even vectors into `even`, its odd ones into `odd`.
+HWY_INLINE void DotF32Line(const float *HWY_RESTRICT w, const float *HWY_RESTRICT x, hn::Vec<DF> &even,
+                           hn::Vec<DF> &odd) {
+    const DF df;
+    const size_t lanes = hn::Lanes(df);
+    for (size_t v = 0; v < size_t(kLineFloats); v += 2 * lanes) {
+        even = hn::MulAdd(hn::LoadU(df, w + v), hn::LoadU(df, x + v), even);
+        odd = hn::MulAdd(hn::LoadU(df, w + v + lanes), hn::LoadU(df, x + v + lanes), odd);
+    }
+}
+// A row's sum: its two accumulators, then its last n % 16 values one by one.
+HWY_INLINE float DotF32Finish(const float *HWY_RESTRICT w, const float *HWY_RESTRICT x, int64_t body, int64_t n,
+                              hn::Vec<DF> even, hn::Vec<DF> odd) {
+    const DF df;
+    float tail = 0;
+    for (int64_t i = body; i < n; ++i) tail += x[i] * w[i];
+    return hn::GetLane(hn::SumOfLanes(df, hn::Add(even, odd))) + tail;
+}
+HWY_INLINE void Fetch(const float *line) { hwy::Prefetch(reinterpret_cast<const uint8_t *>(line) + kFetchAhead); }
+
 void DotF32(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n,
             float *HWY_RESTRICT out) {
     const DF df;
-    const size_t lanes = hn::Lanes(df);
-    const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF> acc) {
-        const float *w = reinterpret_cast<const float *>(row) + b * 32, *xb = x + b * 32;
-        for (size_t i = 0; i < 32; i += lanes) acc = hn::MulAdd(hn::LoadU(df, w + i), hn::LoadU(df, xb + i), acc);
-        return acc;
-    };
-    const auto finish = [&](int64_t r, const uint8_t *row, float body) {
-        const float *w = reinterpret_cast<const float *>(row);
-        float tail = 0;  // the last n % 32 elements, one by one
-        for (int64_t i = n / 32 * 32; i < n; ++i) tail += x[i] * w[i];
-        out[r] = body + tail;
-    };
-    OverRows(df, n / 32, base, row_bytes, nrows, step, finish);
+    const int64_t body = n / kLineFloats * kLineFloats;
+    const auto row = [&](int64_t r) { return reinterpret_cast<const float *>(base + r * row_bytes); };
+    int64_t r = 0;
+    for (; r + 4 <= nrows; r += 4) {
+        const float *w0 = row(r), *w1 = row(r + 1), *w2 = row(r + 2), *w3 = row(r + 3);
+        auto e0 = hn::Zero(df), o0 = e0, e1 = e0, o1 = e0, e2 = e0, o2 = e0, e3 = e0, o3 = e0;
+        for (int64_t i = 0; i < body; i += kLineFloats) {
+            Fetch(w0 + i), Fetch(w1 + i), Fetch(w2 + i), Fetch(w3 + i);
+            DotF32Line(w0 + i, x + i, e0, o0), DotF32Line(w1 + i, x + i, e1, o1);
+            DotF32Line(w2 + i, x + i, e2, o2), DotF32Line(w3 + i, x + i, e3, o3);
+        }
+        out[r] = DotF32Finish(w0, x, body, n, e0, o0), out[r + 1] = DotF32Finish(w1, x, body, n, e1, o1);
+        out[r + 2] = DotF32Finish(w2, x, body, n, e2, o2), out[r + 3] = DotF32Finish(w3, x, body, n, e3, o3);
+    }
+    for (; r < nrows; ++r) {
+        const float *w = row(r);
+        auto e = hn::Zero(df), o = e;
+        for (int64_t i = 0; i < body; i += kLineFloats) Fetch(w + i), DotF32Line(w + i, x + i, e, o);
+        out[r] = DotF32Finish(w, x, body, n, e, o);
+    }
 }
 
 void DotF16(const float *x, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out) {

@@ -15,8 +15,9 @@ constexpr int64_t kBlockBytes = 512 * 1024;
 constexpr int64_t kMaxBlocks = 8;
 // y = M x in f32 with a contiguous x (each output one row's dot product: a weight stored as
 // [out, in] rows, as Hugging Face and GGUF store them) runs on the Highway kernel of
-// kernels/dot_rows.cpp, not sgemv: measured faster under every OpenBLAS core family tried, by
-// 1.1x to 1.4x; y = M^T x stays on sgemv, which beat a Highway row-streaming kernel under each
+// kernels/dot_rows.cpp, not sgemv: measured faster under every OpenBLAS core family tried on Zen 4,
+// by 1.1x to 1.4x, and on Zen 5 as fast from DRAM and faster from L3 since it reads four rows at a
+// time; y = M^T x stays on sgemv, which beat a Highway row-streaming kernel under each
 // (bench/README.md, "f32 one-row products").
 bool own_kernel(const Gemv &g) { return g.dtype == TL_F32 && g.incx == 1; }
 

@@ -14,6 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__linux__)
+#  include <linux/membarrier.h>
+#  include <sched.h>
+#  include <sys/syscall.h>
+#  include <unistd.h>
+#endif
 
 enum { TLB_MESSAGE_BYTES = 1024 };
 
@@ -28,6 +34,9 @@ typedef struct tlb_pin {
 typedef struct tlb_ctx {
     int serialised;        /* set at birth: the language serialises every call, `held` is unused */
     atomic_int held;       /* the record's lock (tlb_lock): 0 free, 1 held */
+    atomic_int bias;       /* tlb_bias_state: whether `owner` takes the record without `held` */
+    atomic_uintptr_t owner;    /* the thread the record is biased to, set once under `held` */
+    atomic_int owner_inside;   /* set by the owner while in a call it entered biased */
     atomic_int sleepers;   /* threads waiting on `wake` for it */
     pthread_mutex_t sleep; /* with `wake`: where a thread waits for `held` */
     pthread_cond_t wake;
@@ -43,7 +52,7 @@ typedef struct tlb_ctx {
 
 static pthread_mutex_t tlb_refs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Failures with no context to hold them (tlb_context_new itself, a 0 context). */
-static tlb_ctx tlb_no_context = {0, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
+static tlb_ctx tlb_no_context = {0, 0, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, NULL, 0, "", NULL, 0, 0, NULL, 0, 0};
 /* tlb_message copies into this thread's buffer under the lock, for the language to copy out. */
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
@@ -58,8 +67,8 @@ static int tlb_try_lock(tlb_ctx *x) {
     int free_ = 0;
     return atomic_compare_exchange_strong_explicit(&x->held, &free_, 1, memory_order_acquire, memory_order_relaxed);
 }
-static void tlb_lock(tlb_ctx *x) {
-    if (x->serialised || tlb_try_lock(x)) return;
+static void tlb_take(tlb_ctx *x) {
+    if (tlb_try_lock(x)) return;
     pthread_mutex_lock(&x->sleep);
     atomic_fetch_add_explicit(&x->sleepers, 1, memory_order_seq_cst);
     while (!tlb_try_lock(x)) {
@@ -72,13 +81,115 @@ static void tlb_lock(tlb_ctx *x) {
     atomic_fetch_sub_explicit(&x->sleepers, 1, memory_order_relaxed);
     pthread_mutex_unlock(&x->sleep);
 }
-static void tlb_unlock(tlb_ctx *x) {
-    if (x->serialised) return;
+static void tlb_give(tlb_ctx *x) {
     atomic_store_explicit(&x->held, 0, memory_order_release);
     if (atomic_load_explicit(&x->sleepers, memory_order_relaxed) == 0) return;
     pthread_mutex_lock(&x->sleep); /* a sleeper holds `sleep` until it waits: this wake reaches it */
     pthread_cond_broadcast(&x->wake);
     pthread_mutex_unlock(&x->sleep);
+}
+
+/* The bias: the first thread to take a record takes it afterwards with plain stores and loads,
+ * no locked instruction (the compare-exchange cost 7-8 ns of a 16-float add through .NET, where
+ * the stores before it must drain first: bench/README.md).  The first call from any other thread
+ * revokes the bias for good, under `held`: it sets TLB_REVOKED, then Linux's membarrier makes
+ * every thread of the process pass a full fence, so either the owner sees the revocation or the
+ * revoker sees the owner's `owner_inside` and waits for that call to end (the owner's fence
+ * is the revoker's system call: an asymmetric Dekker, as in folly's asymmetric barriers).  Where
+ * membarrier is missing (other systems, old kernels, emulators) records are never biased. */
+enum tlb_bias_state { TLB_UNCLAIMED, TLB_BIASED, TLB_REVOKED };
+
+#if defined(__linux__) && defined(SYS_membarrier)
+static int tlb_bias_works; /* membarrier registered for this process (pthread_once) */
+static pthread_once_t tlb_bias_once = PTHREAD_ONCE_INIT;
+static void tlb_bias_register(void) {
+    tlb_bias_works = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+                     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+/* The calling thread: its thread pointer (one register read), unique among live threads (a later
+ * thread given a dead owner's inherits the bias: still one thread at a time on it). */
+static uintptr_t tlb_self(void) {
+#  if defined(__has_builtin)
+#    if __has_builtin(__builtin_thread_pointer)
+    return (uintptr_t)__builtin_thread_pointer();
+#    endif
+#  endif
+    return (uintptr_t)pthread_self();
+}
+
+/* Every thread of the process passes a full fence before this returns.  The registration is
+ * redone if it was lost (a forked child); the global command, slower, needs none. */
+static void tlb_fence_every_thread(void) {
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+        return;
+    (void)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+}
+
+/* The owner's way in: 1 when it holds the record by the bias (tlb_unlock then clears the flag). */
+static int tlb_enter_biased(tlb_ctx *x) {
+    if (atomic_load_explicit(&x->bias, memory_order_acquire) != TLB_BIASED ||
+        atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self())
+        return 0;
+    atomic_store_explicit(&x->owner_inside, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the revoker's membarrier is the fence */
+    if (atomic_load_explicit(&x->bias, memory_order_relaxed) == TLB_BIASED) return 1;
+    atomic_store_explicit(&x->owner_inside, 0, memory_order_release);
+    return 0;
+}
+
+/* x held: the first taker claims the bias; any other thread revokes it and waits for the owner. */
+static void tlb_bias_after_take(tlb_ctx *x) {
+    const int state = atomic_load_explicit(&x->bias, memory_order_relaxed);
+    if (state == TLB_UNCLAIMED) {
+        pthread_once(&tlb_bias_once, tlb_bias_register);
+        if (!tlb_bias_works) {
+            atomic_store_explicit(&x->bias, TLB_REVOKED, memory_order_relaxed);
+            return;
+        }
+        atomic_store_explicit(&x->owner, tlb_self(), memory_order_relaxed);
+        atomic_store_explicit(&x->bias, TLB_BIASED, memory_order_release);
+        return;
+    }
+    if (state != TLB_BIASED || atomic_load_explicit(&x->owner, memory_order_relaxed) == tlb_self()) return;
+    atomic_store_explicit(&x->bias, TLB_REVOKED, memory_order_relaxed);
+    tlb_fence_every_thread();
+    for (int spins = 0; atomic_load_explicit(&x->owner_inside, memory_order_acquire); ++spins) {
+        if (spins < 100) sched_yield();
+        else nanosleep(&(struct timespec){0, 100 * 1000}, NULL); /* the owner's call may be a long product */
+    }
+}
+static int tlb_leave_biased(tlb_ctx *x) {
+    if (!atomic_load_explicit(&x->owner_inside, memory_order_relaxed) ||
+        atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self())
+        return 0; /* only the owner reads its own 1 here */
+    atomic_store_explicit(&x->owner_inside, 0, memory_order_release);
+    return 1;
+}
+#else
+static int tlb_enter_biased(tlb_ctx *x) { (void)x; return 0; }
+static void tlb_bias_after_take(tlb_ctx *x) { (void)x; }
+static int tlb_leave_biased(tlb_ctx *x) { (void)x; return 0; }
+#endif
+
+#if defined(__GNUC__)
+#  define TLB_COLD __attribute__((noinline, cold))
+#else
+#  define TLB_COLD
+#endif
+/* Out of line, so that the biased call's way in saves no registers for it. */
+static TLB_COLD void tlb_lock_taking(tlb_ctx *x) {
+    tlb_take(x);
+    tlb_bias_after_take(x);
+}
+static void tlb_lock(tlb_ctx *x) {
+    if (x->serialised || tlb_enter_biased(x)) return;
+    tlb_lock_taking(x);
+}
+static void tlb_unlock(tlb_ctx *x) {
+    if (x->serialised || tlb_leave_biased(x)) return;
+    tlb_give(x);
 }
 
 static void tlb_set(tlb_ctx *x, int status, const char *message) {

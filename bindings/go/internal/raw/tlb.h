@@ -5,9 +5,11 @@
  *
  *  - A context is a uint64 (the address of a tlb_ctx record).  The record holds the library's
  *    context, a lock that serialises every call on it (misuse from several threads is
- *    serialised, never memory corruption; Python's GIL does it there), and the status and
- *    message of the last failure, copied there inside the failing call, so reading them needs no
- *    thread affinity (Go goroutines move between OS threads; tl_last_error is per thread).
+ *    serialised, never memory corruption; Python's GIL does it there; on Linux it is biased to
+ *    the first thread that takes it, whose calls then make no locked instruction), and the
+ *    status and message of the last failure, copied there inside the failing call, so reading
+ *    them needs no thread affinity (Go goroutines move between OS threads; tl_last_error is per
+ *    thread).
  *  - A tensor is its 64 handle bits.  Calls that make a tensor return the bits, 0 on failure;
  *    then tlb_status/tlb_message on the same context say why.  Other calls return the status.
  *  - A scope is its 64 handle bits too: a closed scope's handle is refused for ever, so a

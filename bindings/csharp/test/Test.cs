@@ -140,6 +140,20 @@ static class Test {
         var ids = ctx.FromInts(new long[] { 2 }, new int[] { 4, 5 });
         Throws<DtypeException>(() => ctx.Add(ids, kept), "mixed dtypes");
         Check(ids.ToInts()[1] == 5, "ints");
+        // Tensor is a struct: default(Tensor) names no tensor; equal handles name the same tensor
+        var none = default(Tensor);
+        Throws<InvalidHandleException>(() => none.ToFloats(), "default(Tensor) read");
+        Throws<InvalidHandleException>(() => ctx.Add(none, kept), "default(Tensor) as an operand");
+        Throws<InvalidHandleException>(() => none.Retain(null), "default(Tensor) retained");
+        var other = new Context();
+        var foreign = other.FromFloats(new long[] { 2 }, new float[] { 1, 2 });
+        Throws<InvalidHandleException>(() => ctx.Add(foreign, kept), "a tensor of another Context");
+        Check(foreign.ToFloats()[1] == 2, "the other Context's tensor");
+        other.Dispose();
+        var copy = kept;
+        Check(copy == kept && copy.Equals((object)kept) && copy.GetHashCode() == kept.GetHashCode(), "equal handles");
+        Check(kept != ids && kept != none && !kept.Equals(null), "different handles");
+        Check(ctx.RmsNorm(kept, null, 1e-6).ToFloats().Length == 2, "an optional operand left out");
         ctx.Dispose();
         ctx.Dispose();
         Throws<InvalidHandleException>(() => ctx.FromFloats(new long[] { 1 }, new float[] { 1 }), "disposed context");

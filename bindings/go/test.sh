@@ -27,7 +27,7 @@ unformatted=$(cd "$here" && gofmt -l $(ls *.go))
 
 cd "$here"
 if [ "${2:-}" = "--bench" ]; then
-  PKG_CONFIG_PATH="$build/pkgconfig" go test -run '^$' -bench Add16 -count "${TL_BENCH_COUNT:-5}" .
+  PKG_CONFIG_PATH="$build/pkgconfig" go test -run '^$' -bench "Add16|TrivialCgo" -count "${TL_BENCH_COUNT:-5}" .
   exit 0
 fi
 echo "go test: against the build tree"

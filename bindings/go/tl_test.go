@@ -162,7 +162,8 @@ func TestRetainClosingAndWrongSizes(t *testing.T) {
 	}
 }
 
-// Benchmarks: one tiny add through Go against the same adds made from C in one call.
+// Benchmarks: one tiny add through Go against the same adds made from C in one call, and a
+// trivial cgo call (BenchmarkTrivialCgo).
 func benchmarkSetup(b *testing.B) (*tl.Context, *tl.Scope, tl.Tensor, tl.Tensor) {
 	ctx, err := tl.NewContext()
 	if err != nil {
@@ -198,6 +199,18 @@ func BenchmarkAdd16FromC(b *testing.B) {
 	c := tl.RawContext(ctx)
 	if st := raw.Tlb_bench_add_loop(c, tl.RawScope(s), tl.Bits(x), tl.Bits(y), int64(b.N)); st != 0 {
 		b.Fatal(raw.Tlb_message(c))
+	}
+}
+
+// The crossing alone: a cgo call of a C function that does nothing (the ABI version), the part
+// of each call no binding can remove (bench/README.md).
+func BenchmarkTrivialCgo(b *testing.B) {
+	sum := 0
+	for i := 0; i < b.N; i++ {
+		sum += tl.ABIVersion()
+	}
+	if sum != b.N*tl.ABIVersion() {
+		b.Fatal("ABI version changed")
 	}
 }
 

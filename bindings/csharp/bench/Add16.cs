@@ -1,5 +1,7 @@
-// A 16-float add through C# (P/Invoke on .NET) against the same adds made from C in one call.
+// A 16-float add through C# (P/Invoke on .NET) against the same adds made from C in one call,
+// and a P/Invoke that does nothing: the part of the crossing no binding can remove.
 using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
@@ -34,10 +36,22 @@ public class Add16 {
         }
     }
 
+    // The runtime's own floor: a P/Invoke that does nothing (the ABI version), N times.
+    [Benchmark(OperationsPerInvoke = N, Description = "trivial P/Invoke")]
+    public int TrivialPInvoke() {
+        int sum = 0;
+        for (int i = 0; i < N; i++) sum += Context.AbiVersion;
+        return sum;
+    }
+
     // In process (the package is this project's reference; a generated project would not see the
-    // feed), a short run, its files under the system's temporary folder.
+    // feed), 15 measured iterations after 5 warm-up ones (a short run's 3 let one slow iteration
+    // of the C loop move its mean by half), min/median/max beside the mean, files under the
+    // system's temporary folder.
     public static void Main(string[] args) {
-        var config = DefaultConfig.Instance.AddJob(Job.ShortRun.WithToolchain(InProcessEmitToolchain.Instance))
+        var job = Job.Default.WithWarmupCount(5).WithIterationCount(15).WithToolchain(InProcessEmitToolchain.Instance);
+        var config = DefaultConfig.Instance.AddJob(job)
+                         .AddColumn(StatisticColumn.Min, StatisticColumn.Median, StatisticColumn.Max)
                          .WithArtifactsPath(System.IO.Path.Combine(System.IO.Path.GetTempPath(), "tensorlife-bdn"));
         BenchmarkRunner.Run<Add16>(config, args);
     }

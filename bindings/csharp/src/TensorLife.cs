@@ -60,6 +60,9 @@ static class InternalCalls {
     [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong SubCall(ulong c, ulong a, ulong b);
     [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong MulCall(ulong c, ulong a, ulong b);
     [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong DivCall(ulong c, ulong a, ulong b);
+    // The crossing alone, for the benchmark's floor: the ABI version through an internal call.
+    [MethodImpl(MethodImplOptions.NoInlining)] internal static int AbiVersion() => AbiVersionCall();
+    [MethodImpl(MethodImplOptions.InternalCall)] static extern int AbiVersionCall();
 }
 
 /// Owns every scope and tensor made through it.

@@ -2,7 +2,7 @@ package org.tensorlife;
 
 import org.tensorlife.raw.tensorlife;
 
-/** The bindings benchmark's baseline: the same tiny adds made from C in one call.  Test code, in
+/** The bindings benchmark's baselines: the same tiny adds made from C in one call, and the crossing.  Test code, in
  *  the library's package on the class path to reach its handles; not part of the jar. */
 public final class BenchBaseline {
     private BenchBaseline() {}
@@ -11,6 +11,16 @@ public final class BenchBaseline {
     public static double perAddFromC(Context ctx, Scope s, Tensor a, Tensor b, int n) {
         long t0 = System.nanoTime();
         ctx.check(tensorlife.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n));
+        return (System.nanoTime() - t0) / (double) n;
+    }
+
+    /** n JNI calls of a C function that does nothing (the ABI version), nanoseconds per call: the
+     *  crossing alone, which no binding can remove.  sink keeps the calls. */
+    public static double perTrivialCall(int n, int[] sink) {
+        long t0 = System.nanoTime();
+        int sum = 0;
+        for (int i = 0; i < n; i++) sum += tensorlife.tlb_abi_version();
+        sink[0] += sum;
         return (System.nanoTime() - t0) / (double) n;
     }
 }

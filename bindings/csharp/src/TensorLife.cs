@@ -184,8 +184,7 @@ public sealed class Context : IDisposable {
     public Tensor Contiguous(Tensor a) => Made(R.tlb_contiguous(c, B(a)));
     /// A new tensor of dtype to: F32 to and from F16, BF16, Q8_0 and Q4_0 (weights as stored).
     public Tensor Convert(Tensor a, DType to) => Made(R.tlb_convert(c, B(a), (int)to));
-    /// Over the last axis; w may be null for none.
-    /// w: null for none; LayerNorm's w and b likewise.
+    /// Over the last axis; w (and LayerNorm's b) may be null for none.
     public Tensor RmsNorm(Tensor x, Tensor? w, double eps) => Made(R.tlb_rmsnorm(c, B(x), B(w), eps));
     public Tensor LayerNorm(Tensor x, Tensor? w, Tensor? b, double eps) => Made(R.tlb_layernorm(c, B(x), B(w), B(b), eps));
     public Tensor Sum(Tensor a, int axis, bool keepdim = false) => Made(R.tlb_sum(c, B(a), axis, keepdim ? 1 : 0));

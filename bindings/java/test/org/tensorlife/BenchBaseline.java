@@ -2,8 +2,9 @@ package org.tensorlife;
 
 import org.tensorlife.raw.tensorlife;
 
-/** The bindings benchmark's baselines: the same tiny adds made from C in one call, and the crossing.  Test code, in
- *  the library's package on the class path to reach its handles; not part of the jar. */
+/** The bindings benchmark's baselines: the same tiny adds made from C in one call, and the
+ *  crossing alone.  Test code, in the library's package on the class path to reach its handles;
+ *  not part of the jar. */
 public final class BenchBaseline {
     private BenchBaseline() {}
 

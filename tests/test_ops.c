@@ -184,6 +184,38 @@ Test(ops, add_broadcasts_like_numpy) {
         for (int j = 0; j < 3; ++j) cr_assert_eq(out[i * 3 + j], col[i] / row[j]);
 }
 
+/* The bounded form makes the same op, or nothing at all past its bound. */
+Test(ops, binary_bounded_makes_small_results_only) {
+    float col[4] = {1, 2, 3, 4}, row[3] = {1, 10, 100}, got[12], want[12];
+    int64_t s41[2] = {4, 1}, s3[1] = {3};
+    const tl_tensor a = make_f32(ctx, 2, s41, col), b = make_f32(ctx, 1, s3, row);
+    tl_tensor bounded, plain;
+    OK(tl_sub(ctx, a, b, &plain));
+    OK(tl_binary_bounded(ctx, 1, a, b, 12, &bounded)); /* sub: place 1 of TL_BINARY_OPS */
+    cr_assert_neq(bounded.bits, 0);
+    read_f32(ctx, plain, want, 12);
+    read_f32(ctx, bounded, got, 12);
+    cr_assert_arr_eq(got, want, sizeof got);
+    /* One past the bound: TL_OK, no tensor, nothing made in the scope. */
+    tl_scope s;
+    OK(tl_scope_open(ctx, "bounded", 0, &s));
+    tl_scope_stats before = TL_SCOPE_STATS_INIT, after = TL_SCOPE_STATS_INIT;
+    OK(tl_scope_stats_get(ctx, s, &before));
+    bounded.bits = 99;
+    OK(tl_binary_bounded(ctx, 0, a, b, 11, &bounded));
+    cr_assert_eq(bounded.bits, 0);
+    OK(tl_scope_stats_get(ctx, s, &after));
+    cr_assert_eq(after.live_tensors, before.live_tensors);
+    cr_assert_eq(after.used_bytes, before.used_bytes);
+    OK(tl_scope_close(ctx, s));
+    /* Its failures are the op's, and its own arguments are checked. */
+    int64_t s2[1] = {2};
+    FAILS_WITH(tl_binary_bounded(ctx, 2, b, make_f32(ctx, 1, s2, row), 100, &bounded), TL_E_SHAPE); /* [3] with [2] */
+    FAILS_WITH(tl_binary_bounded(ctx, 4, a, b, 100, &bounded), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_binary_bounded(ctx, -1, a, b, 100, &bounded), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_binary_bounded(ctx, 3, a, b, -1, &bounded), TL_E_INVALID_ARGUMENT);
+}
+
 Test(ops, i32_arithmetic_wraps) {
     int32_t a[3] = {INT32_MAX, -5, 7}, b[3] = {1, 3, -2}, got[3];
     int64_t s[1] = {3};

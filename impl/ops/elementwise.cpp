@@ -51,6 +51,17 @@ bool broadcast_shape(const View &a, const View &b, int *ndim, int64_t *shape) {
     return true;
 }
 
+// Whether a shape has at most limit (>= 0) elements, without overflowing on the way.
+bool at_most(int ndim, const int64_t *shape, int64_t limit) {
+    int64_t count = 1;
+    for (int d = 0; d < ndim; ++d) {
+        if (shape[d] == 0) return true;
+        if (shape[d] > limit / count) return false;
+        count *= shape[d];
+    }
+    return count <= limit;
+}
+
 bool same_dims(const View &a, const View &b) {
     if (a.ndim != b.ndim) return false;
     for (int d = 0; d < a.ndim; ++d)
@@ -60,7 +71,7 @@ bool same_dims(const View &a, const View &b) {
 
 }  // namespace
 
-tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
+tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl_tensor *out, int64_t max_elements) {
     Resolved ra, rb;
     TL_TRY(ctx.resolve(ta, &ra));
     TL_TRY(ctx.resolve(tb, &rb));
@@ -77,6 +88,10 @@ tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor ta, tl_tensor tb, tl
         return fail(TL_E_SHAPE, "%s: shapes of %d-D and %d-D tensors do not broadcast", binary_name(op), a.ndim,
                     b.ndim);
     const int64_t *shape = same ? a.shape : broadcast;
+    if (max_elements >= 0 && !at_most(nd, shape, max_elements)) {
+        *out = tl_tensor{0};
+        return TL_OK;
+    }
     NewTensor made;
     TL_TRY(ctx.make_tensor(a.dtype, nd, shape, &made));
     const View &c = made.view;

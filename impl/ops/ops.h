@@ -32,7 +32,8 @@ tl_status op_wrap(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, 
 tl_status op_read(tl_context &ctx, tl_tensor t, void *dst, size_t dst_bytes);
 tl_status op_retain(tl_context &ctx, tl_tensor t, tl_scope target, tl_tensor *out);
 
-tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor a, tl_tensor b, tl_tensor *out);
+// max_elements (>= 0): a larger result is not made (TL_OK, out->bits 0): tl_binary_bounded.
+tl_status op_binary(tl_context &ctx, BinaryOp op, tl_tensor a, tl_tensor b, tl_tensor *out, int64_t max_elements = -1);
 tl_status op_unary(tl_context &ctx, UnaryOp op, double param, tl_tensor a, tl_tensor *out);
 tl_status op_softmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
 tl_status op_norm(tl_context &ctx, Norm norm, tl_tensor x, tl_tensor w, tl_tensor b, double eps, tl_tensor *out);

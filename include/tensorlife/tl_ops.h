@@ -57,6 +57,13 @@ TL_API tl_status tl_add(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *ou
 TL_API tl_status tl_sub(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 TL_API tl_status tl_mul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 TL_API tl_status tl_div(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
+#if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
+/* One of those ops (op: its place in TL_BINARY_OPS, from 0), made only when its result has at
+ * most max_elements elements; past that TL_OK with out->bits 0, nothing made.  For a caller that
+ * must bound a call's time (Go's binding makes small ops without its scheduler's handoff). */
+TL_API tl_status tl_binary_bounded(tl_context *ctx, int op, tl_tensor a, tl_tensor b, int64_t max_elements,
+                                   tl_tensor *out);
+#endif
 
 /* Unary float ops.  gelu is the tanh form; relu keeps NaN (a NaN in is a NaN out, not 0). */
 TL_API tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out);

@@ -220,13 +220,21 @@ Test(runtime, reads_never_reinterpret_bits) {
 /* ---- one record from several threads: the record's lock serialises them ------------------ */
 typedef struct {
     uint64_t c, a;
+    int direct; /* through tlb_direct_binary first, as Go's binding */
     int failures;
 } shared_record;
+
+/* The add as Go makes it: the direct call, and the ordinary one when that did nothing. */
+static uint64_t add_as_go(uint64_t c, uint64_t a, uint64_t b) {
+    tlb_direct_call call = {c, a, b, 0, TLB_DIRECT_add, 0};
+    tlb_direct_binary(&call);
+    return call.done ? call.out : tlb_add(c, a, b);
+}
 
 static void *adds(void *arg) {
     shared_record *r = arg;
     for (int i = 0; i < 2000; ++i) {
-        const uint64_t y = tlb_add(r->c, r->a, r->a);
+        const uint64_t y = r->direct ? add_as_go(r->c, r->a, r->a) : tlb_add(r->c, r->a, r->a);
         float v[4];
         if (!y || tlb_read_f32(r->c, y, v, 4) != TL_OK || v[3] != 8.0f || tlb_free(r->c, y) != TL_OK) ++r->failures;
     }
@@ -236,12 +244,13 @@ static void *adds(void *arg) {
 Test(runtime, one_record_from_four_threads_is_serialised) {
     NEEDS_THREADS();
     float data[4] = {1, 2, 3, 4};
-    shared_record r = {tlb_context_new(), 0, 0};
+    shared_record r = {tlb_context_new(), 0, 0, 0};
     r.a = tlb_from_f32(r.c, (int64_t *)shape4, 1, data, 4);
     shared_record each[4];
     pthread_t threads[4];
     for (int i = 0; i < 4; ++i) {
         each[i] = r;
+        each[i].direct = i % 2;
         cr_assert_eq(pthread_create(&threads[i], NULL, adds, &each[i]), 0);
     }
     for (int i = 0; i < 4; ++i) {
@@ -249,4 +258,49 @@ Test(runtime, one_record_from_four_threads_is_serialised) {
         cr_assert_eq(each[i].failures, 0, "thread %d: a call was refused (TL_E_BUSY?) or wrong", i);
     }
     tlb_context_release(r.c);
+}
+
+/* ---- the direct call (Go's): bounded work, failures recorded, nothing done past the bound -- */
+static tlb_direct_call direct(uint64_t c, int op, uint64_t a, uint64_t b) {
+    tlb_direct_call call = {c, a, b, 0, op, 0};
+    tlb_direct_binary(&call);
+    return call;
+}
+
+Test(runtime, the_direct_call_does_small_ops_and_leaves_the_rest) {
+    const uint64_t c = tlb_context_new();
+    float data[4] = {1, 2, 3, 4}, v[4];
+    const uint64_t a = tlb_from_f32(c, (int64_t *)shape4, 1, data, 4);
+    tlb_direct_call call = direct(c, TLB_DIRECT_mul, a, a);
+    cr_assert(call.done && call.out, "%s", tlb_message(c));
+    cr_assert_eq(tlb_read_f32(c, call.out, v, 4), TL_OK);
+    cr_assert_eq(v[3], 16.0f);
+    /* The bound is on the broadcast result: 128 x 128 is done, 128 x 129 is left alone. */
+    int64_t column[2] = {128, 1}, row[2] = {1, 128}, wider[2] = {1, 129};
+    const uint64_t col = tlb_fill(c, TL_F32, column, 2, 1, 0), r128 = tlb_fill(c, TL_F32, row, 2, 1, 0),
+                   r129 = tlb_fill(c, TL_F32, wider, 2, 1, 0);
+    cr_assert_eq(TLB_DIRECT_ELEMENTS, 128 * 128);
+    call = direct(c, TLB_DIRECT_add, col, r128);
+    cr_assert(call.done && call.out, "%s", tlb_message(c));
+    call = direct(c, TLB_DIRECT_add, col, r129);
+    cr_assert_eq(call.done, 0);
+    cr_assert_eq(call.out, 0);
+    int64_t big[1] = {TLB_DIRECT_ELEMENTS + 1};
+    const uint64_t large = tlb_fill(c, TL_F32, big, 1, 0, 0);
+    cr_assert_eq(direct(c, TLB_DIRECT_sub, large, large).done, 0);
+    /* A failure is the op's own, recorded on the record as any call's. */
+    const uint64_t s = tlb_scope_open(c, "step", TL_GROW, 0, 0);
+    const uint64_t t = tlb_from_f32(c, (int64_t *)shape4, 1, data, 4);
+    cr_assert_eq(tlb_scope_reset(c, s), TL_OK);
+    call = direct(c, TLB_DIRECT_div, t, a);
+    cr_assert(call.done && !call.out);
+    cr_assert_eq(tlb_status(c), TL_E_STORAGE_CLOSED);
+    cr_assert(strstr(tlb_message(c), "'step'"), "%s", tlb_message(c));
+    /* No op, no context, a closed context: nothing done, for the ordinary call to say why. */
+    cr_assert_eq(direct(c, TLB_DIRECT_OPS, a, a).done, 0);
+    cr_assert_eq(direct(c, -1, a, a).done, 0);
+    cr_assert_eq(direct(0, TLB_DIRECT_add, a, a).done, 0);
+    tlb_context_close(c);
+    cr_assert_eq(direct(c, TLB_DIRECT_add, a, a).done, 0);
+    tlb_context_release(c);
 }

@@ -332,3 +332,105 @@ func TestDroppedContextsWithoutCollection(t *testing.T) {
 		ctx.Close()
 	}
 }
+
+// Small elementwise ops take the direct crossing (no cgo call: runtime.NumCgoCall stands still),
+// larger ones the ordinary call; both give the op's values and its errors, and goroutines sharing
+// a Context while collections run get their own sums.
+func TestDirectCrossing(t *testing.T) {
+	ctx, err := tl.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	x, _ := ctx.FromFloat32([]int64{4}, []float32{1, 2, 3, 4})
+	y, _ := ctx.FromFloat32([]int64{4}, []float32{2, 2, 2, 2})
+	ops := []struct {
+		name string
+		op   func(a, b tl.Tensor) (tl.Tensor, error)
+		want float32 // at element 3
+	}{{"add", ctx.Add, 6}, {"sub", ctx.Sub, 2}, {"mul", ctx.Mul, 8}, {"div", ctx.Div, 2}}
+	results := make([]tl.Tensor, 0, 400)
+	before := runtime.NumCgoCall()
+	for i := 0; i < 100; i++ {
+		for _, o := range ops {
+			r, err := o.op(x, y)
+			if err != nil {
+				t.Fatalf("%s: %v", o.name, err)
+			}
+			results = append(results, r)
+		}
+	}
+	if calls := runtime.NumCgoCall() - before; calls > 10 { // a few: a goroutine moved to another thread
+		t.Fatalf("400 small ops made %d cgo calls: the direct crossing was not taken", calls)
+	}
+	for i, r := range results {
+		if v, err := r.Float32s(); err != nil || v[3] != ops[i%4].want {
+			t.Fatalf("%s: %v %v", ops[i%4].name, v, err)
+		}
+	}
+	// Past the bound (16384 elements): the ordinary call, the same sums.
+	big, _ := ctx.Ones(tl.Float32, 16385)
+	before = runtime.NumCgoCall()
+	sum, err := ctx.Add(big, big)
+	if calls := runtime.NumCgoCall() - before; err != nil || calls == 0 {
+		t.Fatalf("a large add: %v, %d cgo calls", err, calls)
+	}
+	if v, err := sum.Float32s(); err != nil || v[16384] != 2 {
+		t.Fatalf("a large add: %v", err)
+	}
+	// The op's own failures, with the library's message, through the direct crossing.
+	s, _ := ctx.OpenScope("step", 0)
+	dead, _ := ctx.FromFloat32([]int64{4}, []float32{1, 2, 3, 4})
+	s.Reset()
+	if _, err := ctx.Add(dead, x); !errors.Is(err, tl.ErrStorageClosed) || !strings.Contains(err.Error(), "'step'") {
+		t.Fatalf("a reset tensor: %v", err)
+	}
+	if _, err := ctx.Add(x, big); !errors.Is(err, tl.ErrShape) {
+		t.Fatalf("shapes that do not broadcast: %v", err)
+	}
+	s.Close()
+	// Shared by goroutines (direct when the record is free, ordinary when it is not) while the
+	// collector stops the world again and again.
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			mine, _ := ctx.Full(tl.Float32, float64(g), 4)
+			for i := 0; i < 1000; i++ {
+				r, err := ctx.Add(mine, y)
+				if err == nil {
+					var v []float32
+					if v, err = r.Float32s(); err == nil && v[3] != float32(g)+2 {
+						err = errors.New("another goroutine's sum")
+					}
+					if err == nil {
+						err = r.Free()
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(stop)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

@@ -9,6 +9,18 @@ func (ctx *Context) binary(f func(uint64, uint64, uint64) uint64, a, b Tensor) (
 	return ctx.made(f(ctx.c, a.bits, b.bits))
 }
 
+// elementwise is binary for Add, Sub, Mul and Div: a small op takes the direct crossing (a few
+// ns, where cgo's costs tens: bench/README.md), anything else the ordinary call.
+func (ctx *Context) elementwise(op int32, f func(uint64, uint64, uint64) uint64, a, b Tensor) (Tensor, error) {
+	if err := ctx.own(a, b); err != nil {
+		return Tensor{}, err
+	}
+	if bits, done := raw.Direct(op, ctx.c, a.bits, b.bits); done {
+		return ctx.made(bits)
+	}
+	return ctx.made(f(ctx.c, a.bits, b.bits))
+}
+
 func (ctx *Context) unary(f func(uint64, uint64) uint64, a Tensor) (Tensor, error) {
 	if err := ctx.own(a); err != nil {
 		return Tensor{}, err
@@ -20,10 +32,18 @@ func (ctx *Context) unary(f func(uint64, uint64) uint64, a Tensor) (Tensor, erro
 func (ctx *Context) MatMul(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_matmul, a, b) }
 
 // Add is elementwise with NumPy broadcasting; Sub, Mul and Div likewise.
-func (ctx *Context) Add(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_add, a, b) }
-func (ctx *Context) Sub(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_sub, a, b) }
-func (ctx *Context) Mul(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_mul, a, b) }
-func (ctx *Context) Div(a, b Tensor) (Tensor, error) { return ctx.binary(raw.Tlb_div, a, b) }
+func (ctx *Context) Add(a, b Tensor) (Tensor, error) {
+	return ctx.elementwise(raw.DirectAdd, raw.Tlb_add, a, b)
+}
+func (ctx *Context) Sub(a, b Tensor) (Tensor, error) {
+	return ctx.elementwise(raw.DirectSub, raw.Tlb_sub, a, b)
+}
+func (ctx *Context) Mul(a, b Tensor) (Tensor, error) {
+	return ctx.elementwise(raw.DirectMul, raw.Tlb_mul, a, b)
+}
+func (ctx *Context) Div(a, b Tensor) (Tensor, error) {
+	return ctx.elementwise(raw.DirectDiv, raw.Tlb_div, a, b)
+}
 
 // GatherRows picks rows of table by Int32 ids: an embedding lookup.
 func (ctx *Context) GatherRows(table, ids Tensor) (Tensor, error) {

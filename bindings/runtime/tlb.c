@@ -160,6 +160,10 @@ static void tlb_bias_after_take(tlb_ctx *x) {
         else nanosleep(&(struct timespec){0, 100 * 1000}, NULL); /* the owner's call may be a long product */
     }
 }
+static int tlb_biased_elsewhere(tlb_ctx *x) {
+    return atomic_load_explicit(&x->bias, memory_order_relaxed) == TLB_BIASED &&
+           atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self();
+}
 static int tlb_leave_biased(tlb_ctx *x) {
     if (!atomic_load_explicit(&x->owner_inside, memory_order_relaxed) ||
         atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self())
@@ -170,6 +174,7 @@ static int tlb_leave_biased(tlb_ctx *x) {
 #else
 static int tlb_enter_biased(tlb_ctx *x) { (void)x; return 0; }
 static void tlb_bias_after_take(tlb_ctx *x) { (void)x; }
+static int tlb_biased_elsewhere(tlb_ctx *x) { (void)x; return 0; }
 static int tlb_leave_biased(tlb_ctx *x) { (void)x; return 0; }
 #endif
 
@@ -190,6 +195,19 @@ static void tlb_lock(tlb_ctx *x) {
 static void tlb_unlock(tlb_ctx *x) {
     if (x->serialised || tlb_leave_biased(x)) return;
     tlb_give(x);
+}
+
+/* Takes the record without waiting, or returns 0: held by another thread, or biased to one
+ * (revoking the bias waits for that thread's call to end). */
+static int tlb_lock_nowait(tlb_ctx *x) {
+    if (x->serialised || tlb_enter_biased(x)) return 1;
+    if (!tlb_try_lock(x)) return 0;
+    if (tlb_biased_elsewhere(x)) {
+        tlb_give(x);
+        return 0;
+    }
+    tlb_bias_after_take(x); /* claims an unclaimed record: one system call, once a process */
+    return 1;
 }
 
 static void tlb_set(tlb_ctx *x, int status, const char *message) {
@@ -708,6 +726,25 @@ uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
     return tlb_leave_bits(x, tl_##name(x->ctx, ta, tb, &r), r); \
   }
 TL_PAIR_OPS(TLB_BINARY)
+void tlb_direct_binary(void *arg) {
+    tlb_direct_call *call = (tlb_direct_call *)arg;
+    call->done = 0;
+    if (call->op < 0 || call->op >= TLB_DIRECT_OPS || !call->c) return;
+    tlb_ctx *x = tlb_of(call->c);
+    if (!tlb_lock_nowait(x)) return;
+    if (!x->ctx || x->closing) { /* the ordinary call says why */
+        tlb_unlock(x);
+        return;
+    }
+    tl_tensor ta = {call->a}, tb = {call->b}, r = {0};
+    const int rc = tl_binary_bounded(x->ctx, call->op, ta, tb, TLB_DIRECT_ELEMENTS, &r);
+    if (rc == TL_OK && !r.bits) { /* past the bound: the ordinary call makes it */
+        tlb_unlock(x);
+        return;
+    }
+    call->out = tlb_leave_bits(x, rc, r);
+    call->done = 1;
+}
 #define TLB_UNARY(name)                                     \
   uint64_t tlb_##name(uint64_t c, uint64_t a) {             \
     tlb_ctx *x = tlb_enter(c);                              \

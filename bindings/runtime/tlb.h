@@ -174,6 +174,27 @@ char *tlb_context_report_json(uint64_t c);
 char *tlb_tensor_to_json(uint64_t c, uint64_t bits);
 uint64_t tlb_tensor_from_json(uint64_t c, const char *json);
 
+#ifndef SWIG
+/* ---- one bounded op, for Go's direct crossing (bindings/go/internal/raw/direct.go) ---------
+ * Go calls this on its system stack without handing its processor back to the scheduler (that
+ * handoff is most of cgo's 43 ns crossing on a Zen 5): while it runs, no other goroutine runs
+ * on that processor and a garbage collection waits for it.  So it never waits and its work is
+ * bounded, or it does nothing: `done` stays 0 when the record is held or biased to another
+ * thread, or when the result would pass TLB_DIRECT_ELEMENTS elements, and the binding makes the
+ * ordinary call.  Otherwise `done` is 1 and `out` the result's bits, 0 on a failure (recorded
+ * as any call's).  `op` is the op's place in TL_BINARY_OPS (TLB_DIRECT_add ...). */
+#  include <tensorlife/tl_ops.h>
+#  define TLB_DIRECT_OP(name) TLB_DIRECT_##name,
+enum tlb_direct_op { TL_BINARY_OPS(TLB_DIRECT_OP) TLB_DIRECT_OPS };
+#  undef TLB_DIRECT_OP
+enum { TLB_DIRECT_ELEMENTS = 16384 }; /* a few microseconds of an elementwise op, at most */
+typedef struct tlb_direct_call {
+    uint64_t c, a, b, out;
+    int32_t op, done;
+} tlb_direct_call;
+void tlb_direct_binary(void *call);
+#endif
+
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
  * (tl_add straight on the library, a reset every 256), in one call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters);

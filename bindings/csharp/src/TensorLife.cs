@@ -116,17 +116,22 @@ public sealed class Context : IDisposable {
 
     internal TensorLifeException Failure() => TensorLifeException.Of(R.tlb_status(c), R.tlb_message(c));
     internal void Check(int status) { if (status != 0) throw Failure(); GC.KeepAlive(h); }
-    internal Tensor Made(ulong bits) { if (bits == 0) throw Failure(); GC.KeepAlive(h); return new Tensor(this, bits); }
+    // Small enough for Mono's JIT to inline (the throw is out of line).  No KeepAlive(h): the new
+    // Tensor holds `this`, so h stays reachable until the native call has returned.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Tensor Made(ulong bits) => bits != 0 ? new Tensor(this, bits) : Fail();
+    [MethodImpl(MethodImplOptions.NoInlining)] Tensor Fail() => throw Failure();
     internal void AddPressure(long bytes) {
         if (bytes <= 0) return;
         lock (pinned) pressure += bytes;
         GC.AddMemoryPressure(bytes);
     }
 
-    ulong B(Tensor t) {
-        if (t.ctx != this) throw t.ctx == null ? Tensor.Empty() : new InvalidHandleException("the tensor belongs to another Context");
-        return t.bits;
-    }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]  // as Made: the throw out of line
+    ulong B(Tensor t) => t.ctx == this ? t.bits : Foreign(t);
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static ulong Foreign(Tensor t) =>
+        throw (t.ctx == null ? Tensor.Empty() : new InvalidHandleException("the tensor belongs to another Context"));
     ulong B(Tensor? t) => t.HasValue ? B(t.Value) : 0;  // an optional operand: null for none
 
     internal static string Name(string what, string s) {

@@ -224,10 +224,16 @@ typedef struct {
     int failures;
 } shared_record;
 
+/* One direct call (Go's), as the binding makes it. */
+static tlb_direct_call direct(uint64_t c, int op, uint64_t a, uint64_t b) {
+    tlb_direct_call call = {c, a, b, 0, op, 0};
+    tlb_direct_binary(&call);
+    return call;
+}
+
 /* The add as Go makes it: the direct call, and the ordinary one when that did nothing. */
 static uint64_t add_as_go(uint64_t c, uint64_t a, uint64_t b) {
-    tlb_direct_call call = {c, a, b, 0, TLB_DIRECT_add, 0};
-    tlb_direct_binary(&call);
+    const tlb_direct_call call = direct(c, TLB_DIRECT_add, a, b);
     return call.done ? call.out : tlb_add(c, a, b);
 }
 
@@ -261,12 +267,6 @@ Test(runtime, one_record_from_four_threads_is_serialised) {
 }
 
 /* ---- the direct call (Go's): bounded work, failures recorded, nothing done past the bound -- */
-static tlb_direct_call direct(uint64_t c, int op, uint64_t a, uint64_t b) {
-    tlb_direct_call call = {c, a, b, 0, op, 0};
-    tlb_direct_binary(&call);
-    return call;
-}
-
 Test(runtime, the_direct_call_does_small_ops_and_leaves_the_rest) {
     const uint64_t c = tlb_context_new();
     float data[4] = {1, 2, 3, 4}, v[4];

@@ -181,9 +181,10 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json);
  * handoff is most of cgo's 43 ns crossing on a Zen 5): while it runs, no other goroutine runs
  * on that processor and a garbage collection waits for it.  So it never waits and its work is
  * bounded, or it does nothing: `done` stays 0 when the record is held or biased to another
- * thread, or when the result would pass TLB_DIRECT_ELEMENTS elements, and the binding makes the
- * ordinary call.  Otherwise `done` is 1 and `out` the result's bits, 0 on a failure (recorded
- * as any call's).  `op` is the op's place in TL_BINARY_OPS (TLB_DIRECT_add ...). */
+ * thread, when the result would pass TLB_DIRECT_ELEMENTS elements, or when there is no open
+ * context or no such op, and the binding makes the ordinary call (which says why).  Otherwise
+ * `done` is 1 and `out` the result's bits, 0 on a failure (recorded as any call's).  `op` is the
+ * op's place in TL_BINARY_OPS (TLB_DIRECT_add ...). */
 #  include <tensorlife/tl_ops.h>
 #  define TLB_DIRECT_OP(name) TLB_DIRECT_##name,
 enum tlb_direct_op { TL_BINARY_OPS(TLB_DIRECT_OP) TLB_DIRECT_OPS };

@@ -1,24 +1,25 @@
 /* Decode benchmarks, each against a baseline measured in the same run:
  *   1. this machine's memory read bandwidth over a buffer far past the last-level cache, with 1
- *      and 2 threads, the best of three ways (a portable read loop, a vectorised read with eight
- *      accumulators built for this machine, a streaming copy): the limit a decode step that
- *      streams its weights can reach; and raw cblas_sgemv streaming matrices of the d1024 step's largest
- *      shape (what BLAS itself reaches of that limit): on one thread, on OpenBLAS's two, and as
- *      two single-threaded halves on a two-thread job pool (what tl_matmul does with an executor);
+ *      and 2 threads, three ways (a portable read loop, a vectorised read with eight accumulators
+ *      built for this machine, a streaming copy); and raw cblas_sgemv streaming matrices of the
+ *      d1024 step's largest shape: on one thread, on OpenBLAS's two, and as two single-threaded
+ *      halves on a two-thread job pool (what tl_matmul does with an executor);
  *   2. one decode step of examples/decode's model at d_model 256 (cache-resident) and 1024
  *      (~420 MB of weights), scoped and ambient in interleaved rounds, on 1 thread, on 2
  *      OpenBLAS threads, and on a 2-thread job pool as the context's executor (BLAS at 1):
  *      us/step (min / median / max), the weights streamed per step in GB/s, and that as a
- *      fraction of the read bandwidth measured in the same round at the same thread count (this
- *      machine is shared: its bandwidth moves from minute to minute, so each round has its own);
- *      scoped as a ratio of ambient (the median of each round's scoped/ambient, the two run in
- *      alternating order so neither always follows the read loop's flushed caches); and the
- *      fractions again over the rounds that began and ended with every processor at its fastest
- *      (cpu_speeds.c: this VM's processors at times run memory-bound code 1.7x slower);
- *   3. a summary against the best bandwidth the run saw at each thread count (every read loop
- *      and raw sgemv stream counted): the conservative fraction, since a round's read loop can
+ *      fraction of the round's limit: the best of every read method and raw sgemv, measured in
+ *      that round at its thread count (this machine is shared: its bandwidth moves from minute
+ *      to minute, so each round has its own); scoped as a ratio of ambient (the median of each
+ *      round's scoped/ambient, the two run in alternating order so neither always follows the
+ *      read loop's flushed caches); and the fractions again over the rounds that began and ended
+ *      with every processor at its fastest (cpu_speeds.c: this VM's processors at times run
+ *      memory-bound code 1.7x slower);
+ *   3. a summary against the best bandwidth the run saw at each thread count (every read method
+ *      and raw sgemv stream, at any moment): the conservative fraction, since a round's limit can
  *      fall on a slow moment;
- *   4. the step with its weights in each storage dtype (1 thread, a 2-thread pool);
+ *   4. the step with its weights in each storage dtype (1 thread, a 2-thread pool), and the d1024
+ *      steps' summary as in 3;
  *   5. prefill shapes: 1, 2, 4, 8 and 16 activation rows against a weight in each dtype, against
  *      cblas_sgemm on the f32 weight in the same round.
  * The per-call overhead of tiny ops is bench_calls'.
@@ -98,13 +99,27 @@ static double seen(int threads, double gbs) {
     return gbs;
 }
 
-/* The d1024 medians, for the summary. */
+/* Raw sgemv on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached. */
+enum { RAW_K = 1024, RAW_N = 4096, RAW_COUNT = 8 };
+static float *raw_w[RAW_COUNT];
+static sgemv_job raw_sgemv = {raw_w, NULL, NULL, NULL, RAW_K, RAW_N, 0};
+
+/* A round's limit at a setup's threads: the best of every read method and of raw sgemv shared as
+ * the setup shares a matmul (BLAS's threads, or two halves on the pool), each the best of two. */
+static double round_limit(const thread_setup *ts) {
+    const double read = seen(ts->threads, read_bandwidth(read_buf, copy_buf, read_bytes, ts->threads, 2));
+    const double gemv = seen(ts->threads, sgemv_streaming(&raw_sgemv, RAW_COUNT, ts->pool, 2));
+    return read > gemv ? read : gemv;
+}
+
+/* The d1024 medians, for the summaries. */
 typedef struct summary_row {
     const char *setup;
     int threads;
+    tl_dtype dt;
     double gbs[2];
 } summary_row;
-static summary_row summary[8];
+static summary_row summary[16];
 static int summary_rows;
 
 /* The processor chain's length around each round (cpu_speeds): about 5 ms a processor. */
@@ -140,7 +155,7 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
         int ncpus = 0;
         for (int r = 0; r < rounds; ++r) { /* interleaved: a noisy moment falls on both modes and the limit */
             ncpus = cpu_speeds(speeds[r][0], MAX_CPU_SPEEDS, SPEED_CHAIN);
-            const double limit = seen(ts->threads, read_bandwidth(read_buf, copy_buf, read_bytes, ts->threads, 2));
+            const double limit = round_limit(ts);
             for (int i = 0; i < 2; ++i) {
                 const int mode = (i + r) % 2; /* the first after the read loop (caches flushed) alternates */
                 t[mode][r] = median_ns(1, steps, run_steps, &c[mode]);
@@ -164,8 +179,8 @@ static void bench_model(tl_context *ctx, model_config cfg, tl_dtype dt, int step
             decoder_close(&c[mode].d);
             spread3(t[mode], rounds, &lo[mode], &mid[mode], &hi[mode]);
         }
-        if (summarize && summary_rows < 8)
-            summary[summary_rows++] = (summary_row){ts->name, ts->threads, {wb / mid[0], wb / mid[1]}};
+        if (summarize && summary_rows < 16)
+            summary[summary_rows++] = (summary_row){ts->name, ts->threads, dt, {wb / mid[0], wb / mid[1]}};
         for (int mode = 0; mode < 2; ++mode) {
             double flo, fmid, fhi;
             spread3(of_limit[mode], rounds, &flo, &fmid, &fhi);
@@ -292,35 +307,29 @@ int main(int argc, char **argv) {
         if (two > bandwidth[2]) bandwidth[2] = two;
     }
     printf("   the limit (the best of these): %.2f GB/s with 1 thread, %.2f GB/s with 2\n", bandwidth[1], bandwidth[2]);
-    { /* raw BLAS on the d1024 step's largest shape, 8 matrices (128 MB) so none stays cached */
-        enum { K = 1024, N = 4096, COUNT = 8 };
-        float *w[COUNT];
-        sgemv_job j = {w, calloc(K, sizeof(float)), calloc(N, sizeof(float)), calloc(N, sizeof(float)), K, N, 0};
-        for (int i = 0; i < COUNT; ++i) {
-            w[i] = malloc(sizeof(float) * K * N);
-            for (size_t e = 0; e < (size_t)K * N; ++e) w[i][e] = (float)(e % 7) * 0.125f;
-        }
-        for (int k = 0; k < K; ++k) ((float *)j.x)[k] = 1.0f;
-        printf(
-            "   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the read loop at its thread "
-            "count:\n",
-            K, N);
-        const struct {
-            const char *what;
-            int threads, blas;
-            job_pool *pool;
-        } raw[3] = {{"1 thread", 1, 1, NULL},
-                    {"2 OpenBLAS threads", 2, 2, NULL},
-                    {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
-        for (int i = 0; i < 3; ++i) {
-            openblas_set_num_threads(raw[i].blas);
-            if (raw[i].pool) let_blas_workers_sleep();
-            const double gbs = seen(raw[i].threads, sgemv_streaming(&j, COUNT, raw[i].pool, 5));
-            printf("     %-38s %6.2f GB/s (%3.0f%%)\n", raw[i].what, gbs, 100.0 * gbs / bandwidth[raw[i].threads]);
-        }
-        for (int i = 0; i < COUNT; ++i) free(w[i]);
-        free((float *)j.x), free(j.y), free(j.half);
+    /* raw BLAS on the d1024 step's largest shape; its matrices stay for every round's limit */
+    raw_sgemv.x = calloc(RAW_K, sizeof(float));
+    raw_sgemv.y = calloc(RAW_N, sizeof(float)), raw_sgemv.half = calloc(RAW_N, sizeof(float));
+    for (int i = 0; i < RAW_COUNT; ++i) {
+        raw_w[i] = malloc(sizeof(float) * RAW_K * RAW_N);
+        for (size_t e = 0; e < (size_t)RAW_K * RAW_N; ++e) raw_w[i][e] = (float)(e % 7) * 0.125f;
     }
+    for (int k = 0; k < RAW_K; ++k) ((float *)raw_sgemv.x)[k] = 1.0f;
+    printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the best read method at its\n"
+           "   thread count:\n", RAW_K, RAW_N);
+    const struct {
+        const char *what;
+        int threads, blas;
+        job_pool *pool;
+    } raw[3] = {{"1 thread", 1, 1, NULL}, {"2 OpenBLAS threads", 2, 2, NULL}, {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
+    for (int i = 0; i < 3; ++i) {
+        openblas_set_num_threads(raw[i].blas);
+        if (raw[i].pool) let_blas_workers_sleep();
+        const double gbs = seen(raw[i].threads, sgemv_streaming(&raw_sgemv, RAW_COUNT, raw[i].pool, 5));
+        printf("     %-38s %6.2f GB/s (%3.0f%%)\n", raw[i].what, gbs, 100.0 * gbs / bandwidth[raw[i].threads]);
+    }
+    printf("   each round below takes as its limit the best of these methods and raw sgemv, measured again\n"
+           "   in that round at its thread count and sharing\n");
 
     printf("\n2. decode step");
     tl_context *ctx;
@@ -333,11 +342,12 @@ int main(int argc, char **argv) {
         "\n   (2 BLAS: OpenBLAS's own threads share each matmul; 2 pool: a 2-thread job pool is the context's\n"
         "    executor and BLAS runs at 1 thread, so each large matmul's row blocks go to the pool)\n");
     printf(
-        "\n3. d_model 1024 against the best bandwidth this run saw (any read loop or raw sgemv stream):\n"
+        "\n3. d_model 1024 against the best bandwidth this run saw (any read method or raw sgemv, any moment):\n"
         "   %.2f GB/s with 1 thread, %.2f GB/s with 2\n",
         best_seen[1], best_seen[2]);
     for (int i = 0; i < summary_rows; ++i)
-        printf("   %-9s ambient %5.1f GB/s (%3.0f%%)   scoped %5.1f GB/s (%3.0f%%)\n", summary[i].setup,
+        if (summary[i].dt == TL_F32)
+            printf("   %-9s ambient %5.1f GB/s (%3.0f%%)   scoped %5.1f GB/s (%3.0f%%)\n", summary[i].setup,
                summary[i].gbs[0], 100 * summary[i].gbs[0] / best_seen[summary[i].threads], summary[i].gbs[1],
                100 * summary[i].gbs[1] / best_seen[summary[i].threads]);
     printf(
@@ -347,12 +357,21 @@ int main(int argc, char **argv) {
     const tl_dtype dtypes[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
     for (int i = 0; i < 4; ++i) {
         bench_model(ctx, small, dtypes[i], quick ? 32 : 128, quick ? 3 : reps, by_dtype, 2, 0);
-        bench_model(ctx, large, dtypes[i], quick ? 8 : 32, quick ? 3 : 5, by_dtype, 2, 0);
+        bench_model(ctx, large, dtypes[i], quick ? 8 : 32, quick ? 3 : 5, by_dtype, 2, 1);
     }
+    printf("\n   d_model 1024 scoped, each dtype against the best bandwidth this run saw (%.2f GB/s with 1\n"
+           "   thread, %.2f with 2: any read method or raw sgemv, at any moment of the run)\n",
+           best_seen[1], best_seen[2]);
+    for (int i = 0; i < summary_rows; ++i)
+        if (summary[i].dt != TL_F32)
+            printf("   %-5s %-9s %5.1f GB/s (%3.0f%%)\n", tl_dtype_name(summary[i].dt), summary[i].setup,
+                   summary[i].gbs[1], 100 * summary[i].gbs[1] / best_seen[summary[i].threads]);
     bench_prefill(ctx, quick);
     tl_context_destroy(ctx);
     free(read_buf);
     free(copy_buf);
+    for (int i = 0; i < RAW_COUNT; ++i) free(raw_w[i]);
+    free((float *)raw_sgemv.x), free(raw_sgemv.y), free(raw_sgemv.half);
     job_pool_stop(&pool);
     printf("\n");
     print_cpu_speeds("at the end");

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes each binding's lists from the C headers, the one source: TL_STATUS_MAP and
 TL_ABI_VERSION in tl_base.h, TL_DTYPE_MAP and TL_TENSOR_INFO_FIELDS in tl_tensor.h, tl_gguf_type
-in tl_io.h, tl_rope_mode in tl_ops.h, tl_growth and TL_SCOPE_STATS_FIELDS in tl_context.h.
+in tl_io.h, tl_rope_mode and TL_BINARY_OPS in tl_ops.h (C#'s elementwise ops), tl_growth and
+TL_SCOPE_STATS_FIELDS in tl_context.h.
 
     bindings/gen_lists.py           write the generated files
     bindings/gen_lists.py --check   fail (exit 1) when a committed file is stale
@@ -93,6 +94,11 @@ def gguf_types():
     text = (INCLUDE / "tl_io.h").read_text()
     body = re.search(r"typedef enum tl_gguf_type \{(.*?)\} tl_gguf_type;", text, re.S).group(1)
     return [(n, int(v)) for n, v in re.findall(r"TL_GGUF_([A-Z0-9]+) = (\d+)", body)]
+
+
+def binary_ops():
+    """The elementwise binary ops' names, in order (TL_BINARY_OPS in tl_ops.h)."""
+    return entries("tl_ops.h", "TL_BINARY_OPS(X)", r"X\((\w+)\)")
 
 
 def rope_modes():
@@ -277,6 +283,34 @@ def csharp(sts, dts, grs):
     return "\n".join(out)
 
 
+def csharp_elementwise():
+    """Context's elementwise ops, one shape each (TL_BINARY_OPS): under Mono with internal calls
+    registered, the operands are checked and the result made right here, since Mono's JIT copies
+    a Tensor through the stack for every inlined helper.  The P/Invoke path is a method of its
+    own, too large for Mono's inliner (so the op's frame stays small there) and inlined by .NET's
+    (marked NoInlining, it cost .NET 3.5 ns a call)."""
+    out = [f"// {HEADER}.", "using System.Runtime.CompilerServices;", "using R = TensorLife.Raw.tensorlife;", "",
+           "namespace TensorLife {", "", "  public sealed partial class Context {"]
+    for op in binary_ops():
+        m = op.capitalize()
+        out += [f"    /// <summary>tl_{op}: elementwise, with broadcasting.</summary>",
+                f"    public Tensor {m}(Tensor a, Tensor b) {{",
+                f"      if (!InternalCalls.Registered) return {m}P(a, b);",
+                "      if (a.ctx != this || b.ctx != this) return Foreign(a, b);",
+                f"      ulong r = InternalCalls.{m}(c, a.bits, b.bits);",
+                "      if (r == 0) return Fail();",
+                "      return new Tensor(this, r);",
+                "    }",
+                f"    Tensor {m}P(Tensor a, Tensor b) => Made(R.tlb_{op}(c, B(a), B(b)));"]
+    out += ["  }", "", "  static partial class InternalCalls {"]
+    for op in binary_ops():
+        m = op.capitalize()
+        out += [f"    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong {m}(ulong c, ulong a, ulong b) => {op}(c, a, b);",
+                f"    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong {op}(ulong c, ulong a, ulong b);"]
+    out += ["  }", "}", ""]
+    return "\n".join(out)
+
+
 def python(sts, dts, grs):
     bases = {"E_INVALID_ARGUMENT": "ValueError", "E_SHAPE": "ValueError", "E_DTYPE": "TypeError",
              "E_OUT_OF_MEMORY": "MemoryError"}
@@ -333,6 +367,7 @@ def outputs():
         jdir / "GgufType.java": j_gguf,
         jdir / "RopeMode.java": j_rope,
         ROOT / "bindings/csharp/src/Lists.g.cs": csharp(sts, dts, grs),
+        ROOT / "bindings/csharp/src/Elementwise.g.cs": csharp_elementwise(),
         ROOT / "bindings/python/tensorlife/_lists.py": python(sts, dts, grs),
     }
 

@@ -577,10 +577,9 @@ int tlb_cs_register_internal_calls(void) {
      * block for long and never touch managed memory (a context's lock is held for one op). */
     add_internal_call_fn add_call = (add_internal_call_fn)dlsym(RTLD_DEFAULT, "mono_dangerous_add_raw_internal_call");
     if (!add_call) return 0;
-    add_call("TensorLife.InternalCalls::AddCall", (const void *)tlb_add);
-    add_call("TensorLife.InternalCalls::SubCall", (const void *)tlb_sub);
-    add_call("TensorLife.InternalCalls::MulCall", (const void *)tlb_mul);
-    add_call("TensorLife.InternalCalls::DivCall", (const void *)tlb_div);
+#define TLB_CS_REGISTER(name) add_call("TensorLife.InternalCalls::" #name, (const void *)tlb_##name);
+    TL_BINARY_OPS(TLB_CS_REGISTER) /* Elementwise.g.cs declares them by the same names */
+#undef TLB_CS_REGISTER
     add_call("TensorLife.InternalCalls::AbiVersionCall", (const void *)tlb_abi_version); /* the benchmark's floor */
     return 1;
 #endif

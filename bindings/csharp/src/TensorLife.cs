@@ -48,25 +48,18 @@ sealed class FileHandle : SafeHandle {
 /// Under Mono, once Context.UseMonoInternalCalls() is called, the elementwise ops as internal
 /// calls (registered by the native library; see tl.i): no P/Invoke wrapper.  Until then, and
 /// under any other runtime, the P/Invoke path is used.
-static class InternalCalls {
+static partial class InternalCalls {
     internal static bool Registered;
     // Mono resolves an internal call when it compiles a method that names it: only these
-    // wrappers do, and they are compiled on their first call, after registration.
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Add(ulong c, ulong a, ulong b) => AddCall(c, a, b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Sub(ulong c, ulong a, ulong b) => SubCall(c, a, b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Mul(ulong c, ulong a, ulong b) => MulCall(c, a, b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Div(ulong c, ulong a, ulong b) => DivCall(c, a, b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong AddCall(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong SubCall(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong MulCall(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong DivCall(ulong c, ulong a, ulong b);
+    // wrappers do (the elementwise ones in Elementwise.g.cs), and they are compiled on their
+    // first call, after registration.
     // The crossing alone, for the benchmark's floor: the ABI version through an internal call.
     [MethodImpl(MethodImplOptions.NoInlining)] internal static int AbiVersion() => AbiVersionCall();
     [MethodImpl(MethodImplOptions.InternalCall)] static extern int AbiVersionCall();
 }
 
 /// Owns every scope and tensor made through it.
-public sealed class Context : IDisposable {
+public sealed partial class Context : IDisposable {
     /// Opt-in, Mono only: the elementwise ops (Add, Sub, Mul, Div) skip P/Invoke through Mono's
     /// raw internal calls, which make no GC transition (the figures: bench/README.md).  Safe for
     /// these calls: they never block beyond one op and never touch managed memory.  True when
@@ -174,11 +167,10 @@ public sealed class Context : IDisposable {
 
     // ---- ops: one native call each -----------------------------------------------------------------
     public Tensor MatMul(Tensor a, Tensor b) => Made(R.tlb_matmul(c, B(a), B(b)));
-    /// Elementwise with NumPy broadcasting.
-    public Tensor Add(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Add(c, B(a), B(b)) : R.tlb_add(c, B(a), B(b)));
-    public Tensor Sub(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Sub(c, B(a), B(b)) : R.tlb_sub(c, B(a), B(b)));
-    public Tensor Mul(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Mul(c, B(a), B(b)) : R.tlb_mul(c, B(a), B(b)));
-    public Tensor Div(Tensor a, Tensor b) => Made(InternalCalls.Registered ? InternalCalls.Div(c, B(a), B(b)) : R.tlb_div(c, B(a), B(b)));
+    // Add, Sub, Mul, Div (elementwise, with NumPy broadcasting): Elementwise.g.cs, written by
+    // bindings/gen_lists.py from TL_BINARY_OPS.
+    // Throws for whichever of a and b is not this Context's (the elementwise ops' check).
+    [MethodImpl(MethodImplOptions.NoInlining)] Tensor Foreign(Tensor a, Tensor b) => new Tensor(this, B(a) & B(b));
     /// Rows of table by int ids: an embedding lookup.
     public Tensor GatherRows(Tensor table, Tensor ids) => Made(R.tlb_gather_rows(c, B(table), B(ids)));
     public Tensor Relu(Tensor a) => Made(R.tlb_relu(c, B(a)));

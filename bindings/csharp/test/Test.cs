@@ -15,8 +15,11 @@ static class Test {
 
     static void Check(bool ok, string what) { if (!ok) throw new Exception(what); }
 
-    static void Throws<T>(Action a, string what) where T : Exception {
-        try { a(); } catch (T) { return; }
+    static void Throws<T>(Action a, string what, string says = "") where T : Exception {
+        try { a(); } catch (T e) {
+            if (e.Message.Contains(says)) return;
+            throw new Exception(what + ": " + typeof(T).Name + " says \"" + e.Message + "\", not \"" + says + "\"");
+        }
         throw new Exception(what + ": no " + typeof(T).Name);
     }
 
@@ -147,7 +150,7 @@ static class Test {
         Throws<InvalidHandleException>(() => none.Retain(null), "default(Tensor) retained");
         var other = new Context();
         var foreign = other.FromFloats(new long[] { 2 }, new float[] { 1, 2 });
-        Throws<InvalidHandleException>(() => ctx.Add(foreign, kept), "a tensor of another Context");
+        Throws<InvalidHandleException>(() => ctx.Add(foreign, kept), "a tensor of another Context", "another Context");
         Check(foreign.ToFloats()[1] == 2, "the other Context's tensor");
         other.Dispose();
         var copy = kept;
@@ -346,6 +349,20 @@ static class Test {
             bool mono = Type.GetType("Mono.Runtime") != null;
             Check(Context.UseMonoInternalCalls() == mono, mono ? "internal calls registered under Mono" : "no internal calls under .NET");
             Check(ctx.Add(x, x).ToFloats()[3] == 8 && ctx.Sub(x, x).ToFloats()[3] == 0, "add through internal calls");
+            Check(ctx.Mul(x, x).ToFloats()[3] == 16 && ctx.Div(x, x).ToFloats()[3] == 1, "mul, div through internal calls");
+            // Their failures, checked in the generated ops themselves (Elementwise.g.cs).
+            Throws<InvalidHandleException>(() => ctx.Sub(x, default(Tensor)), "default(Tensor), internal calls", "names no tensor");
+            using (var other = new Context()) {
+                var foreign = other.FromFloats(new long[] { 4 }, new float[4]);
+                Throws<InvalidHandleException>(() => ctx.Mul(foreign, x), "another Context's, internal calls", "another Context");
+                Throws<InvalidHandleException>(() => ctx.Div(x, foreign), "another Context's second, internal calls", "another Context");
+            }
+            Throws<DtypeException>(() => ctx.Add(x, ctx.FromInts(new long[] { 4 }, new int[4])), "mixed dtypes, internal calls");
+            var s = ctx.OpenScope("step");
+            var made = ctx.Add(x, x);
+            s.Reset();
+            Throws<StorageClosedException>(() => ctx.Add(made, x), "a reset scope's tensor, internal calls", "'step'");
+            s.Dispose();
         }
         using (var ctx = new Context()) {
             using (var big = ctx.OpenScope("big", Growth.Grow, 0, (4L << 30) + 4096)) {

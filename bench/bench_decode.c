@@ -317,24 +317,21 @@ int main(int argc, char **argv) {
     for (int k = 0; k < RAW_K; ++k) ((float *)raw_sgemv.x)[k] = 1.0f;
     printf("   raw cblas_sgemv streaming [%d x %d] f32 (best of 5), as a fraction of the best read method at its\n"
            "   thread count:\n", RAW_K, RAW_N);
-    const struct {
-        const char *what;
-        int threads, blas;
-        job_pool *pool;
-    } raw[3] = {{"1 thread", 1, 1, NULL}, {"2 OpenBLAS threads", 2, 2, NULL}, {"2 pool threads, two halves at BLAS 1", 2, 1, &pool}};
+    /* The three ways a step shares its work, the same for raw sgemv here and the steps below. */
+    const thread_setup setups[3] = {{"1", 1, 1, NULL}, {"2 BLAS", 2, 2, NULL}, {"2 pool", 2, 1, &pool}};
     for (int i = 0; i < 3; ++i) {
-        openblas_set_num_threads(raw[i].blas);
-        if (raw[i].pool) let_blas_workers_sleep();
-        const double gbs = seen(raw[i].threads, sgemv_streaming(&raw_sgemv, RAW_COUNT, raw[i].pool, 5));
-        printf("     %-38s %6.2f GB/s (%3.0f%%)\n", raw[i].what, gbs, 100.0 * gbs / bandwidth[raw[i].threads]);
+        openblas_set_num_threads(setups[i].blas_threads);
+        if (setups[i].pool) let_blas_workers_sleep();
+        const double gbs = seen(setups[i].threads, sgemv_streaming(&raw_sgemv, RAW_COUNT, setups[i].pool, 5));
+        printf("     %-9s %6.2f GB/s (%3.0f%%)\n", setups[i].name, gbs, 100.0 * gbs / bandwidth[setups[i].threads]);
     }
+    printf("   (1: one thread; 2 BLAS: OpenBLAS's two threads; 2 pool: two halves on a 2-thread pool, BLAS at 1)\n");
     printf("   each round below takes as its limit the best of these methods and raw sgemv, measured again\n"
            "   in that round at its thread count and sharing\n");
 
     printf("\n2. decode step");
     tl_context *ctx;
     TL_CHECK(tl_context_create(NULL, &ctx));
-    const thread_setup setups[3] = {{"1", 1, 1, NULL}, {"2 BLAS", 2, 2, NULL}, {"2 pool", 2, 1, &pool}};
     const model_config small = {256, 4, 4, 1024, 128, 1234, 0}, large = {1024, 8, 16, 4096, 128, 1234, 0};
     bench_model(ctx, small, TL_F32, 128, reps, setups, 3, 0);
     bench_model(ctx, large, TL_F32, quick ? 8 : 32, quick ? 3 : 5, setups, 3, 1);
@@ -353,7 +350,7 @@ int main(int argc, char **argv) {
     printf(
         "\n4. the decode step with weights in each storage dtype, read as stored (1 thread, and a 2-thread pool\n"
         "   as the executor); GB/s counts the bytes of the weights in their own dtype\n");
-    const thread_setup by_dtype[2] = {{"1", 1, 1, NULL}, {"2 pool", 2, 1, &pool}};
+    const thread_setup by_dtype[2] = {setups[0], setups[2]};
     const tl_dtype dtypes[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
     for (int i = 0; i < 4; ++i) {
         bench_model(ctx, small, dtypes[i], quick ? 32 : 128, quick ? 3 : reps, by_dtype, 2, 0);

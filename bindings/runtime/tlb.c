@@ -57,6 +57,17 @@ static tlb_ctx tlb_no_context = {0, 0, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, PT
 static _Thread_local char tlb_message_copy[TLB_MESSAGE_BYTES];
 
 static tlb_ctx *tlb_of(uint64_t c) { return c ? (tlb_ctx *)(uintptr_t)c : &tlb_no_context; }
+/* Every call goes through tlb_enter and tlb_leave: their fast paths are inlined into each entry
+ * point (a call to them was 1.5-2 ns of a 16-float add through Mono and Java: bench/README.md),
+ * their failure and waiting paths stay out of line and cold. */
+#if defined(__GNUC__)
+#  define TLB_INLINE inline __attribute__((always_inline))
+#  define TLB_COLD __attribute__((noinline, cold))
+#else
+#  define TLB_INLINE inline
+#  define TLB_COLD
+#endif
+
 /* The record's lock: one compare-exchange to take it and a plain release store to give it back,
  * as each locked instruction costs 6 ns on a Zen 5 (an exchange to give it back was 11-14 ns of
  * a 16-float add's crossing there: bench/README.md).  A thread that finds it held sleeps on the
@@ -81,12 +92,14 @@ static void tlb_take(tlb_ctx *x) {
     atomic_fetch_sub_explicit(&x->sleepers, 1, memory_order_relaxed);
     pthread_mutex_unlock(&x->sleep);
 }
-static void tlb_give(tlb_ctx *x) {
-    atomic_store_explicit(&x->held, 0, memory_order_release);
-    if (atomic_load_explicit(&x->sleepers, memory_order_relaxed) == 0) return;
+static TLB_COLD void tlb_wake(tlb_ctx *x) {
     pthread_mutex_lock(&x->sleep); /* a sleeper holds `sleep` until it waits: this wake reaches it */
     pthread_cond_broadcast(&x->wake);
     pthread_mutex_unlock(&x->sleep);
+}
+static void tlb_give(tlb_ctx *x) {
+    atomic_store_explicit(&x->held, 0, memory_order_release);
+    if (atomic_load_explicit(&x->sleepers, memory_order_relaxed) != 0) tlb_wake(x);
 }
 
 /* The bias: the first thread to take a record takes it afterwards with plain stores and loads,
@@ -108,7 +121,7 @@ static void tlb_bias_register(void) {
 }
 /* The calling thread: its thread pointer (one register read), unique among live threads (a later
  * thread given a dead owner's inherits the bias: still one thread at a time on it). */
-static uintptr_t tlb_self(void) {
+static TLB_INLINE uintptr_t tlb_self(void) {
 #  if defined(__has_builtin)
 #    if __has_builtin(__builtin_thread_pointer)
     return (uintptr_t)__builtin_thread_pointer();
@@ -128,7 +141,7 @@ static void tlb_fence_every_thread(void) {
 }
 
 /* The owner's way in: 1 when it holds the record by the bias (tlb_unlock then clears the flag). */
-static int tlb_enter_biased(tlb_ctx *x) {
+static TLB_INLINE int tlb_enter_biased(tlb_ctx *x) {
     if (atomic_load_explicit(&x->bias, memory_order_acquire) != TLB_BIASED ||
         atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self())
         return 0;
@@ -164,7 +177,7 @@ static int tlb_biased_elsewhere(tlb_ctx *x) {
     return atomic_load_explicit(&x->bias, memory_order_relaxed) == TLB_BIASED &&
            atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self();
 }
-static int tlb_leave_biased(tlb_ctx *x) {
+static TLB_INLINE int tlb_leave_biased(tlb_ctx *x) {
     if (!atomic_load_explicit(&x->owner_inside, memory_order_relaxed) ||
         atomic_load_explicit(&x->owner, memory_order_relaxed) != tlb_self())
         return 0; /* only the owner reads its own 1 here */
@@ -172,27 +185,22 @@ static int tlb_leave_biased(tlb_ctx *x) {
     return 1;
 }
 #else
-static int tlb_enter_biased(tlb_ctx *x) { (void)x; return 0; }
+static TLB_INLINE int tlb_enter_biased(tlb_ctx *x) { (void)x; return 0; }
 static void tlb_bias_after_take(tlb_ctx *x) { (void)x; }
 static int tlb_biased_elsewhere(tlb_ctx *x) { (void)x; return 0; }
-static int tlb_leave_biased(tlb_ctx *x) { (void)x; return 0; }
+static TLB_INLINE int tlb_leave_biased(tlb_ctx *x) { (void)x; return 0; }
 #endif
 
-#if defined(__GNUC__)
-#  define TLB_COLD __attribute__((noinline, cold))
-#else
-#  define TLB_COLD
-#endif
 /* Out of line, so that the biased call's way in saves no registers for it. */
 static TLB_COLD void tlb_lock_taking(tlb_ctx *x) {
     tlb_take(x);
     tlb_bias_after_take(x);
 }
-static void tlb_lock(tlb_ctx *x) {
+static TLB_INLINE void tlb_lock(tlb_ctx *x) {
     if (x->serialised || tlb_enter_biased(x)) return;
     tlb_lock_taking(x);
 }
-static void tlb_unlock(tlb_ctx *x) {
+static TLB_INLINE void tlb_unlock(tlb_ctx *x) {
     if (x->serialised || tlb_leave_biased(x)) return;
     tlb_give(x);
 }
@@ -216,22 +224,30 @@ static void tlb_set(tlb_ctx *x, int status, const char *message) {
 }
 
 /* Locks the record; NULL (the failure recorded, nothing locked) when there is no open context. */
-static tlb_ctx *tlb_enter(uint64_t c) {
-    tlb_ctx *x = tlb_of(c);
-    tlb_lock(x);
-    if (x->ctx && !x->closing) return x;
+static TLB_COLD tlb_ctx *tlb_enter_refused(tlb_ctx *x, uint64_t c) {
     tlb_set(x, TL_E_INVALID_HANDLE, c ? "the context is closed" : "no context (0)");
     tlb_unlock(x);
     return NULL;
 }
+static TLB_INLINE tlb_ctx *tlb_enter(uint64_t c) {
+    tlb_ctx *x = tlb_of(c);
+    tlb_lock(x);
+    if (x->ctx && !x->closing) return x;
+    return tlb_enter_refused(x, c);
+}
 
 /* Leaves a call: a failure's status and message are copied into the record first. */
-static int tlb_leave(tlb_ctx *x, int rc) {
-    if (rc != TL_OK) tlb_set(x, rc, tl_last_error());
+static TLB_COLD int tlb_leave_failed(tlb_ctx *x, int rc) {
+    tlb_set(x, rc, tl_last_error());
     tlb_unlock(x);
     return rc;
 }
-static uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
+static TLB_INLINE int tlb_leave(tlb_ctx *x, int rc) {
+    if (rc != TL_OK) return tlb_leave_failed(x, rc);
+    tlb_unlock(x);
+    return rc;
+}
+static TLB_INLINE uint64_t tlb_leave_bits(tlb_ctx *x, int rc, tl_tensor t) { return tlb_leave(x, rc) == TL_OK ? t.bits : 0; }
 /* A failure the binding layer finds itself (the message is its own): recorded, unlocked. */
 static int tlb_refusef(tlb_ctx *x, int status, const char *fmt, ...) {
     va_list ap;

@@ -580,7 +580,7 @@ int tlb_cs_register_internal_calls(void) {
 #define TLB_CS_REGISTER(name) add_call("TensorLife.InternalCalls::" #name, (const void *)tlb_##name);
     TL_BINARY_OPS(TLB_CS_REGISTER) /* Elementwise.g.cs declares them by the same names */
 #undef TLB_CS_REGISTER
-    add_call("TensorLife.InternalCalls::AbiVersionCall", (const void *)tlb_abi_version); /* the benchmark's floor */
+    add_call("TensorLife.InternalCalls::AbiVersion", (const void *)tlb_abi_version); /* the benchmark's floor */
     return 1;
 #endif
 }

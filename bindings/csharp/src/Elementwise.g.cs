@@ -7,36 +7,36 @@ namespace TensorLife {
   public sealed partial class Context {
     /// <summary>tl_add: elementwise, with broadcasting.</summary>
     public Tensor Add(Tensor a, Tensor b) {
-      if (!InternalCalls.Registered) return AddP(a, b);
+      if (!InternalCalls.InUse) return AddP(a, b);
       if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.Add(c, a.bits, b.bits);
+      ulong r = InternalCalls.add(c, a.bits, b.bits);
       if (r == 0) return Fail();
       return new Tensor(this, r);
     }
     Tensor AddP(Tensor a, Tensor b) => Made(R.tlb_add(c, B(a), B(b)));
     /// <summary>tl_sub: elementwise, with broadcasting.</summary>
     public Tensor Sub(Tensor a, Tensor b) {
-      if (!InternalCalls.Registered) return SubP(a, b);
+      if (!InternalCalls.InUse) return SubP(a, b);
       if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.Sub(c, a.bits, b.bits);
+      ulong r = InternalCalls.sub(c, a.bits, b.bits);
       if (r == 0) return Fail();
       return new Tensor(this, r);
     }
     Tensor SubP(Tensor a, Tensor b) => Made(R.tlb_sub(c, B(a), B(b)));
     /// <summary>tl_mul: elementwise, with broadcasting.</summary>
     public Tensor Mul(Tensor a, Tensor b) {
-      if (!InternalCalls.Registered) return MulP(a, b);
+      if (!InternalCalls.InUse) return MulP(a, b);
       if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.Mul(c, a.bits, b.bits);
+      ulong r = InternalCalls.mul(c, a.bits, b.bits);
       if (r == 0) return Fail();
       return new Tensor(this, r);
     }
     Tensor MulP(Tensor a, Tensor b) => Made(R.tlb_mul(c, B(a), B(b)));
     /// <summary>tl_div: elementwise, with broadcasting.</summary>
     public Tensor Div(Tensor a, Tensor b) {
-      if (!InternalCalls.Registered) return DivP(a, b);
+      if (!InternalCalls.InUse) return DivP(a, b);
       if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.Div(c, a.bits, b.bits);
+      ulong r = InternalCalls.div(c, a.bits, b.bits);
       if (r == 0) return Fail();
       return new Tensor(this, r);
     }
@@ -44,13 +44,9 @@ namespace TensorLife {
   }
 
   static partial class InternalCalls {
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Add(ulong c, ulong a, ulong b) => add(c, a, b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong add(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Sub(ulong c, ulong a, ulong b) => sub(c, a, b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong sub(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Mul(ulong c, ulong a, ulong b) => mul(c, a, b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong mul(ulong c, ulong a, ulong b);
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static ulong Div(ulong c, ulong a, ulong b) => div(c, a, b);
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern ulong div(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] internal static extern ulong add(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] internal static extern ulong sub(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] internal static extern ulong mul(ulong c, ulong a, ulong b);
+    [MethodImpl(MethodImplOptions.InternalCall)] internal static extern ulong div(ulong c, ulong a, ulong b);
   }
 }

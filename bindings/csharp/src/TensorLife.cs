@@ -49,13 +49,15 @@ sealed class FileHandle : SafeHandle {
 /// calls (registered by the native library; see tl.i): no P/Invoke wrapper.  Until then, and
 /// under any other runtime, the P/Invoke path is used.
 static partial class InternalCalls {
-    internal static bool Registered;
-    // Mono resolves an internal call when it compiles a method that names it: only these
-    // wrappers do (the elementwise ones in Elementwise.g.cs), and they are compiled on their
-    // first call, after registration.
+    // Mono resolves an internal call when it compiles a method that names it, and an
+    // unregistered one for good.  The ops that name them (Elementwise.g.cs) are Context's
+    // instance methods, compiled once a Context exists, so after Context's static constructor,
+    // which registers them; Mono inlines no method that makes an internal call, so no caller
+    // compiled earlier takes one in.  .NET binds them at the first call, which never comes.
+    internal static bool Available;  // registered (under Mono): harmless without the opt-in
+    internal static bool InUse;      // Context.UseMonoInternalCalls()
     // The crossing alone, for the benchmark's floor: the ABI version through an internal call.
-    [MethodImpl(MethodImplOptions.NoInlining)] internal static int AbiVersion() => AbiVersionCall();
-    [MethodImpl(MethodImplOptions.InternalCall)] static extern int AbiVersionCall();
+    [MethodImpl(MethodImplOptions.InternalCall)] internal static extern int AbiVersion();
 }
 
 /// Owns every scope and tensor made through it.
@@ -64,9 +66,16 @@ public sealed partial class Context : IDisposable {
     /// raw internal calls, which make no GC transition (the figures: bench/README.md).  Safe for
     /// these calls: they never block beyond one op and never touch managed memory.  True when
     /// registered; false under another runtime, which keeps P/Invoke.  Process-wide.
+    static Context() {
+        try {
+            InternalCalls.Available = R.tlb_cs_register_internal_calls() != 0;
+        } catch (TypeInitializationException) {  // no native library: the first call says so, as it did
+        } catch (DllNotFoundException) {
+        }
+    }
     public static bool UseMonoInternalCalls() {
-        if (!InternalCalls.Registered) InternalCalls.Registered = R.tlb_cs_register_internal_calls() != 0;
-        return InternalCalls.Registered;
+        InternalCalls.InUse = InternalCalls.Available;
+        return InternalCalls.InUse;
     }
 
     readonly ContextHandle h;

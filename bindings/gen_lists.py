@@ -284,10 +284,10 @@ def csharp(sts, dts, grs):
 
 
 def csharp_elementwise():
-    """Context's elementwise ops, one shape each (TL_BINARY_OPS): under Mono with internal calls
-    registered, the operands are checked and the result made right here, since Mono's JIT copies
-    a Tensor through the stack for every inlined helper.  The P/Invoke path is a method of its
-    own, too large for Mono's inliner (so the op's frame stays small there) and inlined by .NET's
+    """Context's elementwise ops, one shape each (TL_BINARY_OPS): under Mono the bounded internal
+    call first, its result made right here, since Mono's JIT copies a Tensor through the stack for
+    every inlined helper; when it made nothing, the ordinary P/Invoke call, a method of its own,
+    too large for Mono's inliner (so the op's frame stays small there) and inlined by .NET's
     (marked NoInlining, it cost .NET 3.5 ns a call).  The internal call is named right in the op
     (a wrapper method cost Mono 1.5 ns): TensorLife.cs says why that is safe."""
     out = [f"// {HEADER}.", "using System.Runtime.CompilerServices;", "using R = TensorLife.Raw.tensorlife;", "",
@@ -296,11 +296,11 @@ def csharp_elementwise():
         m = op.capitalize()
         out += [f"    /// <summary>tl_{op}: elementwise, with broadcasting.</summary>",
                 f"    public Tensor {m}(Tensor a, Tensor b) {{",
-                f"      if (!InternalCalls.InUse) return {m}P(a, b);",
-                "      if (a.ctx != this || b.ctx != this) return Foreign(a, b);",
-                f"      ulong r = InternalCalls.{op}(c, a.bits, b.bits);",
-                "      if (r == 0) return Fail();",
-                "      return new Tensor(this, r);",
+                "      if (InternalCalls.InUse && a.ctx == this && b.ctx == this) {",
+                f"        ulong r = InternalCalls.{op}(c, a.bits, b.bits);",
+                "        if (r != 0) return new Tensor(this, r);",
+                "      }",
+                f"      return {m}P(a, b);  // the ordinary call: a large result, a failure, a busy context",
                 "    }",
                 f"    Tensor {m}P(Tensor a, Tensor b) => Made(R.tlb_{op}(c, B(a), B(b)));"]
     out += ["  }", "", "  static partial class InternalCalls {"]

@@ -557,11 +557,11 @@ TL_PAIR_OPS(TLB_PY_BINARY)
 
 #if defined(SWIGCSHARP)
 /* Mono's fast way into native code for small, quick calls: internal calls, which skip the
- * P/Invoke wrapper and its GC transition (bench/README.md, "C# on Mono").  Opt-in
- * (Context.UseMonoInternalCalls): the elementwise ops register themselves through Mono's
- * embedding API, found at run time, so the library links no libmono; under another runtime
- * nothing is found and the C# layer keeps calling through P/Invoke.  They are quick (no blocking
- * beyond the context lock) and allocate nothing the collector sees, as internal calls must be. */
+ * P/Invoke wrapper and its GC transition (bench/README.md, "C# on Mono").  Context's static
+ * constructor registers the elementwise ops through Mono's embedding API, found at run time, so
+ * the library links no libmono; under another runtime nothing is found and the C# layer calls
+ * through P/Invoke.  They are the bounded ops (tlb_small_*: never waiting, a few microseconds
+ * at most) and allocate nothing the collector sees, as raw internal calls must be. */
 %{
 #ifndef _WIN32
 #include <dlfcn.h>
@@ -574,10 +574,10 @@ int tlb_cs_register_internal_calls(void) {
 #else
     typedef void (*add_internal_call_fn)(const char *name, const void *method);
     /* "Raw": no GC transition around the call, which is what costs; fair for calls that never
-     * block for long and never touch managed memory (a context's lock is held for one op). */
+     * wait and never run long (a collection waits for them) and never touch managed memory. */
     add_internal_call_fn add_call = (add_internal_call_fn)dlsym(RTLD_DEFAULT, "mono_dangerous_add_raw_internal_call");
     if (!add_call) return 0;
-#define TLB_CS_REGISTER(name) add_call("TensorLife.InternalCalls::" #name, (const void *)tlb_##name);
+#define TLB_CS_REGISTER(name) add_call("TensorLife.InternalCalls::" #name, (const void *)tlb_small_##name);
     TL_BINARY_OPS(TLB_CS_REGISTER) /* Elementwise.g.cs declares them by the same names */
 #undef TLB_CS_REGISTER
     add_call("TensorLife.InternalCalls::AbiVersion", (const void *)tlb_abi_version); /* the benchmark's floor */

@@ -220,7 +220,7 @@ Test(runtime, reads_never_reinterpret_bits) {
 /* ---- one record from several threads: the record's lock serialises them ------------------ */
 typedef struct {
     uint64_t c, a;
-    int direct; /* through tlb_direct_binary first, as Go's binding */
+    int way; /* 0 tlb_add; 1 tlb_direct_binary first, as Go's binding; 2 tlb_small_add first, as C#'s under Mono */
     int failures;
 } shared_record;
 
@@ -237,10 +237,18 @@ static uint64_t add_as_go(uint64_t c, uint64_t a, uint64_t b) {
     return call.done ? call.out : tlb_add(c, a, b);
 }
 
+/* The add as C# makes it under Mono: the internal call, and the ordinary one when that made nothing. */
+static uint64_t add_as_mono(uint64_t c, uint64_t a, uint64_t b) {
+    const uint64_t y = tlb_small_add(c, a, b);
+    return y ? y : tlb_add(c, a, b);
+}
+
 static void *adds(void *arg) {
     shared_record *r = arg;
     for (int i = 0; i < 2000; ++i) {
-        const uint64_t y = r->direct ? add_as_go(r->c, r->a, r->a) : tlb_add(r->c, r->a, r->a);
+        const uint64_t y = r->way == 1   ? add_as_go(r->c, r->a, r->a)
+                           : r->way == 2 ? add_as_mono(r->c, r->a, r->a)
+                                         : tlb_add(r->c, r->a, r->a);
         float v[4];
         if (!y || tlb_read_f32(r->c, y, v, 4) != TL_OK || v[3] != 8.0f || tlb_free(r->c, y) != TL_OK) ++r->failures;
     }
@@ -256,7 +264,7 @@ Test(runtime, one_record_from_four_threads_is_serialised) {
     pthread_t threads[4];
     for (int i = 0; i < 4; ++i) {
         each[i] = r;
-        each[i].direct = i % 2;
+        each[i].way = i % 3;
         cr_assert_eq(pthread_create(&threads[i], NULL, adds, &each[i]), 0);
     }
     for (int i = 0; i < 4; ++i) {
@@ -302,5 +310,36 @@ Test(runtime, the_direct_call_does_small_ops_and_leaves_the_rest) {
     cr_assert_eq(direct(0, TLB_DIRECT_add, a, a).done, 0);
     tlb_context_close(c);
     cr_assert_eq(direct(c, TLB_DIRECT_add, a, a).done, 0);
+    tlb_context_release(c);
+}
+
+/* ---- Mono's internal calls: the same bounded op, 0 whenever it made nothing ------------------ */
+Test(runtime, the_small_ops_make_small_results_and_nothing_else) {
+    const uint64_t c = tlb_context_new();
+    float data[4] = {1, 2, 3, 4}, v[4];
+    const uint64_t a = tlb_from_f32(c, (int64_t *)shape4, 1, data, 4);
+    const uint64_t y = tlb_small_mul(c, a, a);
+    cr_assert(y, "%s", tlb_message(c));
+    cr_assert_eq(tlb_read_f32(c, y, v, 4), TL_OK);
+    cr_assert_eq(v[3], 16.0f);
+    const uint64_t q = tlb_small_div(c, y, a);
+    cr_assert(q, "%s", tlb_message(c));
+    cr_assert_eq(tlb_read_f32(c, q, v, 4), TL_OK);
+    cr_assert_eq(v[3], 4.0f);
+    int64_t big[1] = {TLB_DIRECT_ELEMENTS + 1};
+    const uint64_t large = tlb_fill(c, TL_F32, big, 1, 0, 0);
+    cr_assert_eq(tlb_small_sub(c, large, large), 0);
+    cr_assert(tlb_sub(c, large, large), "%s", tlb_message(c)); /* the ordinary call makes it */
+    /* A failure: 0, recorded; the binding's ordinary call then says the same. */
+    const uint64_t s = tlb_scope_open(c, "step", TL_GROW, 0, 0);
+    const uint64_t t = tlb_from_f32(c, (int64_t *)shape4, 1, data, 4);
+    cr_assert_eq(tlb_scope_reset(c, s), TL_OK);
+    cr_assert_eq(tlb_small_add(c, t, a), 0);
+    cr_assert_eq(tlb_status(c), TL_E_STORAGE_CLOSED);
+    cr_assert_eq(tlb_add(c, t, a), 0);
+    cr_assert(strstr(tlb_message(c), "'step'"), "%s", tlb_message(c));
+    cr_assert_eq(tlb_small_add(0, a, a), 0);
+    tlb_context_close(c);
+    cr_assert_eq(tlb_small_add(c, a, a), 0);
     tlb_context_release(c);
 }

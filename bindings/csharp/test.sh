@@ -24,8 +24,8 @@ mkdir "$work/suite"
 cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build"/libtensorlife.so.[0-9] "$work/suite/"
 mcs -nologo -warnaserror -r:Facades/netstandard.dll -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs" \
   "$here/test/Bench.cs"
-if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke and (opt-in) internal calls; .NET: BenchmarkDotNet
-  mono "$work/suite/Test.exe" --bench && TL_CS_INTERNAL_CALLS=1 mono "$work/suite/Test.exe" --bench
+if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke (as on Windows) and internal calls; .NET: BenchmarkDotNet
+  TL_CS_PINVOKE=1 mono "$work/suite/Test.exe" --bench && mono "$work/suite/Test.exe" --bench
   mkdir "$work/feed" && cp "$out"/TensorLife.*.nupkg "$work/feed/"
   version=$(basename "$work"/feed/TensorLife.*.nupkg .nupkg) && version=${version#TensorLife.}
   echo "csharp (.NET $(dotnet --version), BenchmarkDotNet): add of 16 floats through C# against the same adds from C"

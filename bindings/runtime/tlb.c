@@ -205,10 +205,7 @@ static TLB_INLINE void tlb_unlock(tlb_ctx *x) {
     tlb_give(x);
 }
 
-/* Takes the record without waiting, or returns 0: held by another thread, or biased to one
- * (revoking the bias waits for that thread's call to end). */
-static int tlb_lock_nowait(tlb_ctx *x) {
-    if (x->serialised || tlb_enter_biased(x)) return 1;
+static TLB_COLD int tlb_lock_nowait_taking(tlb_ctx *x) {
     if (!tlb_try_lock(x)) return 0;
     if (tlb_biased_elsewhere(x)) {
         tlb_give(x);
@@ -216,6 +213,11 @@ static int tlb_lock_nowait(tlb_ctx *x) {
     }
     tlb_bias_after_take(x); /* claims an unclaimed record: one system call, once a process */
     return 1;
+}
+/* Takes the record without waiting, or returns 0: held by another thread, or biased to one
+ * (revoking the bias waits for that thread's call to end). */
+static TLB_INLINE int tlb_lock_nowait(tlb_ctx *x) {
+    return x->serialised || tlb_enter_biased(x) || tlb_lock_nowait_taking(x);
 }
 
 static void tlb_set(tlb_ctx *x, int status, const char *message) {
@@ -742,25 +744,35 @@ uint64_t tlb_retain(uint64_t c, uint64_t bits, uint64_t token) {
     return tlb_leave_bits(x, tl_##name(x->ctx, ta, tb, &r), r); \
   }
 TL_PAIR_OPS(TLB_BINARY)
-void tlb_direct_binary(void *arg) {
-    tlb_direct_call *call = (tlb_direct_call *)arg;
-    call->done = 0;
-    if (call->op < 0 || call->op >= TLB_DIRECT_OPS || !call->c) return;
-    tlb_ctx *x = tlb_of(call->c);
-    if (!tlb_lock_nowait(x)) return;
+/* One bounded op (tlb.h): 1 with *out when it ran (0 on a failure, recorded), 0 when it did
+ * nothing. */
+static TLB_INLINE int tlb_bounded_binary(uint64_t c, int op, uint64_t a, uint64_t b, uint64_t *out) {
+    if (op < 0 || op >= TLB_DIRECT_OPS || !c) return 0;
+    tlb_ctx *x = tlb_of(c);
+    if (!tlb_lock_nowait(x)) return 0;
     if (!x->ctx || x->closing) { /* the ordinary call says why */
         tlb_unlock(x);
-        return;
+        return 0;
     }
-    tl_tensor ta = {call->a}, tb = {call->b}, r = {0};
-    const int rc = tl_binary_bounded(x->ctx, call->op, ta, tb, TLB_DIRECT_ELEMENTS, &r);
+    tl_tensor ta = {a}, tb = {b}, r = {0};
+    const int rc = tl_binary_bounded(x->ctx, op, ta, tb, TLB_DIRECT_ELEMENTS, &r);
     if (rc == TL_OK && !r.bits) { /* past the bound: the ordinary call makes it */
         tlb_unlock(x);
-        return;
+        return 0;
     }
-    call->out = tlb_leave_bits(x, rc, r);
-    call->done = 1;
+    *out = tlb_leave_bits(x, rc, r);
+    return 1;
 }
+void tlb_direct_binary(void *arg) {
+    tlb_direct_call *call = (tlb_direct_call *)arg;
+    call->done = tlb_bounded_binary(call->c, call->op, call->a, call->b, &call->out);
+}
+#define TLB_SMALL(name)                                                    \
+  uint64_t tlb_small_##name(uint64_t c, uint64_t a, uint64_t b) {          \
+    uint64_t out = 0;                                                      \
+    return tlb_bounded_binary(c, TLB_DIRECT_##name, a, b, &out) ? out : 0; \
+  }
+TL_BINARY_OPS(TLB_SMALL)
 #define TLB_UNARY(name)                                     \
   uint64_t tlb_##name(uint64_t c, uint64_t a) {             \
     tlb_ctx *x = tlb_enter(c);                              \

@@ -7,38 +7,38 @@ namespace TensorLife {
   public sealed partial class Context {
     /// <summary>tl_add: elementwise, with broadcasting.</summary>
     public Tensor Add(Tensor a, Tensor b) {
-      if (!InternalCalls.InUse) return AddP(a, b);
-      if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.add(c, a.bits, b.bits);
-      if (r == 0) return Fail();
-      return new Tensor(this, r);
+      if (InternalCalls.InUse && a.ctx == this && b.ctx == this) {
+        ulong r = InternalCalls.add(c, a.bits, b.bits);
+        if (r != 0) return new Tensor(this, r);
+      }
+      return AddP(a, b);  // the ordinary call: a large result, a failure, a busy context
     }
     Tensor AddP(Tensor a, Tensor b) => Made(R.tlb_add(c, B(a), B(b)));
     /// <summary>tl_sub: elementwise, with broadcasting.</summary>
     public Tensor Sub(Tensor a, Tensor b) {
-      if (!InternalCalls.InUse) return SubP(a, b);
-      if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.sub(c, a.bits, b.bits);
-      if (r == 0) return Fail();
-      return new Tensor(this, r);
+      if (InternalCalls.InUse && a.ctx == this && b.ctx == this) {
+        ulong r = InternalCalls.sub(c, a.bits, b.bits);
+        if (r != 0) return new Tensor(this, r);
+      }
+      return SubP(a, b);  // the ordinary call: a large result, a failure, a busy context
     }
     Tensor SubP(Tensor a, Tensor b) => Made(R.tlb_sub(c, B(a), B(b)));
     /// <summary>tl_mul: elementwise, with broadcasting.</summary>
     public Tensor Mul(Tensor a, Tensor b) {
-      if (!InternalCalls.InUse) return MulP(a, b);
-      if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.mul(c, a.bits, b.bits);
-      if (r == 0) return Fail();
-      return new Tensor(this, r);
+      if (InternalCalls.InUse && a.ctx == this && b.ctx == this) {
+        ulong r = InternalCalls.mul(c, a.bits, b.bits);
+        if (r != 0) return new Tensor(this, r);
+      }
+      return MulP(a, b);  // the ordinary call: a large result, a failure, a busy context
     }
     Tensor MulP(Tensor a, Tensor b) => Made(R.tlb_mul(c, B(a), B(b)));
     /// <summary>tl_div: elementwise, with broadcasting.</summary>
     public Tensor Div(Tensor a, Tensor b) {
-      if (!InternalCalls.InUse) return DivP(a, b);
-      if (a.ctx != this || b.ctx != this) return Foreign(a, b);
-      ulong r = InternalCalls.div(c, a.bits, b.bits);
-      if (r == 0) return Fail();
-      return new Tensor(this, r);
+      if (InternalCalls.InUse && a.ctx == this && b.ctx == this) {
+        ulong r = InternalCalls.div(c, a.bits, b.bits);
+        if (r != 0) return new Tensor(this, r);
+      }
+      return DivP(a, b);  // the ordinary call: a large result, a failure, a busy context
     }
     Tensor DivP(Tensor a, Tensor b) => Made(R.tlb_div(c, B(a), B(b)));
   }

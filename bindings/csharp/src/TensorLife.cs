@@ -45,38 +45,35 @@ sealed class FileHandle : SafeHandle {
     }
 }
 
-/// Under Mono, once Context.UseMonoInternalCalls() is called, the elementwise ops as internal
-/// calls (registered by the native library; see tl.i): no P/Invoke wrapper.  Until then, and
-/// under any other runtime, the P/Invoke path is used.
+/// Under Mono (not on Windows), the small elementwise ops as raw internal calls, registered by
+/// the native library (tl.i): no P/Invoke wrapper, no GC transition.  Each is bounded and never
+/// waits (tlb.h, tlb_small_add): a result past 16384 elements, a failure or a context busy on
+/// another thread makes nothing there, and the op makes the ordinary P/Invoke call, which says
+/// why.  Under any other runtime, P/Invoke alone.
 static partial class InternalCalls {
     // Mono resolves an internal call when it compiles a method that names it, and an
     // unregistered one for good.  The ops that name them (Elementwise.g.cs) are Context's
     // instance methods, compiled once a Context exists, so after Context's static constructor,
     // which registers them; Mono inlines no method that makes an internal call, so no caller
     // compiled earlier takes one in.  .NET binds them at the first call, which never comes.
-    internal static bool Available;  // registered (under Mono): harmless without the opt-in
-    internal static bool InUse;      // Context.UseMonoInternalCalls()
+    internal static bool InUse;  // registered: under Mono (the benchmark clears it to time P/Invoke)
     // The crossing alone, for the benchmark's floor: the ABI version through an internal call.
     [MethodImpl(MethodImplOptions.InternalCall)] internal static extern int AbiVersion();
 }
 
 /// Owns every scope and tensor made through it.
 public sealed partial class Context : IDisposable {
-    /// Opt-in, Mono only: the elementwise ops (Add, Sub, Mul, Div) skip P/Invoke through Mono's
-    /// raw internal calls, which make no GC transition (the figures: bench/README.md).  Safe for
-    /// these calls: they never block beyond one op and never touch managed memory.  True when
-    /// registered; false under another runtime, which keeps P/Invoke.  Process-wide.
     static Context() {
         try {
-            InternalCalls.Available = R.tlb_cs_register_internal_calls() != 0;
+            InternalCalls.InUse = R.tlb_cs_register_internal_calls() != 0;
         } catch (TypeInitializationException) {  // no native library: the first call says so, as it did
         } catch (DllNotFoundException) {
         }
     }
-    public static bool UseMonoInternalCalls() {
-        InternalCalls.InUse = InternalCalls.Available;
-        return InternalCalls.InUse;
-    }
+    /// True under Mono (not on Windows), where Add, Sub, Mul and Div on small tensors skip
+    /// P/Invoke through Mono's raw internal calls (about half the cost of a 16-float add under
+    /// Mono: bench/README.md); false under .NET, whose P/Invoke is already cheap.
+    public static bool MonoInternalCalls => InternalCalls.InUse;
 
     readonly ContextHandle h;
     internal readonly ulong c;

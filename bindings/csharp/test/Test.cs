@@ -215,8 +215,10 @@ static class Test {
     // Interleaved rounds: C# adds, then the same adds from C, then a trivial call the same way
     // (P/Invoke or internal call: the runtime's own floor per call), 7 times; min/median/max.
     static void Bench() {
-        bool icalls = Environment.GetEnvironmentVariable("TL_CS_INTERNAL_CALLS") == "1";
-        if (icalls && !Context.UseMonoInternalCalls()) throw new Exception("internal calls asked for, not registered");
+        // Under Mono the ops take internal calls; TL_CS_PINVOKE=1 times the P/Invoke path instead
+        // (what Mono on Windows takes).
+        bool icalls = Context.MonoInternalCalls && Environment.GetEnvironmentVariable("TL_CS_PINVOKE") != "1";
+        InternalCalls.InUse = icalls;
         using (var ctx = new Context()) {
             Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
             using (var s = ctx.OpenScope("bench", 1 << 16)) {
@@ -347,16 +349,17 @@ static class Test {
         Context.BlasThreads = 1;
         Check(Context.BlasThreads == 1, "blas threads");
         Throws<InvalidArgumentException>(() => Context.BlasThreads = 0, "0 blas threads");
-        // Opt-in under Mono: the elementwise ops then go through internal calls (right sums too).
+        // Under Mono the elementwise ops go through bounded internal calls (right sums too); past
+        // the bound, on a failure, and under .NET through P/Invoke.
         using (var ctx = new Context()) {
-            var x = ctx.FromFloats(new long[] { 4 }, new float[] { 1, 2, 3, 4 });
-            Check(ctx.Add(x, x).ToFloats()[3] == 8, "add through P/Invoke");
-            // Registered under Mono; elsewhere (.NET) nothing is found and P/Invoke stays.
             bool mono = Type.GetType("Mono.Runtime") != null;
-            Check(Context.UseMonoInternalCalls() == mono, mono ? "internal calls registered under Mono" : "no internal calls under .NET");
+            Check(Context.MonoInternalCalls == mono, mono ? "internal calls under Mono" : "no internal calls under .NET");
+            var x = ctx.FromFloats(new long[] { 4 }, new float[] { 1, 2, 3, 4 });
             Check(ctx.Add(x, x).ToFloats()[3] == 8 && ctx.Sub(x, x).ToFloats()[3] == 0, "add through internal calls");
             Check(ctx.Mul(x, x).ToFloats()[3] == 16 && ctx.Div(x, x).ToFloats()[3] == 1, "mul, div through internal calls");
-            // Their failures, checked in the generated ops themselves (Elementwise.g.cs).
+            var wide = ctx.Ones(DType.F32, 16385);  // past the internal calls' bound of 16384 elements
+            Check(ctx.Add(wide, wide).ToFloats()[16384] == 2, "add past the internal calls' bound");
+            // Their failures: the ordinary call says why (Elementwise.g.cs).
             Throws<InvalidHandleException>(() => ctx.Sub(x, default(Tensor)), "default(Tensor), internal calls", "names no tensor");
             using (var other = new Context()) {
                 var foreign = other.FromFloats(new long[] { 4 }, new float[4]);

@@ -195,6 +195,12 @@ typedef struct tlb_direct_call {
     int32_t op, done;
 } tlb_direct_call;
 void tlb_direct_binary(void *call);
+/* The same bounded op for Mono's internal calls, which make no GC transition either (tl.i
+ * registers them; bindings/csharp): the result's bits, or 0 when nothing was made here, a
+ * failure included, and the binding makes the ordinary call, which says why. */
+#  define TLB_SMALL_OP(name) uint64_t tlb_small_##name(uint64_t c, uint64_t a, uint64_t b);
+TL_BINARY_OPS(TLB_SMALL_OP)
+#  undef TLB_SMALL_OP
 #endif
 
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them

@@ -175,14 +175,6 @@ public sealed partial class Context : IDisposable {
     public Tensor MatMul(Tensor a, Tensor b) => Made(R.tlb_matmul(c, B(a), B(b)));
     // Add, Sub, Mul, Div (elementwise, with NumPy broadcasting): Elementwise.g.cs, written by
     // bindings/gen_lists.py from TL_BINARY_OPS.
-    // Throws for whichever of a and b is not this Context's (the elementwise ops' check; only
-    // called when one is not).
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    Tensor Foreign(Tensor a, Tensor b) {
-        B(a);
-        B(b);
-        throw new InvalidOperationException("Foreign: both operands are this Context's");
-    }
     /// Rows of table by int ids: an embedding lookup.
     public Tensor GatherRows(Tensor table, Tensor ids) => Made(R.tlb_gather_rows(c, B(table), B(ids)));
     public Tensor Relu(Tensor a) => Made(R.tlb_relu(c, B(a)));

@@ -1,6 +1,7 @@
 /* Per-call overhead of tiny ops, the cost that dominates a cache-resident decode step:
  *   1. tl_add of 16 floats in a scope vs a plain C loop over the same floats;
  *   2. scoped tl_tensor_zeros of 64 floats vs malloc+memset+free of the same bytes;
+ *   3. that tl_add with the context's thread check off vs with it on (the default);
  * Rounds are interleaved (baseline, then tensorlife, then the next round), so a noisy stretch
  * of this shared machine hits both; min/median/max over the rounds.
  * Run: build/bench/bench_calls [--quick] */
@@ -35,6 +36,14 @@ static void tl_add_16(void *arg) {
         if (i % RESET_EVERY == RESET_EVERY - 1) TL_CHECK(tl_scope_reset(ctx, scope));
     }
     TL_CHECK(tl_scope_reset(ctx, scope));
+}
+
+/* The same adds with the context's thread check off (tl_context_set_thread_check), as the
+ * bindings' records run them: the check's share of a tiny op. */
+static void tl_add_16_unchecked(void *arg) {
+    TL_CHECK(tl_context_set_thread_check(ctx, 0));
+    tl_add_16(arg);
+    TL_CHECK(tl_context_set_thread_check(ctx, 1));
 }
 
 static void c_add_16(void *arg) {
@@ -107,6 +116,7 @@ int main(int argc, char **argv) {
     const pair pairs[] = {
         {"tl_add, 16 f32 (scoped)", "plain C loop", tl_add_16, c_add_16, NULL},
         {"tl_tensor_zeros, 64 f32", "malloc+memset+free", tl_zeros_64, malloc_64, NULL},
+        {"tl_add, thread check off", "tl_add, 16 f32 (scoped)", tl_add_16_unchecked, tl_add_16, NULL},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
         printf("%zu. %s\n", i + 1, pairs[i].name);

@@ -49,12 +49,16 @@ tl_status guarded(F &&body) noexcept {
 // One thread at a time on a context, checked: a call that finds another thread's call still
 // running on the context is refused with TL_E_BUSY and touches nothing.  An atomic exchange,
 // so exact: a load-then-store flag would let two calls that enter at the same instant both
-// through, which a loop of small calls against a long one makes likely, not rare.
+// through, which a loop of small calls against a long one makes likely, not rare.  With the
+// check off (tl_context_set_thread_check) the caller serialises and nothing is taken.
 class CallGuard {
 public:
-    explicit CallGuard(tl_context &c) : c_(c), entered_(c.in_call.exchange(1, std::memory_order_acquire) == 0) {}
+    explicit CallGuard(tl_context &c)
+        : c_(c),
+          checked_(c.thread_check.load(std::memory_order_relaxed)),
+          entered_(!checked_ || c.in_call.exchange(1, std::memory_order_acquire) == 0) {}
     ~CallGuard() {
-        if (entered_) c_.in_call.store(0, std::memory_order_release);
+        if (checked_ && entered_) c_.in_call.store(0, std::memory_order_release);
     }
     CallGuard(const CallGuard &) = delete;
     CallGuard &operator=(const CallGuard &) = delete;
@@ -62,6 +66,7 @@ public:
 
 private:
     tl_context &c_;
+    const bool checked_;  // in_call was exchanged (and, when entered, is given back)
     const bool entered_;
 };
 

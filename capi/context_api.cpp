@@ -94,6 +94,13 @@ tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor) 
     });
 }
 
+tl_status tl_context_set_thread_check(tl_context *ctx, int check) {
+    return tl::with_context(ctx, [&](tl_context &c) {
+        c.thread_check.store(check != 0, std::memory_order_relaxed);
+        return TL_OK;
+    });
+}
+
 tl_status tl_set_blas_threads(int threads) {
     if (threads < 1) return fail(TL_E_INVALID_ARGUMENT, "BLAS threads must be at least 1, not %d", threads);
     tl::blas::set_threads(threads);

@@ -203,7 +203,8 @@ TL_BINARY_OPS(TLB_SMALL_OP)
 #endif
 
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
- * (tl_add straight on the library, a reset every 256), in one call. */
+ * (tl_add straight on the library, the context's thread check on, a reset every 256), in one
+ * call. */
 int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters);
 
 #ifdef __cplusplus

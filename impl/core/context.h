@@ -39,6 +39,9 @@ struct tl_context {
     // Set while a call runs on this context: a call from a second thread meanwhile is refused
     // (capi/boundary.h) instead of racing on the tables below.
     std::atomic<uint32_t> in_call{0};
+    // Whether calls take in_call at all (tl_context_set_thread_check).  Atomic so that the
+    // setter's own write is no data race with a later call's read; relaxed, a plain load.
+    std::atomic<bool> thread_check{true};
     // The caller's job system for work big enough to split (impl/parallel.h); none: inline.
     tl_executor executor{};
 

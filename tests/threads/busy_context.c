@@ -1,8 +1,9 @@
 /* One context used from two threads at once (the caller's bug): the library must refuse the
  * overlapping calls with TL_E_BUSY, never race on the context.  One thread runs long products,
  * the other short ops on the same context; every call either succeeds with the right answer
- * or is refused with TL_E_BUSY, some are refused, and the context works after both.  Built
- * and run under ThreadSanitizer by the test command; also a plain ctest test. */
+ * or is refused with TL_E_BUSY, some are refused, and the context works after both (its check
+ * turned off and on again first).  Built and run under ThreadSanitizer by the test command;
+ * also a plain ctest test. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -79,6 +80,13 @@ int main(int argc, char **argv) {
     const int64_t sb[2] = {N, N}, ss[1] = {4};
     if (tl_tensor_ones(ctx, TL_F32, 2, sb, &big) != TL_OK || tl_tensor_ones(ctx, TL_F32, 1, ss, &small) != TL_OK)
         return 1;
+    /* The check turned off and on again (tl_context_set_thread_check) is the check: the
+     * overlapping calls below are still refused. */
+    if (tl_context_set_thread_check(NULL, 0) != TL_E_INVALID_ARGUMENT || tl_context_set_thread_check(ctx, 0) != TL_OK ||
+        tl_context_set_thread_check(ctx, 1) != TL_OK) {
+        fprintf(stderr, "tl_context_set_thread_check: %s\n", tl_last_error());
+        return 1;
+    }
     pthread_t a, b;
     pthread_create(&a, NULL, long_calls, NULL);
     pthread_create(&b, NULL, short_calls, NULL);

@@ -6,7 +6,8 @@
  *  - A context is a uint64 (the address of a tlb_ctx record).  The record holds the library's
  *    context, a lock that serialises every call on it (misuse from several threads is
  *    serialised, never memory corruption; Python's GIL does it there; on Linux it is biased to
- *    the first thread that takes it, whose calls then make no locked instruction), and the
+ *    the first thread that takes it, whose calls then make no locked instruction; the lock is
+ *    the context's only guard, its own thread check is off: tl_context_set_thread_check), and the
  *    status and message of the last failure, copied there inside the failing call, so reading
  *    them needs no thread affinity (Go goroutines move between OS threads; tl_last_error is per
  *    thread).

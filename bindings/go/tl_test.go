@@ -197,7 +197,7 @@ func BenchmarkAdd16FromC(b *testing.B) {
 	defer ctx.Close()
 	b.ResetTimer()
 	c := tl.RawContext(ctx)
-	if st := raw.Tlb_bench_add_loop(c, tl.RawScope(s), tl.Bits(x), tl.Bits(y), int64(b.N)); st != 0 {
+	if st := raw.Tlb_bench_add_loop(c, tl.RawScope(s), tl.Bits(x), tl.Bits(y), int64(b.N), 1); st != 0 {
 		b.Fatal(raw.Tlb_message(c))
 	}
 }

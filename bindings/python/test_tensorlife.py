@@ -174,7 +174,7 @@ def test_bench_tiny_add(capsys):
                     s.reset()
                 py.append((time.perf_counter() - t0) / n * 1e9)
                 t0 = time.perf_counter()
-                ctx._check(tl._tensorlife.tlb_bench_add_loop(ctx._c, s._token, a._bits, b._bits, n))
+                ctx._check(tl._tensorlife.tlb_bench_add_loop(ctx._c, s._token, a._bits, b._bits, n, 1))
                 c.append((time.perf_counter() - t0) / n * 1e9)
     py.sort()
     c.sort()

@@ -986,19 +986,19 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json) {
 }
 
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
- * (tl_add straight on the library, the context's thread check on as tl_context_create leaves
- * it, a reset every 256), in one call. */
-int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters) {
+ * (tl_add straight on the library, a reset every 256), in one call; thread_check 1 as
+ * tl_context_create leaves a context, 0 as this layer's records run theirs. */
+int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters, int thread_check) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return tlb_status(c);
     tl_scope s = tlb_scope_at(token);
     tl_tensor ta = {a}, tb = {b}, r;
-    int rc = x->serialised ? TL_OK : tl_context_set_thread_check(x->ctx, 1);
+    int rc = tl_context_set_thread_check(x->ctx, thread_check);
     for (int64_t i = 0; i < iters && rc == TL_OK; ++i) {
         rc = tl_add(x->ctx, ta, tb, &r);
         if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(x->ctx, s);
     }
     if (rc == TL_OK) rc = tl_scope_reset(x->ctx, s);
-    if (!x->serialised) tl_context_set_thread_check(x->ctx, 0);
+    tl_context_set_thread_check(x->ctx, x->serialised); /* the record's own: on where the language serialises */
     return tlb_leave(x, rc);
 }

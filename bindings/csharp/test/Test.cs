@@ -212,8 +212,10 @@ static class Test {
         return $"min {v[0]:F1} / median {v[v.Count / 2]:F1} / max {v[v.Count - 1]:F1}";
     }
 
-    // Interleaved rounds: C# adds, then the same adds from C, then a trivial call the same way
-    // (P/Invoke or internal call: the runtime's own floor per call), 7 times; min/median/max.
+    // Interleaved rounds: C# adds, then the same adds from C (the context's thread check on, as a
+    // C program has it, and off, as the binding's record runs it), then a trivial call the same
+    // way (P/Invoke or internal call), 7 times; min/median/max.  The floor, the least any binding
+    // crossing that way can take: the add with the check off plus the trivial call.
     static void Bench() {
         // Under Mono the ops take internal calls; TL_CS_PINVOKE=1 times the P/Invoke path instead
         // (what Mono on Windows takes).
@@ -223,7 +225,8 @@ static class Test {
             Tensor a = ctx.FromFloats(new long[] { 16 }, new float[16]), b = ctx.FromFloats(new long[] { 16 }, new float[16]);
             using (var s = ctx.OpenScope("bench", 1 << 16)) {
                 const int n = 200000;
-                var cs = new List<double>(); var c = new List<double>(); var floor = new List<double>();
+                var cs = new List<double>(); var c = new List<double>(); var unchecked_ = new List<double>();
+                var floor = new List<double>();
                 int sink = 0;
                 for (int rep = 0; rep < 7; rep++) {
                     var sw = Stopwatch.StartNew();
@@ -233,15 +236,17 @@ static class Test {
                     }
                     cs.Add(sw.Elapsed.TotalMilliseconds * 1e6 / n);
                     c.Add(BenchBaseline.PerAddFromC(ctx, s, a, b, n));
+                    unchecked_.Add(BenchBaseline.PerAddFromC(ctx, s, a, b, n, false));
                     sw = Stopwatch.StartNew();
                     sink += icalls ? TrivialInternalCalls(n) : TrivialPInvokes(n);
                     floor.Add(sw.Elapsed.TotalMilliseconds * 1e6 / n);
                 }
-                cs.Sort(); c.Sort();
+                cs.Sort(); c.Sort(); unchecked_.Sort(); floor.Sort();
                 string way = icalls ? "internal call" : "P/Invoke";
                 Console.WriteLine($"csharp ({(icalls ? "internal calls" : "P/Invoke")}): add of 16 floats through C# {Spread(cs)} ns; from C {Spread(c)} ns; " +
-                                  $"median ratio {cs[3] / c[3]:F2}x; a trivial {way} alone (Mono's floor) {Spread(floor)} ns, " +
-                                  $"floor ratio {(c[3] + floor[3]) / c[3]:F2}x {sink % 2}");
+                                  $"median ratio {cs[3] / c[3]:F2}x; from C with the thread check off {Spread(unchecked_)} ns; " +
+                                  $"a trivial {way} alone (Mono's floor) {Spread(floor)} ns, " +
+                                  $"floor ratio {(unchecked_[3] + floor[3]) / c[3]:F2}x {sink % 2}");
             }
         }
     }

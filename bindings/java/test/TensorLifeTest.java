@@ -209,13 +209,17 @@ public final class TensorLifeTest {
         return String.format("min %.1f / median %.1f / max %.1f", v[0], v[v.length / 2], v[v.length - 1]);
     }
 
-    /** Interleaved rounds, Java adds, the same adds from C, then a trivial JNI call, 7 times: min/median/max. */
+    /** Interleaved rounds, Java adds, the same adds from C (the context's thread check on, as a C
+     *  program has it, and off, as the binding's record runs it), then a trivial JNI call, 7
+     *  times: min/median/max.  The floor, the least any JNI binding can take: the add with the
+     *  check off plus the trivial call. */
     static void bench() {
         try (Context ctx = new Context()) {
             Tensor a = ctx.fromFloats(new long[] {16}, new float[16]), b = ctx.fromFloats(new long[] {16}, new float[16]);
             try (Scope s = ctx.openScope("bench", 1 << 16)) {
                 final int n = 200000, rounds = 7;
-                double[] java = new double[rounds], c = new double[rounds], crossing = new double[rounds];
+                double[] java = new double[rounds], c = new double[rounds], unchecked = new double[rounds],
+                         crossing = new double[rounds];
                 int[] sink = {0};
                 for (int rep = 0; rep < rounds; rep++) {
                     long t0 = System.nanoTime();
@@ -224,14 +228,16 @@ public final class TensorLifeTest {
                         if ((i & 255) == 255) s.reset();
                     }
                     java[rep] = (System.nanoTime() - t0) / (double) n;
-                    c[rep] = BenchBaseline.perAddFromC(ctx, s, a, b, n);
+                    c[rep] = BenchBaseline.perAddFromC(ctx, s, a, b, n, true);
+                    unchecked[rep] = BenchBaseline.perAddFromC(ctx, s, a, b, n, false);
                     crossing[rep] = BenchBaseline.perTrivialCall(n, sink);
                 }
-                String js = spread(java), cs = spread(c), xs = spread(crossing);
+                String js = spread(java), cs = spread(c), us = spread(unchecked), xs = spread(crossing);
+                final int m = rounds / 2;
                 System.out.printf("java: add of 16 floats through Java %s ns; from C %s ns; median ratio %.2fx; "
-                                  + "a trivial JNI call alone (the JVM's floor) %s ns, floor ratio %.2fx %d%n",
-                                  js, cs, java[rounds / 2] / c[rounds / 2], xs,
-                                  (c[rounds / 2] + crossing[rounds / 2]) / c[rounds / 2], sink[0] & 1);
+                                  + "from C with the thread check off %s ns; a trivial JNI call alone (the JVM's floor) %s ns, "
+                                  + "floor ratio %.2fx %d%n",
+                                  js, cs, java[m] / c[m], us, xs, (unchecked[m] + crossing[m]) / c[m], sink[0] & 1);
             }
         }
     }

@@ -351,7 +351,7 @@ extern swig_type_224 _wrap_tlb_gguf_string_raw_6d7f0b91eab117cc(swig_type_225 ar
 extern swig_type_229 _wrap_tlb_context_report_json_raw_6d7f0b91eab117cc(swig_type_230 arg1);
 extern swig_type_231 _wrap_tlb_tensor_to_json_raw_6d7f0b91eab117cc(swig_type_232 arg1, swig_type_233 arg2);
 extern swig_type_234 _wrap_tlb_tensor_from_json_raw_6d7f0b91eab117cc(swig_type_235 arg1, swig_type_236 arg2);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(swig_type_237 arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_type_241 arg5);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(swig_type_237 arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_type_241 arg5, swig_intgo arg6);
 #undef intgo
 */
 import "C"
@@ -1217,14 +1217,15 @@ func Tlb_tensor_from_json(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	return swig_r
 }
 
-func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int64) (_swig_ret int) {
+func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int64, arg6 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(C.swig_type_237(_swig_i_0), C.swig_type_238(_swig_i_1), C.swig_type_239(_swig_i_2), C.swig_type_240(_swig_i_3), C.swig_type_241(_swig_i_4)))
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(C.swig_type_237(_swig_i_0), C.swig_type_238(_swig_i_1), C.swig_type_239(_swig_i_2), C.swig_type_240(_swig_i_3), C.swig_type_241(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	return swig_r
 }
 

@@ -1651,12 +1651,13 @@ long long _wrap_tlb_tensor_from_json_raw_6d7f0b91eab117cc(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+intgo _wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
   uint64_t arg4 ;
   int64_t arg5 ;
+  int arg6 ;
   int result;
   intgo _swig_go_result;
   
@@ -1665,8 +1666,9 @@ intgo _wrap_tlb_bench_add_loop_raw_6d7f0b91eab117cc(long long _swig_go_0, long l
   arg3 = (uint64_t)_swig_go_2; 
   arg4 = (uint64_t)_swig_go_3; 
   arg5 = (int64_t)_swig_go_4; 
+  arg6 = (int)_swig_go_5; 
   
-  result = (int)tlb_bench_add_loop(arg1,arg2,arg3,arg4,arg5);
+  result = (int)tlb_bench_add_loop(arg1,arg2,arg3,arg4,arg5,arg6);
   _swig_go_result = result; 
   return _swig_go_result;
 }

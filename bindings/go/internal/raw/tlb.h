@@ -205,9 +205,9 @@ TL_BINARY_OPS(TLB_SMALL_OP)
 #endif
 
 /* The baseline for the bindings' benchmarks: `iters` tiny adds made as a C program makes them
- * (tl_add straight on the library, the context's thread check on, a reset every 256), in one
- * call. */
-int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters);
+ * (tl_add straight on the library, a reset every 256), in one call; thread_check 1 as
+ * tl_context_create leaves a context, 0 as the records run theirs. */
+int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64_t iters, int thread_check);
 
 #ifdef __cplusplus
 }

@@ -8,10 +8,11 @@ import org.tensorlife.raw.tensorlife;
 public final class BenchBaseline {
     private BenchBaseline() {}
 
-    /** One run of n adds made from C, nanoseconds per add. */
-    public static double perAddFromC(Context ctx, Scope s, Tensor a, Tensor b, int n) {
+    /** One run of n adds made from C, nanoseconds per add: on a context as tl_context_create
+     *  leaves it, or (threadCheck false) with its thread check off, as the binding's record runs it. */
+    public static double perAddFromC(Context ctx, Scope s, Tensor a, Tensor b, int n, boolean threadCheck) {
         long t0 = System.nanoTime();
-        ctx.check(tensorlife.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n));
+        ctx.check(tensorlife.tlb_bench_add_loop(ctx.c, s.token, a.bits, b.bits, n, threadCheck ? 1 : 0));
         return (System.nanoTime() - t0) / (double) n;
     }
 

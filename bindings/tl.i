@@ -558,31 +558,53 @@ TL_PAIR_OPS(TLB_PY_BINARY)
 #if defined(SWIGCSHARP)
 /* Mono's fast way into native code for small, quick calls: internal calls, which skip the
  * P/Invoke wrapper and its GC transition (bench/README.md, "C# on Mono").  Context's static
- * constructor registers the elementwise ops through Mono's embedding API, found at run time, so
- * the library links no libmono; under another runtime nothing is found and the C# layer calls
- * through P/Invoke.  They are the bounded ops (tlb_small_*: never waiting, a few microseconds
- * at most) and allocate nothing the collector sees, as raw internal calls must be. */
+ * constructor registers the elementwise ops through Mono's embedding API, found at run time in
+ * whichever loaded module exports it (libmono on Linux; Unity's mono-2.0-bdwgc.dll or
+ * mono-2.0-sgen.dll on Windows), so the library links no Mono; under another runtime nothing is
+ * found and the C# layer calls through P/Invoke.  They are the bounded ops (tlb_small_*: never
+ * waiting, a few microseconds at most) and allocate nothing the collector sees, as raw internal
+ * calls must be. */
 %{
-#ifndef _WIN32
-#include <dlfcn.h>
+#ifdef _WIN32
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#  include <psapi.h>
+#else
+#  include <dlfcn.h>
 #endif
 %}
 %inline %{
 int tlb_cs_register_internal_calls(void) {
-#ifdef _WIN32
-    return 0; /* Windows: the P/Invoke path (Mono's embedding API is not looked up there) */
-#else
     typedef void (*add_internal_call_fn)(const char *name, const void *method);
     /* "Raw": no GC transition around the call, which is what costs; fair for calls that never
      * wait and never run long (a collection waits for them) and never touch managed memory. */
-    add_internal_call_fn add_call = (add_internal_call_fn)dlsym(RTLD_DEFAULT, "mono_dangerous_add_raw_internal_call");
+    const char *const api = "mono_dangerous_add_raw_internal_call";
+    add_internal_call_fn add_call = NULL;
+#ifdef _WIN32
+    /* Windows has no process-wide symbol lookup: each loaded module is asked in turn (a Unity
+     * editor loads hundreds, so the list is as long as the process says). */
+    HMODULE *modules = NULL;
+    DWORD room = 0, needed = 192 * sizeof(HMODULE);
+    while (needed > room) { /* more modules than room (they load meanwhile): ask again with more */
+        room = needed + 64 * sizeof(HMODULE);
+        HMODULE *more = (HMODULE *)realloc(modules, room);
+        if (!more) break;
+        modules = more;
+        if (!EnumProcessModules(GetCurrentProcess(), modules, room, &needed)) needed = 0;
+    }
+    if (needed > room) needed = 0; /* out of memory: nothing looked up */
+    for (DWORD i = 0; i < needed / sizeof(HMODULE) && !add_call; ++i)
+        add_call = (add_internal_call_fn)(void (*)(void))GetProcAddress(modules[i], api);
+    free(modules);
+#else
+    add_call = (add_internal_call_fn)dlsym(RTLD_DEFAULT, api);
+#endif
     if (!add_call) return 0;
 #define TLB_CS_REGISTER(name) add_call("TensorLife.InternalCalls::" #name, (const void *)tlb_small_##name);
     TL_BINARY_OPS(TLB_CS_REGISTER) /* Elementwise.g.cs declares them by the same names */
 #undef TLB_CS_REGISTER
     add_call("TensorLife.InternalCalls::AbiVersion", (const void *)tlb_abi_version); /* the benchmark's floor */
     return 1;
-#endif
 }
 %}
 #endif

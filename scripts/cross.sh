@@ -198,6 +198,14 @@ windows)
   wine "$build/load_native.exe" "$(tr / '\\' <<< "Z:$build/bindings/csharp/natives/tensorlife_csharp.dll")"
   wine "$build/load_native.exe" "$(tr / '\\' <<< "Z:$build/bindings/java/natives/windows-x86_64/tensorlife_jni.dll")" \
     Java_org_tensorlife_raw_tensorlifeJNI_tlb_1abi_1version
+  # Mono's internal calls: the C# natives find Mono's embedding API among the loaded modules (a
+  # stand-in DLL here for Unity's mono-2.0-bdwgc.dll: no Mono for Windows is at hand), and without it nothing.
+  x86_64-w64-mingw32-gcc-posix -shared "$root/tests/packaging/fake_mono.c" -o "$build/fake_mono.dll"
+  x86_64-w64-mingw32-gcc-posix -I"$root/include" "$root/tests/packaging/mono_registration.c" -o "$build/mono_registration.exe" -static
+  for with in "" "$(tr / '\\' <<< "Z:$build/fake_mono.dll")"; do
+    wine "$build/mono_registration.exe" "$(tr / '\\' <<< "Z:$build/bindings/csharp/natives/tensorlife_csharp.dll")" \
+      ${with:+"$with"} | grep -E "^FAIL|passed"
+  done
   for dll in "$build"/bindings/csharp/natives/*.dll "$build"/bindings/java/natives/*/*.dll; do
     x86_64-w64-mingw32-objdump -p "$dll" | grep -q 'DLL Name: lib' &&
       { echo "$(basename "$dll") needs a DLL that Windows does not have:"; x86_64-w64-mingw32-objdump -p "$dll" | grep 'DLL Name'; exit 1; }

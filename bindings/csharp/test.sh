@@ -24,7 +24,7 @@ mkdir "$work/suite"
 cp "$out/TensorLife.dll" "$out/libtensorlife_csharp.so" "$build"/libtensorlife.so.[0-9] "$work/suite/"
 mcs -nologo -warnaserror -r:Facades/netstandard.dll -r:"$work/suite/TensorLife.dll" -out:"$work/suite/Test.exe" "$here/test/Test.cs" \
   "$here/test/Bench.cs"
-if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke (as on Windows) and internal calls; .NET: BenchmarkDotNet
+if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke and internal calls; .NET: BenchmarkDotNet
   TL_CS_PINVOKE=1 mono "$work/suite/Test.exe" --bench && mono "$work/suite/Test.exe" --bench
   mkdir "$work/feed" && cp "$out"/TensorLife.*.nupkg "$work/feed/"
   version=$(basename "$work"/feed/TensorLife.*.nupkg .nupkg) && version=${version#TensorLife.}
@@ -37,6 +37,11 @@ fi
 echo "csharp: the suite"
 cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
 (cd "$work" && mono "$work/suite/Test.exe")
+echo "csharp: Mono's internal calls registered by the native layer alone, with a stand-in for Mono and without"
+cc -shared -fPIC -fvisibility=hidden "$root/tests/packaging/fake_mono.c" -o "$work/fake_mono.so"
+cc -I"$root/include" "$root/tests/packaging/mono_registration.c" -o "$work/mono_registration" -ldl
+"$work/mono_registration" "$out/natives/libtensorlife_csharp.so" | grep -E "^FAIL|passed"
+"$work/mono_registration" "$out/natives/libtensorlife_csharp.so" "$work/fake_mono.so" | grep -E "^FAIL|passed"
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp "$work"/prefix/share/tensorlife/nuget/TensorLife.*.nupkg "$work/"

@@ -45,7 +45,7 @@ sealed class FileHandle : SafeHandle {
     }
 }
 
-/// Under Mono (not on Windows), the small elementwise ops as raw internal calls, registered by
+/// Under Mono (Linux and Windows), the small elementwise ops as raw internal calls, registered by
 /// the native library (tl.i): no P/Invoke wrapper, no GC transition.  Each is bounded and never
 /// waits (tlb.h, tlb_small_add): a result past 16384 elements, a failure or a context busy on
 /// another thread makes nothing there, and the op makes the ordinary P/Invoke call, which says
@@ -70,9 +70,9 @@ public sealed partial class Context : IDisposable {
         } catch (DllNotFoundException) {
         }
     }
-    /// True under Mono (not on Windows), where Add, Sub, Mul and Div on small tensors skip
-    /// P/Invoke through Mono's raw internal calls (about half the cost of a 16-float add under
-    /// Mono: bench/README.md); false under .NET, whose P/Invoke is already cheap.
+    /// True under Mono (one whose embedding API has raw internal calls, as Debian 12's does), where
+    /// Add, Sub, Mul and Div on small tensors skip P/Invoke through them (about half the cost of a
+    /// 16-float add under Mono: bench/README.md); false under .NET, whose P/Invoke is already cheap.
     public static bool MonoInternalCalls => InternalCalls.InUse;
 
     readonly ContextHandle h;

@@ -218,7 +218,7 @@ static class Test {
     // crossing that way can take: the add with the check off plus the trivial call.
     static void Bench() {
         // Under Mono the ops take internal calls; TL_CS_PINVOKE=1 times the P/Invoke path instead
-        // (what Mono on Windows takes).
+        // (what a Mono without raw internal calls takes).
         bool icalls = Context.MonoInternalCalls && Environment.GetEnvironmentVariable("TL_CS_PINVOKE") != "1";
         InternalCalls.InUse = icalls;
         using (var ctx = new Context()) {

@@ -581,18 +581,16 @@ int tlb_cs_register_internal_calls(void) {
     const char *const api = "mono_dangerous_add_raw_internal_call";
     add_internal_call_fn add_call = NULL;
 #ifdef _WIN32
-    /* Windows has no process-wide symbol lookup: each loaded module is asked in turn (a Unity
-     * editor loads hundreds, so the list is as long as the process says). */
+    /* Windows has no process-wide symbol lookup: each loaded module is asked in turn, as many
+     * as the process says it has (a Unity editor loads hundreds, and more may load meanwhile). */
     HMODULE *modules = NULL;
     DWORD room = 0, needed = 192 * sizeof(HMODULE);
-    while (needed > room) { /* more modules than room (they load meanwhile): ask again with more */
+    while (needed > room) {
         room = needed + 64 * sizeof(HMODULE);
         HMODULE *more = (HMODULE *)realloc(modules, room);
-        if (!more) break;
-        modules = more;
-        if (!EnumProcessModules(GetCurrentProcess(), modules, room, &needed)) needed = 0;
+        if (more) modules = more;
+        if (!more || !EnumProcessModules(GetCurrentProcess(), modules, room, &needed)) needed = 0; /* none looked up */
     }
-    if (needed > room) needed = 0; /* out of memory: nothing looked up */
     for (DWORD i = 0; i < needed / sizeof(HMODULE) && !add_call; ++i)
         add_call = (add_internal_call_fn)(void (*)(void))GetProcAddress(modules[i], api);
     free(modules);

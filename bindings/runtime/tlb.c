@@ -421,14 +421,14 @@ static uint64_t tlb_context_record(int serialised) {
         free(x);
         return 0;
     }
+    x->serialised = serialised;
     /* Every call on x->ctx is made under the record's lock, so the context's own check for a
-     * second thread (an atomic exchange, 6 ns of a 16-float add on a Zen 5) is off.  A record
-     * the language serialises keeps it: the GIL is not this layer's lock. */
-    if (!serialised) tl_context_set_thread_check(x->ctx, 0);
+     * second thread (an atomic exchange a call: bench/README.md) is off.  A record the language
+     * serialises keeps it: the GIL is not this layer's lock. */
+    tl_context_set_thread_check(x->ctx, x->serialised);
     pthread_mutex_init(&x->sleep, NULL);
     pthread_cond_init(&x->wake, NULL);
     x->refs = 1;
-    x->serialised = serialised;
     return (uint64_t)(uintptr_t)x;
 }
 uint64_t tlb_context_new(void) { return tlb_context_record(0); }
@@ -999,6 +999,6 @@ int tlb_bench_add_loop(uint64_t c, uint64_t token, uint64_t a, uint64_t b, int64
         if (rc == TL_OK && (i & 255) == 255) rc = tl_scope_reset(x->ctx, s);
     }
     if (rc == TL_OK) rc = tl_scope_reset(x->ctx, s);
-    tl_context_set_thread_check(x->ctx, x->serialised); /* the record's own: on where the language serialises */
+    tl_context_set_thread_check(x->ctx, x->serialised); /* the record's own, as tlb_context_record sets it */
     return tlb_leave(x, rc);
 }

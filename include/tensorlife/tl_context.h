@@ -49,8 +49,8 @@ typedef struct tl_executor {
 TL_API tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor);
 
 /* check 1 (the default): a call that finds another thread's call running on the context is
- * refused with TL_E_BUSY, at one atomic exchange a call (6 ns of a 30 ns 16-float add on a
- * Zen 5).  check 0, for a caller that already lets one thread at a time onto the context (a
+ * refused with TL_E_BUSY, at one atomic exchange a call (about 1 ns of a 30 ns 16-float add
+ * from C, more after a language runtime's own fence: bench/README.md).  check 0, for a caller that already lets one thread at a time onto the context (a
  * language binding's lock, an engine's job graph; SQLite's multi-thread mode is the same
  * trade): no check, and two threads' calls at once are a data race, the caller's bug.  Set it
  * while no other thread uses the context. */

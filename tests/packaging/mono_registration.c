@@ -9,33 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tensorlife/tl.h>
-#ifdef _WIN32
-#  include <windows.h>
-#else
-#  include <dlfcn.h>
-#endif
-
-static void *load(const char *path, int global) {
-#ifdef _WIN32
-    (void)global;
-    void *lib = (void *)LoadLibraryExA(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
-    if (!lib) fprintf(stderr, "%s: not loaded (error %lu)\n", path, GetLastError());
-#else
-    void *lib = dlopen(path, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
-    if (!lib) fprintf(stderr, "%s\n", dlerror());
-#endif
-    return lib;
-}
-
-static void (*find(void *lib, const char *name))(void) {
-#ifdef _WIN32
-    void (*f)(void) = (void (*)(void))GetProcAddress((HMODULE)lib, name);
-#else
-    void (*f)(void) = (void (*)(void))dlsym(lib, name);
-#endif
-    if (!f) fprintf(stderr, "no %s\n", name);
-    return f;
-}
+#include "native_library.h"
 
 static int passed, failed;
 static void expect(int ok, const char *what) {
@@ -51,10 +25,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: mono_registration WRAPPER [FAKE_MONO]\n");
         return 2;
     }
-    void *mono = argc == 3 ? load(argv[2], 1) : NULL;
-    void *wrapper = load(argv[1], 0);
+    void *mono = argc == 3 ? native_load(argv[2], 1) : NULL;
+    void *wrapper = native_load(argv[1], 0);
     if ((argc == 3 && !mono) || !wrapper) return 1;
-    int (*register_calls)(void) = (int (*)(void))find(wrapper, "CSharp_TensorLifefRaw_tlb_cs_register_internal_calls___");
+    int (*register_calls)(void) = (int (*)(void))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_cs_register_internal_calls___");
     if (!register_calls) return 1;
     if (!mono) {
         expect(register_calls() == 0, "no Mono in the process: nothing registered, the C# layer takes P/Invoke");
@@ -64,7 +38,7 @@ int main(int argc, char **argv) {
     expect(register_calls() == 1, "Mono's embedding API found in a loaded module");
 
     int (*registered)(int, const char **, const void **) =
-        (int (*)(int, const char **, const void **))find(mono, "fake_mono_registered");
+        (int (*)(int, const char **, const void **))native_find(mono, "fake_mono_registered");
     if (!registered) return 1;
     const char *name = NULL;
     const void *method = NULL;
@@ -88,13 +62,13 @@ int main(int argc, char **argv) {
     if (!add) return printf("FAIL no add registered\n"), 1;
 
     /* The registered add on a record made through the same wrapper: 1..4 + 10..40. */
-    u64 (*context_new)(void) = (u64 (*)(void))find(wrapper, "CSharp_TensorLifefRaw_tlb_context_new___");
-    void (*context_release)(u64) = (void (*)(u64))find(wrapper, "CSharp_TensorLifefRaw_tlb_context_release___");
-    void (*context_close)(u64) = (void (*)(u64))find(wrapper, "CSharp_TensorLifefRaw_tlb_context_close___");
+    u64 (*context_new)(void) = (u64 (*)(void))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_context_new___");
+    void (*context_release)(u64) = (void (*)(u64))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_context_release___");
+    void (*context_close)(u64) = (void (*)(u64))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_context_close___");
     u64 (*from_f32)(u64, long long *, unsigned long, float *, unsigned long) =
-        (u64 (*)(u64, long long *, unsigned long, float *, unsigned long))find(wrapper, "CSharp_TensorLifefRaw_tlb_from_f32___");
+        (u64 (*)(u64, long long *, unsigned long, float *, unsigned long))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_from_f32___");
     int (*read_f32)(u64, u64, float *, unsigned long) =
-        (int (*)(u64, u64, float *, unsigned long))find(wrapper, "CSharp_TensorLifefRaw_tlb_read_f32___");
+        (int (*)(u64, u64, float *, unsigned long))native_find(wrapper, "CSharp_TensorLifefRaw_tlb_read_f32___");
     if (!context_new || !context_release || !context_close || !from_f32 || !read_f32) return 1;
     const u64 c = context_new();
     long long shape[1] = {4};

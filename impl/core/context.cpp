@@ -324,7 +324,7 @@ tl_status tl_context::wrap_tensor(const tl::View &v, tl_tensor *handle) {
     return TL_OK;
 }
 
-tl_status tl_context::map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle) {
+tl_status tl_context::map_tensor(const tl::View &v, tl::SharedStorage *region, tl_tensor *handle) {
     tl::Scope *target = current_scope();
     TL_TRY(reserve_header(target));
     tl::TensorHeader h = header_of(v);

@@ -6,9 +6,9 @@
 
 #include "core/ambient.h"
 #include "core/handle.h"
-#include "io/mapped.h"
 #include "core/memory.h"
 #include "core/scope.h"
+#include "core/shared_storage.h"
 #include "core/tensor.h"
 
 namespace tl {
@@ -86,7 +86,7 @@ struct tl_context {
     tl_status wrap_tensor(const tl::View &v, tl_tensor *handle);
     // A read-only tensor over a mapped file, in the current target; it holds a reference on the
     // region until it dies.
-    tl_status map_tensor(const tl::View &v, tl::MappedRegion *region, tl_tensor *handle);
+    tl_status map_tensor(const tl::View &v, tl::SharedStorage *region, tl_tensor *handle);
     // A view (shape and strides of v, elements of base) in the current target.
     tl_status make_view(const tl::Resolved &base, const tl::View &v, tl_tensor *handle);
 

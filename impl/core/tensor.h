@@ -10,7 +10,7 @@
 
 namespace tl {
 
-struct MappedRegion;
+struct SharedStorage;
 
 struct TensorHeader {
     tl_dtype dtype;
@@ -21,7 +21,7 @@ struct TensorHeader {
     int64_t offset;                // elements from storage to the first element
     uint64_t base;                 // for a view: the handle bits of the tensor owning the storage
     size_t storage_bytes;          // for an ambient owner: the size of its block
-    MappedRegion *region;          // an owner over a mapped file: one reference, released at its death
+    SharedStorage *region;         // an owner over a mapped file: one reference, released at its death
     bool read_only;                // over a mapping (or a view of such a tensor): never written
 };
 

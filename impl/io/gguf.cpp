@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/system_failure.h"
 
 tl_gguf_file::tl_gguf_file(const tl::Memory &m)
     : memory(m),
@@ -232,7 +233,7 @@ tl_status parse(tl_gguf_file &f, Cursor &c) {
 tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out) {
     platform::File file;
     uint64_t bytes = 0;
-    TL_TRY(platform::open_for_reading(path, &file, &bytes));
+    if (!platform::open_for_reading(path, &file, &bytes)) return system_failure();
     void *p = ctx.memory.allocate(sizeof(tl_gguf_file), alignof(tl_gguf_file));
     if (!p) {
         platform::close(&file);

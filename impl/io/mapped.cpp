@@ -3,29 +3,36 @@
 #include <new>
 
 #include "core/error.h"
+#include "io/system_failure.h"
 
 namespace tl {
+namespace {
+
+// The last reference: unmap, then free the record with the memory it came from.
+void unmap(SharedStorage *storage) {
+    auto *region = static_cast<MappedRegion *>(storage);
+    platform::unmap_file(region->data, region->bytes);
+    Memory m = region->memory;
+    region->~MappedRegion();
+    m.release(region, sizeof(MappedRegion));
+}
+
+}  // namespace
+
+MappedRegion::MappedRegion(const std::byte *data, size_t bytes, const Memory &memory)
+    : SharedStorage(unmap), data(data), bytes(bytes), memory(memory) {}
 
 tl_status MappedRegion::map(Memory &memory, const platform::File &file, size_t bytes, const char *path,
                             MappedRegion **out) {
     void *p = memory.allocate(sizeof(MappedRegion), alignof(MappedRegion));
     if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its mapping record: the allocator %s", path, refusal());
     const std::byte *data = nullptr;
-    const tl_status st = platform::map_file(file, bytes, path, &data);
-    if (st != TL_OK) {
+    if (!platform::map_file(file, bytes, path, &data)) {
         memory.release(p, sizeof(MappedRegion));
-        return st;
+        return system_failure();
     }
-    *out = new (p) MappedRegion{data, bytes, {1}, memory};
+    *out = new (p) MappedRegion(data, bytes, memory);
     return TL_OK;
-}
-
-void MappedRegion::release() {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    platform::unmap_file(data, bytes);
-    Memory m = memory;
-    this->~MappedRegion();
-    m.release(this, sizeof(MappedRegion));
 }
 
 }  // namespace tl

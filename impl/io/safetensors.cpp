@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/system_failure.h"
 #include "kernels/kernels.h"
 #include "io/cjson_util.h"
 #include "platform/platform.h"
@@ -144,7 +145,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_fil
     if (!host_is_little_endian()) return fail(TL_E_IO, "safetensors needs a little-endian host");
     OpenFile file;
     uint64_t file_bytes = 0;
-    TL_TRY(platform::open_for_reading(path, &file.file, &file_bytes));
+    if (!platform::open_for_reading(path, &file.file, &file_bytes)) return system_failure();
     unsigned char len_bytes[8];
     if (file_bytes < 8 || !read_at(file.file, 0, len_bytes, 8))
         return fail(TL_E_PARSE, "%s: truncated: %llu bytes, no 8-byte header length", path,
@@ -295,7 +296,7 @@ tl_status write_atomically(const char *path, const char *text, int n, const View
     const size_t text_len = std::strlen(text);
     const size_t padded = (text_len + 7) & ~size_t(7);  // data starts 8-byte aligned; spaces pad
     platform::AtomicWriter out;
-    TL_TRY(out.create(path));
+    if (!out.create(path)) return system_failure();
     unsigned char len_bytes[8];
     for (int i = 0; i < 8; ++i) len_bytes[i] = (unsigned char)(uint64_t(padded) >> (8 * i));
     static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
@@ -310,8 +311,7 @@ tl_status write_atomically(const char *path, const char *text, int n, const View
         }
         ok = out.write(src, bytes);
     }
-    if (!ok) return fail(TL_E_IO, "%s: cannot write: %s", path, out.last_failure());
-    return out.commit();
+    return ok && out.commit() ? TL_OK : system_failure();
 }
 
 }  // namespace

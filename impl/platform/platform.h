@@ -1,13 +1,16 @@
 // The system under the library: files read by offset, read-only mappings, anonymous pages,
 // files replaced atomically, random bytes.  One implementation per system (posix.cpp; a Win32
 // one beside it for Windows); no other file of the library includes a system header.
+// The bottom layer: it knows nothing of the library above it (statuses, contexts, messages).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "tensorlife/tl_base.h"
-
 namespace tl::platform {
+
+// Why this thread's last failing call below failed, as text naming the path
+// ("model.gguf: cannot open: No such file or directory"); kept until its next failure.
+const char *failure();
 
 // An open file, read at offsets: no shared position and no stdio buffer (no memory but the
 // descriptor).
@@ -17,15 +20,15 @@ struct File {
 };
 
 // Opens path for reading, refusing (without blocking) anything but a regular file: a folder,
-// a FIFO, a device.  *bytes is its size.  TL_E_IO with a message naming path.
-tl_status open_for_reading(const char *path, File *out, uint64_t *bytes);
+// a FIFO, a device.  *bytes is its size.  false on failure.
+bool open_for_reading(const char *path, File *out, uint64_t *bytes);
 // Reads exactly n bytes at offset: false on an error or a short file.
 bool read_at(const File &file, uint64_t offset, void *dst, size_t n);
 void close(File *file);  // a file not open: nothing
 
 // The first `bytes` of file mapped read-only (nullptr for 0 bytes); it outlives the file's
-// closing until unmap_file.
-tl_status map_file(const File &file, size_t bytes, const char *path, const std::byte **out);
+// closing until unmap_file.  false on failure.
+bool map_file(const File &file, size_t bytes, const char *path, const std::byte **out);
 void unmap_file(const std::byte *data, size_t bytes);
 
 // Page-aligned, zeroed anonymous memory (large blocks go straight to the system, so they are
@@ -43,6 +46,7 @@ void free_aligned(void *data);
 // and a link planted at any name it might use is never followed.  The new file keeps the
 // permission bits of the file it replaces (a first one: 0666 less the umask); data and the
 // folder entry are made durable.  Destroyed before commit: the temporary file is removed.
+// Each step returns false on failure.
 class AtomicWriter {
 public:
     AtomicWriter() = default;
@@ -50,17 +54,14 @@ public:
     AtomicWriter(const AtomicWriter &) = delete;
     AtomicWriter &operator=(const AtomicWriter &) = delete;
 
-    tl_status create(const char *target);
-    bool write(const void *data, size_t n);  // all of it, or false (errno-style reason kept)
-    tl_status commit();                      // TL_E_IO naming the target on any failure
-    // The last write's failure as text (for the caller's message).
-    const char *last_failure() const { return failure_; }
+    bool create(const char *target);
+    bool write(const void *data, size_t n);  // all of it
+    bool commit();
 
 private:
     intptr_t handle_ = -1;
     const char *target_ = nullptr;
     char tmp_[4096] = {};
-    const char *failure_ = "";
 };
 
 // 64 unpredictable bits from the system's generator; from the clock when it has none.

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "core/error.h"
+#include "platform/failure.h"
 #include "platform/platform.h"
 
 namespace tl::platform {
@@ -23,24 +23,24 @@ int fd_of(intptr_t handle) { return int(handle); }
 
 }  // namespace
 
-tl_status open_for_reading(const char *path, File *out, uint64_t *bytes) {
+bool open_for_reading(const char *path, File *out, uint64_t *bytes) {
     // O_NONBLOCK so that a FIFO with no writer cannot hang the open.
     const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(errno));
+    if (fd < 0) return failed("%s: cannot open: %s", path, std::strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        return fail(TL_E_IO, "%s: not a regular file", path);
+        return failed("%s: not a regular file", path);
     }
     const int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
         const int err = errno;
         ::close(fd);
-        return fail(TL_E_IO, "%s: cannot open: %s", path, std::strerror(err));
+        return failed("%s: cannot open: %s", path, std::strerror(err));
     }
     out->handle = fd;
     *bytes = uint64_t(st.st_size);
-    return TL_OK;
+    return true;
 }
 
 bool read_at(const File &file, uint64_t offset, void *dst, size_t n) {
@@ -60,12 +60,12 @@ void close(File *file) {
     file->handle = -1;
 }
 
-tl_status map_file(const File &file, size_t bytes, const char *path, const std::byte **out) {
-    if (bytes == 0) return *out = nullptr, TL_OK;
+bool map_file(const File &file, size_t bytes, const char *path, const std::byte **out) {
+    if (bytes == 0) return *out = nullptr, true;
     void *data = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd_of(file.handle), 0);
-    if (data == MAP_FAILED) return fail(TL_E_IO, "%s: cannot map: %s", path, std::strerror(errno));
+    if (data == MAP_FAILED) return failed("%s: cannot map: %s", path, std::strerror(errno));
     *out = static_cast<const std::byte *>(data);
-    return TL_OK;
+    return true;
 }
 
 void unmap_file(const std::byte *data, size_t bytes) {
@@ -105,23 +105,23 @@ AtomicWriter::~AtomicWriter() {
     ::unlink(tmp_);
 }
 
-tl_status AtomicWriter::create(const char *target) {
+bool AtomicWriter::create(const char *target) {
     target_ = target;
     const char *slash = std::strrchr(target, '/');
     const int dir_len = slash ? int(slash - target + 1) : 0;
-    if (!target[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", target);
+    if (!target[dir_len]) return failed("%s: names a folder, not a file", target);
     for (int attempt = 0; attempt < 100; ++attempt) {
         if (!temporary_name(target, size_t(dir_len), (unsigned long)getpid(), tmp_, sizeof tmp_))
-            return fail(TL_E_IO, "%s: path too long", target);
+            return failed("%s: path too long", target);
         const int fd = ::open(tmp_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno == EEXIST) continue;
-        if (fd < 0) return fail(TL_E_IO, "%s: cannot create: %s", tmp_, std::strerror(errno));
+        if (fd < 0) return failed("%s: cannot create: %s", tmp_, std::strerror(errno));
         struct stat st;
         if (::stat(target, &st) == 0 && S_ISREG(st.st_mode)) fchmod(fd, st.st_mode & 07777);
         handle_ = fd;
-        return TL_OK;
+        return true;
     }
-    return fail(TL_E_IO, "%s: no unused temporary name beside it", target);
+    return failed("%s: no unused temporary name beside it", target);
 }
 
 bool AtomicWriter::write(const void *data, size_t n) {
@@ -130,15 +130,14 @@ bool AtomicWriter::write(const void *data, size_t n) {
         const ssize_t put = ::write(fd_of(handle_), from, n);
         if (put < 0 && errno == EINTR) continue;
         if (put <= 0) {
-            failure_ = put < 0 ? std::strerror(errno) : "nothing written";
-            return false;
+            return failed("%s: cannot write: %s", target_, put < 0 ? std::strerror(errno) : "nothing written");
         }
         from += put, n -= size_t(put);
     }
     return true;
 }
 
-tl_status AtomicWriter::commit() {
+bool AtomicWriter::commit() {
     const int fd = fd_of(handle_);
     handle_ = -1;
     const bool synced = fsync(fd) == 0;
@@ -154,11 +153,11 @@ tl_status AtomicWriter::commit() {
             fsync(dfd);  // the rename durable too; failing here still leaves a complete file
             ::close(dfd);
         }
-        return TL_OK;
+        return true;
     }
     if (synced && closed) err = errno;
     ::unlink(tmp_);
-    return fail(TL_E_IO, "%s: cannot write: %s", target_, std::strerror(err));
+    return failed("%s: cannot write: %s", target_, std::strerror(err));
 }
 
 }  // namespace tl::platform

@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/error.h"
+#include "platform/failure.h"
 #include "platform/platform.h"
 
 namespace tl::platform {
@@ -52,9 +52,9 @@ size_t folder_length(const char *path) {
 
 }  // namespace
 
-tl_status open_for_reading(const char *path, File *out, uint64_t *bytes) {
+bool open_for_reading(const char *path, File *out, uint64_t *bytes) {
     std::vector<wchar_t> wide;
-    if (!widen(path, &wide)) return fail(TL_E_IO, "%s: cannot open: the path is not UTF-8", path);
+    if (!widen(path, &wide)) return failed("%s: cannot open: the path is not UTF-8", path);
     // Others may read, rename or delete it while it is open (the POSIX behaviour); a folder
     // does not open without FILE_FLAG_BACKUP_SEMANTICS, and a pipe or device is refused below.
     HANDLE h = CreateFileW(wide.data(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
@@ -63,17 +63,17 @@ tl_status open_for_reading(const char *path, File *out, uint64_t *bytes) {
         const char *why = last_error_text();
         const DWORD attributes = GetFileAttributesW(wide.data());
         if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
-            return fail(TL_E_IO, "%s: not a regular file", path);
-        return fail(TL_E_IO, "%s: cannot open: %s", path, why);
+            return failed("%s: not a regular file", path);
+        return failed("%s: cannot open: %s", path, why);
     }
     LARGE_INTEGER size;
     if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
         CloseHandle(h);
-        return fail(TL_E_IO, "%s: not a regular file", path);
+        return failed("%s: not a regular file", path);
     }
     out->handle = reinterpret_cast<intptr_t>(h);
     *bytes = uint64_t(size.QuadPart);
-    return TL_OK;
+    return true;
 }
 
 bool read_at(const File &file, uint64_t offset, void *dst, size_t n) {
@@ -95,18 +95,18 @@ void close(File *file) {
     file->handle = -1;
 }
 
-tl_status map_file(const File &file, size_t bytes, const char *path, const std::byte **out) {
-    if (bytes == 0) return *out = nullptr, TL_OK;
+bool map_file(const File &file, size_t bytes, const char *path, const std::byte **out) {
+    if (bytes == 0) return *out = nullptr, true;
     const uint64_t size = bytes;
     HANDLE mapping = CreateFileMappingW(handle_of(file.handle), nullptr, PAGE_READONLY, DWORD(size >> 32),
                                         DWORD(size & 0xFFFFFFFFu), nullptr);
-    if (!mapping) return fail(TL_E_IO, "%s: cannot map: %s", path, last_error_text());
+    if (!mapping) return failed("%s: cannot map: %s", path, last_error_text());
     void *data = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, bytes);
     const char *why = data ? "" : last_error_text();
     CloseHandle(mapping);  // the view keeps the mapping alive
-    if (!data) return fail(TL_E_IO, "%s: cannot map: %s", path, why);
+    if (!data) return failed("%s: cannot map: %s", path, why);
     *out = static_cast<const std::byte *>(data);
-    return TL_OK;
+    return true;
 }
 
 void unmap_file(const std::byte *data, size_t bytes) {
@@ -139,23 +139,23 @@ AtomicWriter::~AtomicWriter() {
     if (widen(tmp_, &wide)) DeleteFileW(wide.data());
 }
 
-tl_status AtomicWriter::create(const char *target) {
+bool AtomicWriter::create(const char *target) {
     target_ = target;
     const size_t dir_len = folder_length(target);
-    if (!target[dir_len]) return fail(TL_E_IO, "%s: names a folder, not a file", target);
+    if (!target[dir_len]) return failed("%s: names a folder, not a file", target);
     for (int attempt = 0; attempt < 100; ++attempt) {
         if (!temporary_name(target, dir_len, (unsigned long)GetCurrentProcessId(), tmp_, sizeof tmp_))
-            return fail(TL_E_IO, "%s: path too long", target);
+            return failed("%s: path too long", target);
         std::vector<wchar_t> wide;
-        if (!widen(tmp_, &wide)) return fail(TL_E_IO, "%s: cannot create: the path is not UTF-8", target);
+        if (!widen(tmp_, &wide)) return failed("%s: cannot create: the path is not UTF-8", target);
         // CREATE_NEW fails on any existing name, a link among them: nothing planted is followed.
         HANDLE h = CreateFileW(wide.data(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
         if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_EXISTS) continue;
-        if (h == INVALID_HANDLE_VALUE) return fail(TL_E_IO, "%s: cannot create: %s", tmp_, last_error_text());
+        if (h == INVALID_HANDLE_VALUE) return failed("%s: cannot create: %s", tmp_, last_error_text());
         handle_ = reinterpret_cast<intptr_t>(h);
-        return TL_OK;
+        return true;
     }
-    return fail(TL_E_IO, "%s: no unused temporary name beside it", target);
+    return failed("%s: no unused temporary name beside it", target);
 }
 
 bool AtomicWriter::write(const void *data, size_t n) {
@@ -164,15 +164,15 @@ bool AtomicWriter::write(const void *data, size_t n) {
         const DWORD want = n > 0x40000000u ? 0x40000000u : DWORD(n);
         DWORD put = 0;
         if (!WriteFile(handle_of(handle_), from, want, &put, nullptr) || put == 0) {
-            failure_ = put == 0 && GetLastError() == 0 ? "nothing written" : last_error_text();
-            return false;
+            return failed("%s: cannot write: %s", target_,
+                          put == 0 && GetLastError() == 0 ? "nothing written" : last_error_text());
         }
         from += put, n -= put;
     }
     return true;
 }
 
-tl_status AtomicWriter::commit() {
+bool AtomicWriter::commit() {
     HANDLE h = handle_of(handle_);
     handle_ = -1;
     const bool synced = FlushFileBuffers(h) != 0;
@@ -184,7 +184,7 @@ tl_status AtomicWriter::commit() {
         // refuses it for a while when another process or writer holds the target in a way that
         // forbids deletion (a rename racing ours, an open without FILE_SHARE_DELETE): retried.
         for (int attempt = 0; attempt < 200; ++attempt) {
-            if (MoveFileExW(from.data(), to.data(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) return TL_OK;
+            if (MoveFileExW(from.data(), to.data(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) return true;
             const DWORD code = GetLastError();
             if (code != ERROR_ACCESS_DENIED && code != ERROR_SHARING_VIOLATION) break;
             Sleep(attempt < 10 ? 0 : 1);
@@ -192,7 +192,7 @@ tl_status AtomicWriter::commit() {
         why = last_error_text();
     }
     if (widen(tmp_, &from)) DeleteFileW(from.data());
-    return fail(TL_E_IO, "%s: cannot write: %s", target_, why);
+    return failed("%s: cannot write: %s", target_, why);
 }
 
 }  // namespace tl::platform

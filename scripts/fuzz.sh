@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang, ASan+UBSan) and runs each on a copy of its corpus in
-# tests/fuzz/corpus.  Fails on any crash, sanitizer report or leak; the input is kept as
-# crash-* in the build tree.  Prints libFuzzer's totals (runs, seconds) per harness.
+# Builds the libFuzzer harnesses (clang, ASan+UBSan) and runs each from its seed corpus in
+# tests/fuzz/corpus, growing its run corpus in build-fuzz/corpus/NAME (outside git, kept
+# between runs on one machine).  Fails on any crash, sanitizer report or leak; the input is
+# kept as crash-* in the build tree.  Prints libFuzzer's totals (runs, seconds) per harness.
 #   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds] [gguf-seconds]     (default 40, 20, 20)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,17 +16,16 @@ export ASAN_OPTIONS=allocator_may_return_null=1
 for target in api:$api_seconds safetensors:$st_seconds gguf:$gguf_seconds; do
   name=${target%%:*}; seconds=${target##*:}
   "$build/tests/fuzz/fuzz_$name" --help | grep -q '^usage: fuzz_' || { echo "fuzz_$name: no usage on --help"; exit 1; }
-  work=$(mktemp -d)
-  cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
+  work="$build/corpus/$name"
+  mkdir -p "$work"
   log="$build/fuzz_$name.log"
   if ! (cd "$build" && "./tests/fuzz/fuzz_$name" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
-        "$work" >"$log" 2>&1); then
+        "$work" "$root/tests/fuzz/corpus/$name" >"$log" 2>&1); then
     tail -n 40 "$log"
     echo "fuzz_$name: FAILED (see $log and crash-* in $build)"
     exit 1
   fi
   runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
   per=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
-  echo "fuzz_$name: $runs executions in ${seconds}s ($per exec/s), corpus $(ls "$work" | wc -l) inputs, no crash"
-  rm -rf "$work"
+  echo "fuzz_$name: $runs executions in ${seconds}s ($per exec/s), run corpus $(ls "$work" | wc -l) inputs, no crash"
 done

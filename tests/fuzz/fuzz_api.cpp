@@ -155,13 +155,21 @@ tl_status matrix_vector(tl_context *ctx, Input &in, tl_tensor *out) {
     return st;
 }
 
+// The action an input byte chooses, from a table fixed for good: codes 0..37 each take the
+// bytes b < 228 with b % 38 == code, and bytes 228..255 are free. A new action takes some of
+// the free bytes (which until then only report), so every seed keeps its meaning.
+constexpr int kActions = 38;
+constexpr int kFirstFreeByte = 228;  // kActions * 6
+constexpr int kReport = 31;          // the default case: stats and the context's report
+uint8_t action_of(uint8_t b) { return b < kFirstFreeByte ? uint8_t(b % kActions) : uint8_t(kReport); }
+
 void step(Machine &m, Input &in, const tl_allocator &alloc) {
     const int c = in.byte() & 1;
     tl_context *ctx = m.ctx[c];
     tl_tensor out = kSentinel;
     tl_status st = TL_OK;
     m.foreign_used = false;
-    const uint8_t op = in.byte() % 38;
+    const uint8_t op = action_of(in.byte());
     switch (op) {
         case 0: {  // open a scope, sometimes TL_FIXED and small
             if (m.depth[c] == 6) break;

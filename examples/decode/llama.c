@@ -39,7 +39,7 @@ void llama_init_random(tl_context *ctx, const model_config *cfg, model *m) {
     const int64_t d = cfg->d_model, hd = d / cfg->heads, kvw = hd * cfg->kv_heads, ffn = cfg->ffn;
     const int64_t embed_shape[2] = {cfg->vocab, d};
     m->embed = random_tensor(ctx, 2, embed_shape, 1.0f, &seed);
-    m->layer = calloc((size_t)cfg->layers, sizeof *m->layer);
+    m->layer = tl_check_alloc(calloc((size_t)cfg->layers, sizeof *m->layer), "m->layer");
     for (int l = 0; l < cfg->layers; ++l) {
         layer_weights *w = &m->layer[l];
         w->attn_norm = random_norm(ctx, d, &seed);
@@ -111,7 +111,7 @@ static int convert_in_place(tl_context *ctx, tl_tensor *t, tl_dtype dt) {
 void llama_convert(tl_context *ctx, model *m, tl_dtype dt) {
     m->weights_dtype = dt;
     /* The converted projections (and head), in the order a step reads them, then into one block. */
-    tl_tensor **converted = malloc(sizeof(tl_tensor *) * (size_t)(LAYER_TENSORS * m->cfg.layers + 1));
+    tl_tensor **converted = tl_check_alloc(malloc(sizeof(tl_tensor *) * (size_t)(LAYER_TENSORS * m->cfg.layers + 1)), "converted");
     int count = 0;
     for (int l = 0; l < m->cfg.layers; ++l)
         for (int i = 0; i < LAYER_TENSORS; ++i) {
@@ -125,7 +125,7 @@ void llama_convert(tl_context *ctx, model *m, tl_dtype dt) {
     else if (convert_in_place(ctx, &m->lm_head, dt))
         converted[count++] = &m->lm_head;
     if (count) {
-        tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)count);
+        tl_tensor *tensors = tl_check_alloc(malloc(sizeof(tl_tensor) * (size_t)count), "tensors");
         for (int i = 0; i < count; ++i) tensors[i] = *converted[i];
         weight_block_open(ctx, &m->block, tensors, count);
         for (int i = 0; i < count; ++i) *converted[i] = weight_block_take(ctx, &m->block, *converted[i]);
@@ -158,8 +158,6 @@ static void count_weight_bytes(tl_context *ctx, model *m) {
 double llama_weight_bytes(const model *m) { return m->weight_bytes; }
 
 /* ---- the step ------------------------------------------------------------------------------ */
-
-#define OP(call_with_out) (TL_CHECK(call_with_out), decoder_keep(d, out))
 
 /* x [1, k] times a weight stored as rows [n, k]: [1, n]. */
 static tl_tensor project(decoder *d, tl_tensor x, tl_tensor rows) {
@@ -270,7 +268,7 @@ static int load_weights(tl_context *ctx, const char *path, void *file, get_fn ge
     const int64_t rows[LAYER_TENSORS] = {d, d, kvw, kvw, d, d, ffn, ffn, d};
     const int64_t cols[LAYER_TENSORS] = {0, d, d, d, d, 0, d, d, ffn};
     char name[128];
-    m->layer = calloc((size_t)c->layers, sizeof *m->layer);
+    m->layer = tl_check_alloc(calloc((size_t)c->layers, sizeof *m->layer), "m->layer");
     int loaded = 0; /* layer tensors got so far, so a refusal frees them */
     int bad = 0;
     for (int l = 0; l < c->layers && !bad; ++l)
@@ -375,11 +373,11 @@ static int load_gguf(tl_context *ctx, const char *path, model_config *cfg, model
     uint64_t count;
     if (!bad && tl_gguf_key_type(f, "tokenizer.ggml.tokens", &type, &item, &count) == TL_OK && item == TL_GGUF_STRING &&
         count == (uint64_t)cfg->vocab) {
-        m->token_text = calloc((size_t)count, sizeof(char *));
+        m->token_text = tl_check_alloc(calloc((size_t)count, sizeof(char *)), "m->token_text");
         for (uint64_t i = 0; i < count; ++i) {
             const char *text;
             TL_CHECK(tl_gguf_get_array_string(f, "tokenizer.ggml.tokens", i, &text, &len));
-            m->token_text[i] = malloc(len + 1);
+            m->token_text[i] = tl_check_alloc(malloc(len + 1), "m->token_text[i]");
             memcpy(m->token_text[i], text, len);
             m->token_text[i][len] = 0;
         }
@@ -410,7 +408,7 @@ static int load_hf(tl_context *ctx, const char *path, model_config *cfg, model *
     for (char buf[4096];;) {
         const size_t got = fread(buf, 1, sizeof buf, cf);
         if (!got || size + got > (1u << 20)) break;
-        text = realloc(text, size + got + 1);
+        text = tl_check_alloc(realloc(text, size + got + 1), config_path);
         memcpy(text + size, buf, got);
         size += got;
     }
@@ -457,9 +455,9 @@ int llama_save_hf(tl_context *ctx, const model *m, const char *path) {
     const model_config *c = &m->cfg;
     if (c->rope != TL_ROPE_HALVES) return refuse(path, "the weights came from GGUF (interleaved RoPE): not saved");
     const int n = 3 + LAYER_TENSORS * c->layers - (tied(m) ? 1 : 0);
-    const char **names = malloc(sizeof(char *) * (size_t)n);
-    char(*storage)[96] = malloc(96 * (size_t)n);
-    tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)n);
+    const char **names = tl_check_alloc(malloc(sizeof(char *) * (size_t)n), "names");
+    char(*storage)[96] = tl_check_alloc(malloc(96 * (size_t)n), "storage");
+    tl_tensor *tensors = tl_check_alloc(malloc(sizeof(tl_tensor) * (size_t)n), "tensors");
     int i = 0;
     names[i] = "model.embed_tokens.weight", tensors[i++] = m->embed;
     names[i] = "model.norm.weight", tensors[i++] = m->final_norm;

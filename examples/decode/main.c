@@ -50,61 +50,74 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Runs one mode from a fresh context; fills records and (tokens x vocab) logits. */
-static const char *weights_path, *save_path;
-static tl_dtype weights_dtype = TL_F32; /* --weights-dtype: converted at load */
-static int convert_weights;             /* --weights-dtype given (else a file's weights stay as stored) */
-static int32_t *prompt;                 /* --prompt-ids: fed at positions 0.., then greedy */
-static int prompt_len;
-static char decoded[1 << 16]; /* the output tokens as text, where the weights carry a vocabulary */
-static job_pool *pool;        /* NULL: one thread */
+/* What the command line asks beyond the model's shape. */
+typedef struct options {
+    const char *weights_path, *save_path, *report, *svg;
+    tl_dtype weights_dtype; /* --weights-dtype: converted at load */
+    int convert_weights;    /* --weights-dtype given (else a file's weights stay as stored) */
+    int32_t *prompt;        /* --prompt-ids: fed at positions 0.., then greedy */
+    int prompt_len;
+    int threads;
+    job_pool *pool; /* NULL: one thread */
+} options;
 
-static void run_mode(const model_config *cfg, memory_mode mode, step_record *rec, float *logits) {
+/* What one mode produced: a record per step, (tokens x vocab) logits, the output as text. */
+typedef struct mode_result {
+    step_record *steps;
+    float *logits;
+    char *text; /* where the weights carry a vocabulary, else empty */
+    size_t text_capacity;
+} mode_result;
+
+/* Runs one mode from a fresh context. */
+static void run_mode(const model_config *cfg, const options *o, memory_mode mode, mode_result *out) {
     memory_meter meter = {0, 0, 0};
     tl_allocator alloc = {&meter, meter_alloc, meter_free};
     tl_context *ctx;
     TL_CHECK(tl_context_create(&alloc, &ctx));
-    if (pool) {
-        const tl_executor ex = job_pool_executor(pool);
+    if (o->pool) {
+        const tl_executor ex = job_pool_executor(o->pool);
         TL_CHECK(tl_context_set_executor(ctx, &ex));
     }
     model m;
     model_config loaded = *cfg;
     const int llama = cfg->arch == ARCH_LLAMA;
-    if (weights_path) {
-        if ((llama ? llama_load : model_load)(ctx, weights_path, &loaded, &m) != 0) exit(1);
+    if (o->weights_path) {
+        if ((llama ? llama_load : model_load)(ctx, o->weights_path, &loaded, &m) != 0) exit(1);
         m.cfg.tokens = cfg->tokens, m.cfg.kv_dtype = cfg->kv_dtype, m.cfg.unfused_attention = cfg->unfused_attention;
     } else if (llama) {
         llama_init_random(ctx, cfg, &m);
     } else {
         model_init_random(ctx, cfg, &m);
     }
-    if (save_path && mode == MODE_AMBIENT) {
+    if (o->save_path && mode == MODE_AMBIENT) {
         if (!llama)
-            model_save(ctx, &m, save_path);
-        else if (llama_save_hf(ctx, &m, save_path) != 0)
+            model_save(ctx, &m, o->save_path);
+        else if (llama_save_hf(ctx, &m, o->save_path) != 0)
             exit(1);
     }
-    if (convert_weights || !llama) model_convert(ctx, &m, weights_dtype);
+    if (o->convert_weights || !llama) model_convert(ctx, &m, o->weights_dtype);
     decoder d;
     decoder_open(&d, ctx, &m, mode);
     int32_t token = 1;
     size_t text_len = 0;
-    decoded[0] = 0;
+    out->text[0] = 0;
     for (int pos = 0; pos < cfg->tokens; ++pos) {
-        if (pos < prompt_len) token = prompt[pos];
+        if (pos < o->prompt_len) token = o->prompt[pos];
         const long calls = meter.calls;
         const size_t live = meter.live;
         meter.peak = live;
         const double t0 = now_ms();
-        token = decoder_step(&d, token, pos, logits + (size_t)pos * (size_t)cfg->vocab);
-        step_record *r = &rec[pos];
+        token = decoder_step(&d, token, pos, out->logits + (size_t)pos * (size_t)cfg->vocab);
+        step_record *r = &out->steps[pos];
         r->ms = now_ms() - t0;
         r->mallocs = meter.calls - calls;
         r->token = token;
-        char piece[256];
-        const size_t n = llama ? strlen(llama_token_text(&m, token, piece, sizeof piece)) : 0;
-        if (text_len + n < sizeof decoded) memcpy(decoded + text_len, piece, n + 1), text_len += n;
+        if (llama) {
+            char piece[256];
+            const size_t n = strlen(llama_token_text(&m, token, piece, sizeof piece));
+            if (text_len + n < out->text_capacity) memcpy(out->text + text_len, piece, n + 1), text_len += n;
+        }
         if (mode == MODE_SCOPED) {
             r->bytes_in_use = d.last_step.used_bytes;
             r->slab_bytes = d.last_step.slab_bytes;
@@ -131,8 +144,8 @@ static void print_phase(const char *mode, const char *phase, const step_record *
 
 static int parse_int(const char *flag, const char *value) {
     char *end;
-    long v = value ? strtol(value, &end, 10) : 0;
-    if (!value || *end || v <= 0 || v > 1 << 20) {
+    long v = strtol(value, &end, 10);
+    if (*end || v <= 0 || v > 1 << 20) {
         fprintf(stderr, "decode: %s needs a positive integer\n", flag);
         exit(2);
     }
@@ -167,7 +180,7 @@ static tl_dtype parse_dtype(const char *name, int n) {
 }
 
 /* --prompt-ids 1,2,3: token ids, each >= 0 (checked against the vocabulary once it is known). */
-static void parse_prompt(const char *text) {
+static void parse_prompt(const char *text, options *o) {
     for (const char *p = text; *p;) {
         char *end;
         const long id = strtol(p, &end, 10);
@@ -175,167 +188,242 @@ static void parse_prompt(const char *text) {
             fprintf(stderr, "decode: --prompt-ids takes token ids separated by commas, not '%s'\n", text);
             exit(2);
         }
-        prompt = realloc(prompt, sizeof(int32_t) * (size_t)(prompt_len + 1));
-        prompt[prompt_len++] = (int32_t)id;
+        o->prompt = tl_check_alloc(realloc(o->prompt, sizeof(int32_t) * (size_t)(o->prompt_len + 1)), "--prompt-ids");
+        o->prompt[o->prompt_len++] = (int32_t)id;
         p = *end ? end + 1 : end;
     }
+}
+
+/* One flag: its name, and what its value (NULL for a switch) does to the configuration. */
+typedef struct flag {
+    const char *name;
+    int takes_value;
+    void (*apply)(const char *flag, const char *value, model_config *cfg, options *o);
+} flag;
+
+static void set_d_model(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->d_model = parse_int(f, v);
+}
+static void set_layers(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->layers = parse_int(f, v);
+}
+static void set_heads(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->heads = parse_int(f, v);
+}
+static void set_kv_heads(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->kv_heads = parse_int(f, v);
+}
+static void set_ffn(const char *f, const char *v, model_config *c, options *o) { (void)o, c->ffn = parse_int(f, v); }
+static void set_vocab(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->vocab = parse_int(f, v);
+}
+static void set_tokens(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->tokens = parse_int(f, v);
+}
+static void set_seed(const char *f, const char *v, model_config *c, options *o) {
+    (void)o, c->seed = (unsigned)parse_int(f, v);
+}
+static void set_threads(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->threads = parse_int(f, v);
+}
+static void set_weights(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)c, o->weights_path = v;
+}
+static void set_save(const char *f, const char *v, model_config *c, options *o) { (void)f, (void)c, o->save_path = v; }
+static void set_report(const char *f, const char *v, model_config *c, options *o) { (void)f, (void)c, o->report = v; }
+static void set_svg(const char *f, const char *v, model_config *c, options *o) { (void)f, (void)c, o->svg = v; }
+static void set_unfused(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)v, (void)o, c->unfused_attention = 1;
+}
+static void set_prompt(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)c, parse_prompt(v, o);
+}
+static void set_kv_dtype(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)o, c->kv_dtype = parse_dtype(v, 3);
+}
+static void set_weights_dtype(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)c, o->weights_dtype = parse_dtype(v, 5), o->convert_weights = 1;
+}
+static void set_arch(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)o;
+    if (strcmp(v, "toy") && strcmp(v, "llama")) refuse_argument(v, USAGE);
+    c->arch = strcmp(v, "llama") ? ARCH_TOY : ARCH_LLAMA;
+}
+
+static const flag FLAGS[] = {
+    {"--d-model", 1, set_d_model},
+    {"--layers", 1, set_layers},
+    {"--heads", 1, set_heads},
+    {"--kv-heads", 1, set_kv_heads},
+    {"--ffn", 1, set_ffn},
+    {"--vocab", 1, set_vocab},
+    {"--tokens", 1, set_tokens},
+    {"--seed", 1, set_seed},
+    {"--threads", 1, set_threads},
+    {"--weights", 1, set_weights},
+    {"--save-weights", 1, set_save},
+    {"--report", 1, set_report},
+    {"--svg", 1, set_svg},
+    {"--unfused-attention", 0, set_unfused},
+    {"--prompt-ids", 1, set_prompt},
+    {"--kv-dtype", 1, set_kv_dtype},
+    {"--weights-dtype", 1, set_weights_dtype},
+    {"--arch", 1, set_arch},
+};
+
+static void parse_args(int argc, char **argv, model_config *cfg, options *o) {
+    for (int i = 1; i < argc; ++i) {
+        const flag *f = NULL;
+        for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0] && !f; ++k)
+            if (!strcmp(argv[i], FLAGS[k].name)) f = &FLAGS[k];
+        if (!f) refuse_argument(argv[i], USAGE);
+        if (f->takes_value && i + 1 == argc) {
+            fprintf(stderr, "decode: %s needs a value\n%s", f->name, USAGE);
+            exit(2);
+        }
+        f->apply(f->name, f->takes_value ? argv[++i] : NULL, cfg, o);
+    }
+}
+
+/* The model's shape and the prompt, checked together once the file (if any) has given its part:
+ * 0, or 2 with a message. */
+static int check_shape(const model_config *cfg, const options *o) {
+    if (cfg->kv_dtype != TL_F32 && cfg->arch != ARCH_LLAMA) {
+        fprintf(stderr, "decode: --kv-dtype is for --arch llama\n");
+        return 2;
+    }
+    if (cfg->d_model % cfg->heads || cfg->heads % cfg->kv_heads ||
+        (cfg->arch == ARCH_LLAMA && cfg->d_model / cfg->heads % 2)) {
+        fprintf(stderr, "decode: --d-model must be a multiple of --heads, --heads of --kv-heads (an even head size)\n");
+        return 2;
+    }
+    if (o->prompt_len > cfg->tokens) {
+        fprintf(stderr, "decode: %d prompt ids for a %d-token run (--tokens)\n", o->prompt_len, cfg->tokens);
+        return 2;
+    }
+    for (int i = 0; i < o->prompt_len; ++i)
+        if (o->prompt[i] >= cfg->vocab) {
+            fprintf(stderr, "decode: prompt id %d is past the vocabulary (%d)\n", o->prompt[i], cfg->vocab);
+            return 2;
+        }
+    if (o->threads > JOB_POOL_MAX_THREADS) {
+        fprintf(stderr, "decode: --threads takes 1 to %d\n", JOB_POOL_MAX_THREADS);
+        return 2;
+    }
+    return 0;
+}
+
+static void print_header(const model_config *cfg, const options *o) {
+    const char *pool = o->threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "";
+    if (cfg->arch == ARCH_LLAMA)
+        printf(
+            "decode: llama, d_model %d, %d layers, %d heads (%d kv), ffn %d, vocab %d, %d tokens, KV cache %s, "
+            "weights %s%s%s; %d thread%s%s\n",
+            cfg->d_model, cfg->layers, cfg->heads, cfg->kv_heads, cfg->ffn, cfg->vocab, cfg->tokens,
+            tl_dtype_name(cfg->kv_dtype), o->weights_path ? o->weights_path : "from a fixed seed",
+            o->convert_weights ? " converted to "
+            : o->weights_path  ? " as stored"
+                               : " in f32",
+            o->convert_weights ? tl_dtype_name(o->weights_dtype) : "", o->threads, o->threads > 1 ? "s" : "", pool);
+    else
+        printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n",
+               cfg->d_model, cfg->layers, cfg->heads, cfg->vocab, cfg->tokens,
+               o->weights_path ? o->weights_path : "from a fixed seed", tl_dtype_name(o->weights_dtype), o->threads,
+               o->threads > 1 ? "s" : "", pool);
+    printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
+}
+
+static void mode_result_open(mode_result *r, const model_config *cfg) {
+    r->steps = tl_check_alloc(calloc((size_t)cfg->tokens, sizeof *r->steps), "the step records");
+    r->logits = tl_check_alloc(malloc((size_t)cfg->tokens * (size_t)cfg->vocab * sizeof(float)), "the logits");
+    r->text_capacity = 1 << 16;
+    r->text = tl_check_alloc(malloc(r->text_capacity), "the output text");
+}
+
+static void mode_result_close(mode_result *r) {
+    free(r->steps);
+    free(r->logits);
+    free(r->text);
 }
 
 int main(int argc, char **argv) {
     answer_help(argc, argv, USAGE);
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
     cfg.rope_theta = 10000, cfg.norm_eps = 1e-5, cfg.rope = TL_ROPE_HALVES, cfg.kv_dtype = TL_F32;
-    const char *report = NULL, *svg = NULL;
     const long cores = job_pool_online_cores();
-    int threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--d-model"))
-            cfg.d_model = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--layers"))
-            cfg.layers = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--heads"))
-            cfg.heads = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--vocab"))
-            cfg.vocab = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--tokens"))
-            cfg.tokens = parse_int(a, v), ++i;
-        else if (!strcmp(a, "--seed"))
-            cfg.seed = (unsigned)parse_int(a, v), ++i;
-        else if (!strcmp(a, "--report") && v)
-            report = v, ++i;
-        else if (!strcmp(a, "--weights") && v)
-            weights_path = v, ++i;
-        else if (!strcmp(a, "--save-weights") && v)
-            save_path = v, ++i;
-        else if (!strcmp(a, "--svg") && v)
-            svg = v, ++i;
-        else if (!strcmp(a, "--unfused-attention"))
-            cfg.unfused_attention = 1;
-        else if (!strcmp(a, "--weights-dtype") && v) {
-            weights_dtype = parse_dtype(v, 5), convert_weights = 1, ++i;
-        } else if (!strcmp(a, "--kv-dtype") && v) {
-            cfg.kv_dtype = parse_dtype(v, 3), ++i;
-        } else if (!strcmp(a, "--arch") && v) {
-            if (strcmp(v, "toy") && strcmp(v, "llama")) refuse_argument(v, USAGE);
-            cfg.arch = strcmp(v, "llama") ? ARCH_TOY : ARCH_LLAMA, ++i;
-        } else if (!strcmp(a, "--kv-heads")) {
-            cfg.kv_heads = parse_int(a, v), ++i;
-        } else if (!strcmp(a, "--ffn")) {
-            cfg.ffn = parse_int(a, v), ++i;
-        } else if (!strcmp(a, "--prompt-ids") && v) {
-            parse_prompt(v), ++i;
-        } else if (!strcmp(a, "--threads"))
-            threads = parse_int(a, v), ++i;
-        else
-            refuse_argument(a, USAGE);
-    }
-    const size_t path_len = weights_path ? strlen(weights_path) : 0;
-    if (path_len > 5 && !strcmp(weights_path + path_len - 5, ".gguf")) cfg.arch = ARCH_LLAMA;
+    options o = {0};
+    o.weights_dtype = TL_F32;
+    o.threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
+    parse_args(argc, argv, &cfg, &o);
+    const size_t path_len = o.weights_path ? strlen(o.weights_path) : 0;
+    if (path_len > 5 && !strcmp(o.weights_path + path_len - 5, ".gguf")) cfg.arch = ARCH_LLAMA;
     if (!cfg.kv_heads) cfg.kv_heads = cfg.heads;
     if (!cfg.ffn) cfg.ffn = 3 * cfg.d_model;
-    if (cfg.kv_dtype != TL_F32 && cfg.arch != ARCH_LLAMA) {
-        fprintf(stderr, "decode: --kv-dtype is for --arch llama\n");
-        return 2;
-    }
-    if (weights_path) { /* the file decides the model's shape */
+    if (o.weights_path) { /* the file decides the model's shape */
         tl_context *probe;
         model m = {0};
         TL_CHECK(tl_context_create(NULL, &probe));
-        const int loaded = (cfg.arch == ARCH_LLAMA ? llama_load : model_load)(probe, weights_path, &cfg, &m);
+        const int loaded = (cfg.arch == ARCH_LLAMA ? llama_load : model_load)(probe, o.weights_path, &cfg, &m);
         if (loaded == 0) model_free(probe, &m);
         tl_context_destroy(probe);
         if (loaded != 0) return 1;
     }
-    if (cfg.d_model % cfg.heads || cfg.heads % cfg.kv_heads ||
-        (cfg.arch == ARCH_LLAMA && cfg.d_model / cfg.heads % 2)) {
-        fprintf(stderr, "decode: --d-model must be a multiple of --heads, --heads of --kv-heads (an even head size)\n");
-        return 2;
-    }
-    if (prompt_len > cfg.tokens) {
-        fprintf(stderr, "decode: %d prompt ids for a %d-token run (--tokens)\n", prompt_len, cfg.tokens);
-        return 2;
-    }
-    for (int i = 0; i < prompt_len; ++i)
-        if (prompt[i] >= cfg.vocab) {
-            fprintf(stderr, "decode: prompt id %d is past the vocabulary (%d)\n", prompt[i], cfg.vocab);
-            return 2;
-        }
-    if (threads > JOB_POOL_MAX_THREADS) {
-        fprintf(stderr, "decode: --threads takes 1 to %d\n", JOB_POOL_MAX_THREADS);
-        return 2;
-    }
+    const int refused = check_shape(&cfg, &o);
+    if (refused) return refused;
     job_pool threads_pool;
     TL_CHECK(tl_set_blas_threads(1));
-    if (threads > 1) {
-        if (job_pool_start(&threads_pool, threads) != 0) {
-            fprintf(stderr, "decode: could not start %d threads\n", threads);
+    if (o.threads > 1) {
+        if (job_pool_start(&threads_pool, o.threads) != 0) {
+            fprintf(stderr, "decode: could not start %d threads\n", o.threads);
             return 1;
         }
-        pool = &threads_pool;
+        o.pool = &threads_pool;
     }
-    if (cfg.arch == ARCH_LLAMA)
-        printf(
-            "decode: llama, d_model %d, %d layers, %d heads (%d kv), ffn %d, vocab %d, %d tokens, KV cache %s, "
-            "weights %s%s%s; %d thread%s%s\n",
-            cfg.d_model, cfg.layers, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.tokens,
-            tl_dtype_name(cfg.kv_dtype), weights_path ? weights_path : "from a fixed seed",
-            convert_weights ? " converted to "
-            : weights_path  ? " as stored"
-                            : " in f32",
-            convert_weights ? tl_dtype_name(weights_dtype) : "", threads, threads > 1 ? "s" : "",
-            threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
-    else
-        printf("decode: d_model %d, %d layers, %d heads, vocab %d, %d tokens, weights %s in %s; %d thread%s%s\n",
-               cfg.d_model, cfg.layers, cfg.heads, cfg.vocab, cfg.tokens,
-               weights_path ? weights_path : "from a fixed seed", tl_dtype_name(weights_dtype), threads,
-               threads > 1 ? "s" : "", threads > 1 ? " (a job pool as the executor, BLAS at 1)" : "");
-    printf("machine: OpenBLAS core %s, SIMD kernels %s\n\n", tl_blas_core(), tl_simd_target());
-    const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
-    step_record *ambient = calloc((size_t)cfg.tokens, sizeof *ambient),
-                *scoped = calloc((size_t)cfg.tokens, sizeof *scoped);
-    float *logits_a = malloc(nlogits * sizeof(float)), *logits_s = malloc(nlogits * sizeof(float));
-    run_mode(&cfg, MODE_AMBIENT, ambient, logits_a);
-    run_mode(&cfg, MODE_SCOPED, scoped, logits_s);
+    print_header(&cfg, &o);
+    mode_result ambient, scoped;
+    mode_result_open(&ambient, &cfg);
+    mode_result_open(&scoped, &cfg);
+    run_mode(&cfg, &o, MODE_AMBIENT, &ambient);
+    run_mode(&cfg, &o, MODE_SCOPED, &scoped);
 
+    const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
     int same_tokens = 1;
-    for (int i = 0; i < cfg.tokens; ++i) same_tokens &= ambient[i].token == scoped[i].token;
-    const int same_logits = memcmp(logits_a, logits_s, nlogits * sizeof(float)) == 0;
+    for (int i = 0; i < cfg.tokens; ++i) same_tokens &= ambient.steps[i].token == scoped.steps[i].token;
+    const int same_logits = memcmp(ambient.logits, scoped.logits, nlogits * sizeof(float)) == 0;
 
     printf("%-8s %-20s %9s %14s %14s %12s %12s %6s\n", "mode", "phase", "ms/step", "mallocs/step", "bytes in use",
            "slab bytes", "peak", "grows");
     const int warm = cfg.tokens > 1 ? 1 : cfg.tokens;
     char steady[32];
     snprintf(steady, sizeof steady, "steps 2..%d", cfg.tokens);
-    print_phase("ambient", "step 1 (warm-up)", ambient, 0, warm);
-    if (cfg.tokens > 1) print_phase("ambient", steady, ambient, 1, cfg.tokens);
-    print_phase("scoped", "step 1 (warm-up)", scoped, 0, warm);
-    if (cfg.tokens > 1) print_phase("scoped", steady, scoped, 1, cfg.tokens);
+    print_phase("ambient", "step 1 (warm-up)", ambient.steps, 0, warm);
+    if (cfg.tokens > 1) print_phase("ambient", steady, ambient.steps, 1, cfg.tokens);
+    print_phase("scoped", "step 1 (warm-up)", scoped.steps, 0, warm);
+    if (cfg.tokens > 1) print_phase("scoped", steady, scoped.steps, 1, cfg.tokens);
 
     long steady_mallocs = 0;
-    for (int i = 1; i < cfg.tokens; ++i) steady_mallocs += scoped[i].mallocs;
+    for (int i = 1; i < cfg.tokens; ++i) steady_mallocs += scoped.steps[i].mallocs;
     printf("\ntokens:");
-    for (int i = 0; i < cfg.tokens && i < 16; ++i) printf(" %d", scoped[i].token);
+    for (int i = 0; i < cfg.tokens && i < 16; ++i) printf(" %d", scoped.steps[i].token);
     printf("%s\n", cfg.tokens > 16 ? " ..." : "");
-    if (decoded[0]) printf("text: %s\n", decoded);
+    if (scoped.text[0]) printf("text: %s\n", scoped.text);
     printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
            same_logits ? "identical" : "DIFFER");
     uint64_t hash = 14695981039346656037ull; /* FNV-1a of the logits' bytes: the same on any thread count */
     for (size_t i = 0; i < nlogits * sizeof(float); ++i)
-        hash = (hash ^ ((const unsigned char *)logits_s)[i]) * 1099511628211ull;
+        hash = (hash ^ ((const unsigned char *)scoped.logits)[i]) * 1099511628211ull;
     printf("logits hash: %016llx\n", (unsigned long long)hash);
     printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, cfg.tokens - 1);
 
-    run_record runs[2] = {{"ambient", ambient, cfg.tokens}, {"scoped", scoped, cfg.tokens}};
+    run_record runs[2] = {{"ambient", ambient.steps, cfg.tokens}, {"scoped", scoped.steps, cfg.tokens}};
     int failed = !same_tokens || !same_logits || steady_mallocs != 0;
-    if (report && write_json_report(report, &cfg, runs, 2, same_tokens && same_logits) != 0) failed = 1;
-    if (svg && write_svg_chart(svg, runs, 2) != 0) failed = 1;
-    if (report) printf("report: %s\n", report);
-    if (svg) printf("chart: %s\n", svg);
-    free(ambient);
-    free(scoped);
-    free(logits_a);
-    free(logits_s);
-    if (pool) job_pool_stop(pool);
+    if (o.report && write_json_report(o.report, &cfg, runs, 2, same_tokens && same_logits) != 0) failed = 1;
+    if (o.svg && write_svg_chart(o.svg, runs, 2) != 0) failed = 1;
+    if (o.report) printf("report: %s\n", o.report);
+    if (o.svg) printf("chart: %s\n", o.svg);
+    mode_result_close(&ambient);
+    mode_result_close(&scoped);
+    free(o.prompt);
+    if (o.pool) job_pool_stop(o.pool);
     return failed;
 }

@@ -9,7 +9,7 @@
 tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed) {
     int64_t n = 1;
     for (int i = 0; i < ndim; ++i) n *= shape[i];
-    float *data = malloc(sizeof(float) * (size_t)n);
+    float *data = tl_check_alloc(malloc(sizeof(float) * (size_t)n), "data");
     for (int64_t i = 0; i < n; ++i) {
         *seed = *seed * 1664525u + 1013904223u;
         data[i] = ((float)(*seed >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
@@ -40,7 +40,7 @@ void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
     m->weights_dtype = TL_F32;
     int64_t embed_shape[2] = {cfg->vocab, d};
     m->embed = random_tensor(ctx, 2, embed_shape, 1.0f, &seed);
-    m->layer = calloc((size_t)cfg->layers, sizeof *m->layer);
+    m->layer = tl_check_alloc(calloc((size_t)cfg->layers, sizeof *m->layer), "m->layer");
     for (int l = 0; l < cfg->layers; ++l) {
         layer_weights *w = &m->layer[l];
         w->attn_norm = norm_weight(ctx, d);
@@ -90,14 +90,14 @@ void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
     if (m->cfg.arch == ARCH_LLAMA) return llama_convert(ctx, m, dt);
     m->weights_dtype = dt;
     const int count = 6 * m->cfg.layers + 1;
-    tl_tensor **projections = malloc(sizeof(tl_tensor *) * (size_t)count); /* in the order a step reads them */
+    tl_tensor **projections = tl_check_alloc(malloc(sizeof(tl_tensor *) * (size_t)count), "projections"); /* in the order a step reads them */
     for (int l = 0; l < m->cfg.layers; ++l) {
         layer_weights *w = &m->layer[l];
         tl_tensor *of_layer[6] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w_up, &w->w_down};
         memcpy(projections + 6 * l, of_layer, sizeof of_layer);
     }
     projections[count - 1] = &m->lm_head;
-    m->stored = malloc(sizeof(tl_tensor) * (size_t)count);
+    m->stored = tl_check_alloc(malloc(sizeof(tl_tensor) * (size_t)count), "m->stored");
     for (int i = 0; i < count; ++i) m->stored[i] = as_stored_rows(ctx, *projections[i], dt);
     m->stored_count = count;
     weight_block_open(ctx, &m->block, m->stored, count);
@@ -127,9 +127,9 @@ static const char *const layer_names[8] = {"attn_norm", "wq", "wk", "wv", "wo", 
 
 void model_save(tl_context *ctx, const model *m, const char *path) {
     const int n = 3 + 8 * m->cfg.layers;
-    const char **names = malloc(sizeof(char *) * (size_t)n);
-    char(*storage)[64] = malloc(64 * (size_t)n);
-    tl_tensor *tensors = malloc(sizeof(tl_tensor) * (size_t)n);
+    const char **names = tl_check_alloc(malloc(sizeof(char *) * (size_t)n), "names");
+    char(*storage)[64] = tl_check_alloc(malloc(64 * (size_t)n), "storage");
+    tl_tensor *tensors = tl_check_alloc(malloc(sizeof(tl_tensor) * (size_t)n), "tensors");
     names[0] = "embed", names[1] = "final_norm", names[2] = "lm_head";
     tensors[0] = m->embed, tensors[1] = m->final_norm, tensors[2] = m->lm_head;
     for (int l = 0; l < m->cfg.layers; ++l)
@@ -195,7 +195,7 @@ int model_load(tl_context *ctx, const char *path, model_config *cfg, model *m) {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     m->weights_dtype = TL_F32;
-    m->layer = calloc((size_t)layers, sizeof *m->layer);
+    m->layer = tl_check_alloc(calloc((size_t)layers, sizeof *m->layer), "m->layer");
     const int64_t d = cfg->d_model, v = cfg->vocab;
     const int64_t s_embed[2] = {v, d}, s_head[2] = {d, v}, s_d[1] = {d}, s_dd[2] = {d, d}, s_up[2] = {d, 4 * d},
                   s_down[2] = {4 * d, d};
@@ -219,8 +219,8 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
     d->mode = mode;
     const model_config *c = &m->cfg;
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
-    d->k_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
-    d->v_cache = calloc((size_t)c->layers, sizeof(tl_tensor));
+    d->k_cache = tl_check_alloc(calloc((size_t)c->layers, sizeof(tl_tensor)), "d->k_cache");
+    d->v_cache = tl_check_alloc(calloc((size_t)c->layers, sizeof(tl_tensor)), "d->v_cache");
     const int kv_width = c->arch == ARCH_LLAMA ? c->d_model / c->heads * c->kv_heads : c->d_model;
     const tl_dtype kv_dtype = c->arch == ARCH_LLAMA ? c->kv_dtype : TL_F32;
     int64_t shape[2] = {c->tokens, kv_width};
@@ -229,23 +229,22 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
         TL_CHECK(tl_tensor_zeros(ctx, kv_dtype, 2, shape, &d->v_cache[l]));
     }
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
-    d->mask_row = malloc(sizeof(float) * (size_t)c->tokens);
+    d->mask_row = tl_check_alloc(malloc(sizeof(float) * (size_t)c->tokens), "the causal mask's row");
     d->made_capacity = 64;
-    d->made = malloc(sizeof(tl_tensor) * (size_t)d->made_capacity);
+    d->made = tl_check_alloc(malloc(sizeof(tl_tensor) * (size_t)d->made_capacity), "the step's tensor list");
 }
 
 tl_tensor decoder_keep(decoder *d, tl_tensor t) {
     if (d->mode == MODE_AMBIENT) {
         if (d->made_count == d->made_capacity) {
             d->made_capacity *= 2;
-            d->made = realloc(d->made, sizeof(tl_tensor) * (size_t)d->made_capacity);
+            d->made = tl_check_alloc(realloc(d->made, sizeof(tl_tensor) * (size_t)d->made_capacity),
+                                     "the step's tensor list");
         }
         d->made[d->made_count++] = t;
     }
     return t;
 }
-
-#define OP(call_with_out) (TL_CHECK(call_with_out), decoder_keep(d, out))
 
 static tl_tensor attention(decoder *d, int l, tl_tensor h, tl_tensor mask, int pos) {
     const model_config *c = &d->m->cfg;

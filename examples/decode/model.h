@@ -107,6 +107,8 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits);
 tl_tensor llama_logits(decoder *d, int32_t token, int pos);
 /* Every tensor a step makes goes through here (ambient mode frees them at the end of the step). */
 tl_tensor decoder_keep(decoder *d, tl_tensor t);
+/* A call that makes `out` (a local of that name), checked and its result kept. */
+#define OP(call_with_out) (TL_CHECK(call_with_out), decoder_keep(d, out))
 void decoder_close(decoder *d);
 
 #endif

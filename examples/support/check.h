@@ -13,4 +13,11 @@ static inline void tl_check_status(tl_status st, const char *what, const char *f
     exit(1);
 }
 #define TL_CHECK(call) tl_check_status((call), #call, __FILE__, __LINE__)
+
+/* An allocation's result checked: NULL ends the program, naming what it was for. */
+static inline void *tl_check_alloc(void *p, const char *what) {
+    if (p) return p;
+    fprintf(stderr, "out of memory: %s\n", what);
+    exit(1);
+}
 #endif

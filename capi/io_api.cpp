@@ -1,4 +1,4 @@
-// safetensors and JSON.
+// The C API of files: safetensors, GGUF and JSON (tl_io.h).
 #include <climits>
 #include <cstring>
 

@@ -4,7 +4,7 @@
 #   2. gofmt, go vet and go test against the build tree (tensorlife-uninstalled.pc),
 #   3. a consumer module outside the tree (tests/consumers/go) that requires the module
 #      through a replace to a copy of it, built with plain `go build` and PKG_CONFIG_PATH to an
-#      installed prefix: no SWIG, no go generate, no LD_LIBRARY_PATH (the .pc file's rpath).
+#      installed prefix: no SWIG, no go generate, no LD_LIBRARY_PATH (an rpath to the prefix).
 #   bindings/go/test.sh BUILD_DIR [--bench]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -18,8 +18,8 @@ extern "C" {
 
 /* ---- safetensors ---------------------------------------------------------------------------
  * An open file: its header is parsed and checked at open (dtypes, shapes, offsets in range and
- * not overlapping, byte counts matching shapes); tensor data is read at tl_safetensors_get.  F32, F64 and
- * I32 load as they are; F16 and BF16 are converted to TL_F32.  Malformed files give TL_E_PARSE
+ * not overlapping, byte counts matching shapes); tensor data is read at tl_safetensors_get.  F32, F64,
+ * I32, F16 and BF16 load as themselves (TL_F16, TL_BF16 are storage dtypes: tl_tensor.h).  Malformed files give TL_E_PARSE
  * (or TL_E_IO for files that cannot be opened or read) with a message naming the problem. */
 typedef struct tl_safetensors_file tl_safetensors_file;
 
@@ -28,9 +28,9 @@ typedef struct tl_safetensors_file tl_safetensors_file;
 
 TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_safetensors_file **out);
 /* tl_safetensors_open, and the file's data mapped read-only (mmap) instead of read at each get:
- * tl_safetensors_get then gives F32, F64 and I32 tensors whose data is aligned to their element size as
- * tensors over the mapping, with no copy (tl_safetensors_maps says which); others (F16/BF16, misaligned,
- * empty) are copied as with tl_safetensors_open.  Tensors over the mapping are read-only:
+ * tl_safetensors_get then gives tensors whose data is aligned to their element size as tensors over
+ * the mapping, with no copy (tl_safetensors_maps says which); others (misaligned, empty) are copied
+ * as with tl_safetensors_open.  Tensors over the mapping are read-only:
  * tl_copy_into into one (or a view of one) is TL_E_INVALID_ARGUMENT, and writing through
  * tl_tensor_data's pointer faults.  The mapping lives until tl_safetensors_close and the death of the last
  * tensor over it (its free, its scope's reset or close, its context's destroy), whichever comes

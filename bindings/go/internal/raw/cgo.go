@@ -1,7 +1,8 @@
 // Package raw is the SWIG-generated layer over tensorlife's C ABI (tensorlife.go and
 // tensorlife_wrap.c, generated from bindings/tl.i by bindings/go/generate.sh and committed, so
 // that building needs no SWIG); the package tl above it is the API.  The C library is found
-// through pkg-config (tensorlife.pc); its rpath means nothing needs LD_LIBRARY_PATH.
+// through pkg-config (tensorlife.pc); installed outside the loader's paths, the program is
+// linked with an rpath to that prefix (CGO_LDFLAGS), as for any C library.
 package raw
 
 /*

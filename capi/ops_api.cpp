@@ -29,14 +29,20 @@ TL_BINARY_OPS(TL_BINARY)
 #undef TL_BINARY
 
 tl_status tl_binary_bounded(tl_context *ctx, int op, tl_tensor a, tl_tensor b, int64_t max_elements, tl_tensor *out) {
-#define TL_BINARY_OP(name) BinaryOp::name,
-    static const BinaryOp ops[] = {TL_BINARY_OPS(TL_BINARY_OP)};
+    BinaryOp kind;
+    switch (op) {  // by number, never by place in the list
+#define TL_BINARY_OP(name)   \
+  case TL_BINARY_##name:     \
+    kind = BinaryOp::name;   \
+    break;
+        TL_BINARY_OPS(TL_BINARY_OP)
 #undef TL_BINARY_OP
-    if (op < 0 || op >= static_cast<int>(sizeof ops / sizeof ops[0]))
-        return tl::fail(TL_E_INVALID_ARGUMENT, "binary op %d is not one of TL_BINARY_OPS", op);
+        default:
+            return tl::fail(TL_E_INVALID_ARGUMENT, "binary op %d is not a tl_binary_op", op);
+    }
     if (max_elements < 0)
         return tl::fail(TL_E_INVALID_ARGUMENT, "max_elements %lld is negative", (long long)max_elements);
-    return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, ops[op], a, b, out, max_elements); });
+    return with_context(ctx, out, [&](tl_context &c) { return tl::op_binary(c, kind, a, b, out, max_elements); });
 }
 
 tl_status tl_scale(tl_context *ctx, tl_tensor a, double s, tl_tensor *out) {

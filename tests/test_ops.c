@@ -191,7 +191,7 @@ Test(ops, binary_bounded_makes_small_results_only) {
     const tl_tensor a = make_f32(ctx, 2, s41, col), b = make_f32(ctx, 1, s3, row);
     tl_tensor bounded, plain;
     OK(tl_sub(ctx, a, b, &plain));
-    OK(tl_binary_bounded(ctx, 1, a, b, 12, &bounded)); /* sub: place 1 of TL_BINARY_OPS */
+    OK(tl_binary_bounded(ctx, TL_BINARY_sub, a, b, 12, &bounded));
     cr_assert_neq(bounded.bits, 0);
     read_f32(ctx, plain, want, 12);
     read_f32(ctx, bounded, got, 12);
@@ -202,7 +202,7 @@ Test(ops, binary_bounded_makes_small_results_only) {
     tl_scope_stats before = TL_SCOPE_STATS_INIT, after = TL_SCOPE_STATS_INIT;
     OK(tl_scope_stats_get(ctx, s, &before));
     bounded.bits = 99;
-    OK(tl_binary_bounded(ctx, 0, a, b, 11, &bounded));
+    OK(tl_binary_bounded(ctx, TL_BINARY_add, a, b, 11, &bounded));
     cr_assert_eq(bounded.bits, 0);
     OK(tl_scope_stats_get(ctx, s, &after));
     cr_assert_eq(after.live_tensors, before.live_tensors);
@@ -210,10 +210,12 @@ Test(ops, binary_bounded_makes_small_results_only) {
     OK(tl_scope_close(ctx, s));
     /* Its failures are the op's, and its own arguments are checked. */
     int64_t s2[1] = {2};
-    FAILS_WITH(tl_binary_bounded(ctx, 2, b, make_f32(ctx, 1, s2, row), 100, &bounded), TL_E_SHAPE); /* [3] with [2] */
+    FAILS_WITH(tl_binary_bounded(ctx, TL_BINARY_mul, b, make_f32(ctx, 1, s2, row), 100, &bounded), TL_E_SHAPE); /* [3] with [2] */
     FAILS_WITH(tl_binary_bounded(ctx, 4, a, b, 100, &bounded), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_binary_bounded(ctx, -1, a, b, 100, &bounded), TL_E_INVALID_ARGUMENT);
-    FAILS_WITH(tl_binary_bounded(ctx, 3, a, b, -1, &bounded), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_binary_bounded(ctx, TL_BINARY_div, a, b, -1, &bounded), TL_E_INVALID_ARGUMENT);
+    cr_assert_eq(TL_BINARY_add, 0, "the numbers are fixed for good");
+    cr_assert_eq(TL_BINARY_div, 3);
 }
 
 Test(ops, i32_arithmetic_wraps) {

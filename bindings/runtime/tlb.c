@@ -751,7 +751,9 @@ TL_PAIR_OPS(TLB_BINARY)
 /* One bounded op (tlb.h): 1 with *out when it ran (0 on a failure, recorded), 0 when it did
  * nothing. */
 static TLB_INLINE int tlb_bounded_binary(uint64_t c, int op, uint64_t a, uint64_t b, uint64_t *out) {
-    if (op < 0 || op >= TLB_DIRECT_OPS || !c) return 0;
+#define TLB_KNOWN_OP(name) op == TL_BINARY_##name ||
+    if (!(TL_BINARY_OPS(TLB_KNOWN_OP) 0) || !c) return 0;
+#undef TLB_KNOWN_OP
     tlb_ctx *x = tlb_of(c);
     if (!tlb_lock_nowait(x)) return 0;
     if (!x->ctx || x->closing) { /* the ordinary call says why */

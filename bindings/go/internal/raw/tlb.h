@@ -184,11 +184,11 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json);
  * bounded, or it does nothing: `done` stays 0 when the record is held or biased to another
  * thread, when the result would pass TLB_DIRECT_ELEMENTS elements, or when there is no open
  * context or no such op, and the binding makes the ordinary call (which says why).  Otherwise
- * `done` is 1 and `out` the result's bits, 0 on a failure (recorded as any call's).  `op` is the
- * op's place in TL_BINARY_OPS (TLB_DIRECT_add ...). */
+ * `done` is 1 and `out` the result's bits, 0 on a failure (recorded as any call's).
+ * `op` is the op's tl_binary_op (TLB_DIRECT_add ...). */
 #  include <tensorlife/tl_ops.h>
-#  define TLB_DIRECT_OP(name) TLB_DIRECT_##name,
-enum tlb_direct_op { TL_BINARY_OPS(TLB_DIRECT_OP) TLB_DIRECT_OPS };
+#  define TLB_DIRECT_OP(name) TLB_DIRECT_##name = TL_BINARY_##name,
+enum tlb_direct_op { TL_BINARY_OPS(TLB_DIRECT_OP) };
 #  undef TLB_DIRECT_OP
 enum { TLB_DIRECT_ELEMENTS = 16384 }; /* a few microseconds of an elementwise op, at most */
 typedef struct tlb_direct_call {

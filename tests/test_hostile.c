@@ -360,6 +360,59 @@ Test(hostile, allocator_returning_misaligned_memory_is_refused) {
     cr_assert_eq(m.allocs, m.frees, "the misaligned block is given back");
 }
 
+/* An allocator that turns 8 bytes off the alignment asked for once `off` is set: every call
+ * that allocates after that refuses with TL_E_OUT_OF_MEMORY and says the memory was misaligned,
+ * not only tl_context_create. */
+typedef struct drifting {
+    size_t off;
+    int allocs, frees;
+} drifting;
+static void *drifting_alloc(void *user, size_t size, size_t alignment) {
+    drifting *d = user;
+    unsigned char *base = aligned_block_alloc(size + 128, alignment < 64 ? 64 : alignment);
+    if (!base) return NULL;
+    d->allocs++;
+    unsigned char *p = base + 64 + d->off;
+    memcpy(p - 8, &d->off, sizeof d->off); /* where its block starts, for the free */
+    return p;
+}
+static void drifting_free(void *user, void *ptr, size_t size) {
+    (void)size;
+    size_t off;
+    memcpy(&off, (unsigned char *)ptr - 8, sizeof off);
+    ((drifting *)user)->frees++;
+    aligned_block_free((unsigned char *)ptr - 64 - off);
+}
+static void expect_misaligned(tl_status st, const char *what) {
+    cr_assert_eq(st, TL_E_OUT_OF_MEMORY, "%s: %s", what, tl_status_string(st));
+    cr_assert(strstr(tl_last_error(), "not aligned"), "%s: %s", what, tl_last_error());
+}
+
+Test(hostile, every_refusal_of_misaligned_memory_says_so) {
+    drifting d = {0, 0, 0};
+    tl_allocator a = {&d, drifting_alloc, drifting_free};
+    tl_context *c = NULL;
+    OK(tl_context_create(&a, &c));
+    const int64_t shape[1] = {1000};
+    tl_tensor t;
+    tl_scope s, inner;
+    d.off = 8;
+    expect_misaligned(tl_scope_open(c, "drift", 0, &s), "tl_scope_open");
+    expect_misaligned(tl_tensor_zeros(c, TL_F32, 1, shape, &t), "an ambient tensor");
+    d.off = 0;
+    OK(tl_scope_open(c, "drift", 0, &s));
+    tl_scope_options small = TL_SCOPE_OPTIONS_INIT;
+    small.slab_bytes = 256;
+    OK(tl_scope_open_ex(c, "inner", &small, &inner));
+    d.off = 8;
+    expect_misaligned(tl_tensor_zeros(c, TL_F32, 1, shape, &t), "a scoped tensor past its slab");
+    d.off = 0;
+    OK(tl_scope_close(c, inner));
+    OK(tl_scope_close(c, s));
+    tl_context_destroy(c);
+    cr_assert_eq(d.allocs, d.frees, "every block given back");
+}
+
 /* ---- 10. max_bytes honoured exactly ---------------------------------------------------------- */
 Test(hostile, max_bytes_fits_what_it_allows) {
     tl_scope_options o = {sizeof o, TL_GROW, 0, 100000};

@@ -130,7 +130,8 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
         record = new (p) tl::Scope(this, &memory, depth);
     }
     TL_TRY(record->generations.reserve());
-    if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s'", name);
+    if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s': the allocator %s", name,
+                                                  tl::refusal());
     tl_status st = record->slab.open(options.growth, options.max_bytes, options.slab_bytes, name);
     if (st != TL_OK) {
         record->name.clear();
@@ -255,7 +256,8 @@ tl_status tl_context::grow_headers(tl::Scope *target) {
         return fail(TL_E_SCOPE_FULL, "scope '%s' holds the most tensors a generation can (%u)", target->name.c_str(),
                     tl::kMaxSlots);
     if (!tl::room_for_one_more(headers, 64))
-        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table", target->name.c_str());
+        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table: the allocator %s",
+                         target->name.c_str(), tl::refusal());
     return TL_OK;
 }
 

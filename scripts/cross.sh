@@ -124,7 +124,11 @@ windows)
   apt_install g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine wine64 dpkg-dev make cmake pkg-config
   # The target's OpenBLAS, cJSON and Highway, from the source packages of the versions this
   # machine's Debian ships (deb-src added for apt-get source), built once into the cache.
-  versions=$(dpkg-query -W -f='${source:Version} ' libopenblas-dev libcjson-dev libhwy-dev | tr -c 'A-Za-z0-9.+\n-' _)
+  # This machine's own architecture only: once the arm64 stage has installed the :arm64 packages,
+  # a bare name lists both, and the key (and so the cache) would change.
+  host_arch=$(dpkg --print-architecture)
+  versions=$(dpkg-query -W -f='${source:Version} ' libopenblas-dev:"$host_arch" libcjson-dev:"$host_arch" \
+    libhwy-dev:"$host_arch" | tr -c 'A-Za-z0-9.+\n-' _)
   prefix="$cache/windows-x64-$(sha256sum <<< "$versions" | cut -c1-12)"
   if [ ! -f "$prefix/.complete" ]; then
     echo "cross windows: building OpenBLAS, cJSON and Highway for Windows into $prefix"

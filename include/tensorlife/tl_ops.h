@@ -57,7 +57,6 @@ TL_API tl_status tl_add(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *ou
 TL_API tl_status tl_sub(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 TL_API tl_status tl_mul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 TL_API tl_status tl_div(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
-#if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
 /* tl_binary_bounded's op numbers, fixed for good: a new op of TL_BINARY_OPS takes the next
  * number here (the library does not build with an op that has none). */
 typedef enum tl_binary_op {
@@ -67,6 +66,7 @@ typedef enum tl_binary_op {
     TL_BINARY_div = 3,
     TL_BINARY_OP_FORCE_INT32_ = 0x7fffffff
 } tl_binary_op;
+#if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
 /* One of those ops (op: a tl_binary_op; any other number is TL_E_INVALID_ARGUMENT), made only
  * when its result has at most max_elements elements; past that TL_OK with out->bits 0, nothing
  * made.  For a caller that must bound a call's time (Go's binding makes small ops without its

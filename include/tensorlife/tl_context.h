@@ -1,4 +1,5 @@
-/* tensorlife: contexts, allocators and scopes.  Part of <tensorlife/tl.h>. */
+/* tensorlife: contexts, allocators and scopes.  Part of <tensorlife/tl.h>.
+ * Why they work this way: docs/memory-and-scopes.md, docs/threads-and-executors.md. */
 #ifndef TENSORLIFE_TL_CONTEXT_H
 #define TENSORLIFE_TL_CONTEXT_H
 
@@ -8,16 +9,13 @@
 extern "C" {
 #endif
 
-/* A context owns every scope and tensor made through it.  Use it from one thread at a time;
- * two contexts share no mutable state, so threads with one context each need no locks.  A call
- * made while another thread's call on the same context is still running is refused with
- * TL_E_BUSY and changes nothing (an atomic flag per call, which tl_context_set_thread_check can
- * turn off); destroying a context while another thread uses it remains the caller's bug. */
+/* A context owns every scope and tensor made through it.  One thread at a time: a call made
+ * while another thread's call on it runs is refused with TL_E_BUSY and changes nothing.  Two
+ * contexts share no mutable state. */
 typedef struct tl_context tl_context;
 
-/* An embedder's memory.  alloc must return memory aligned to `alignment` (a power of two,
- * at most 4096) or NULL; free receives the size that was asked for.  Every byte the library owns
- * (the context itself, slabs, tensor tables, ambient tensors, names, strings) comes from here. */
+/* An embedder's memory: every byte the library owns comes from here.  alloc returns memory
+ * aligned to `alignment` (a power of two, at most 4096) or NULL; free receives the size asked. */
 typedef struct tl_allocator {
     void *user;
     void *(*alloc)(void *user, size_t size, size_t alignment);
@@ -25,20 +23,11 @@ typedef struct tl_allocator {
 } tl_allocator;
 
 #if defined(TL_EXPERIMENTAL_API) /* not yet stable: see tl_base.h */
-/* An engine's job system, for the library's work that is big enough to split (elementwise ops,
- * softmax, norms, reductions, argmax, copies, gather_rows, attention; outputs of 64k elements
- * and more; and matmul's matrix-vector products, such as a decode step's one-row projections,
- * from 512 KiB of matrix while BLAS runs on one thread, in row blocks that each task hands to
- * single-threaded BLAS): parallel_for must call task(task_user, begin, end) over ranges that cover
- * [0, count) exactly once, each at least grain long (but the last), on any threads and in any
- * order, and return when all have returned.  Tasks never call back into the library; they may
- * run while the calling thread waits.  Splits are along a dimension in which each output element
- * is computed whole by one task, or (a matrix-vector product's sums) into blocks fixed by the
- * shape alone, computed inline too, whose partial sums are added in one order: so results are
- * bitwise equal to the inline run.  With no
- * executor (the default) everything runs inline on the calling thread: the library starts no
- * threads of its own.  matmul's other products run in OpenBLAS, whose threads are its own: see
- * tl_set_blas_threads. */
+/* An engine's job system, for work big enough to split (docs/threads-and-executors.md says
+ * which).  parallel_for calls task(task_user, begin, end) over ranges covering [0, count)
+ * exactly once, each at least grain long (but the last), on any threads, in any order, and
+ * returns when all have returned.  Tasks never call back into the library.  Results are bitwise
+ * those of the inline run.  No executor (the default): everything runs on the calling thread. */
 typedef void (*tl_task_fn)(void *task_user, int64_t begin, int64_t end);
 typedef struct tl_executor {
     void *user;
@@ -48,42 +37,31 @@ typedef struct tl_executor {
 /* Sets (copies) or, with NULL or a NULL parallel_for, clears the context's executor. */
 TL_API tl_status tl_context_set_executor(tl_context *ctx, const tl_executor *executor);
 
-/* check 1 (the default): a call that finds another thread's call running on the context is
- * refused with TL_E_BUSY, at one atomic exchange a call (about 1 ns of a 30 ns 16-float add
- * from C, more after a language runtime's own fence: bench/README.md).  check 0, for a caller that already lets one thread at a time onto the context (a
- * language binding's lock, an engine's job graph; SQLite's multi-thread mode is the same
- * trade): no check, and two threads' calls at once are a data race, the caller's bug.  Set it
- * while no other thread uses the context. */
+/* check 1 (the default): a call that finds another thread's call running is refused with
+ * TL_E_BUSY.  check 0, for a caller that already lets one thread at a time onto the context:
+ * no check, and two threads' calls at once are the caller's bug.  Set it while no other thread
+ * uses the context. */
 TL_API tl_status tl_context_set_thread_check(tl_context *ctx, int check);
 #endif /* TL_EXPERIMENTAL_API */
 
 /* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
 TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
-/* OpenBLAS's thread count, which matmul uses.  Process-wide (OpenBLAS has one pool for the
- * whole process): an engine that gives the library its own executor keeps BLAS at 1, and its
- * matrix-vector products then run on the executor's threads (with no executor, inline).
- * OpenBLAS starts its idle workers when it loads and they spin for a while after each threaded
- * call: a process that never wants them sets OPENBLAS_NUM_THREADS=1 before loading. */
+/* OpenBLAS's thread count, which matmul uses; process-wide.  With an executor keep it at 1:
+ * matrix-vector products then run on the executor's threads. */
 TL_API tl_status tl_set_blas_threads(int threads);
 TL_API int tl_blas_threads(void);
-/* What the machine runs: the kernel family OpenBLAS chose for this CPU ("Haswell", "Prescott",
- * ...: an old OpenBLAS falls back to an old family on a CPU newer than itself), and the
- * instruction set the library's own SIMD kernels chose ("AVX3", "AVX2", "NEON", ...).  Static
- * strings. */
+/* What the machine runs, as static strings: OpenBLAS's kernel family for this CPU ("Haswell",
+ * ...) and the instruction set of the library's own SIMD kernels ("AVX3", "NEON", ...). */
 TL_API const char *tl_blas_core(void);
 TL_API const char *tl_simd_target(void);
 
 /* NULL is a no-op.  Frees every open scope and every ambient tensor of the context. */
 TL_API void tl_context_destroy(tl_context *ctx);
 
-/* Scopes nest as a stack per context; the innermost open one is current and receives every
- * factory and op output.  With none open, outputs are ambient (individually freed) tensors.
- *
- * A value handle, as tl_tensor is: the scope's depth and the process-unique generation it was
- * opened with.  Once the scope is closed, every call given the handle fails with
- * TL_E_INVALID_HANDLE (naming the closed scope) whatever opens after it, at any depth, in any
- * context; another context's handle is TL_E_INVALID_HANDLE too.  bits == 0 is "no scope": the
- * ambient target where a call takes one (tl_tensor_retain, tl_scope_current). */
+/* Scopes nest as a stack per context; the innermost open one receives every factory and op
+ * output (with none open, outputs are ambient tensors, individually freed).  A value handle: a
+ * closed scope's, or another context's, is TL_E_INVALID_HANDLE in every call, naming the scope.
+ * bits == 0 is "no scope": the ambient target where a call takes one. */
 typedef struct tl_scope {
     uint64_t bits;
 } tl_scope;
@@ -106,11 +84,8 @@ typedef struct tl_scope_options {
     uint32_t struct_size; /* sizeof(tl_scope_options); fields past it take their defaults */
     tl_growth growth;     /* TL_GROW (default): extra chunks, merged at the next reset */
     size_t slab_bytes;    /* initial slab, allocated at open; 0: on first use */
-    size_t max_bytes;     /* 0: no limit; else the bytes one generation's tensors use (each
-                           * rounded up to 64) are capped: a request past the cap fails with
-                           * TL_E_SCOPE_FULL.  Memory held stays within the cap but for the
-                           * unused tail of a chunk until the next reset, which merges the
-                           * chunks into one slab of the high-water use. */
+    size_t max_bytes;     /* 0: no limit; else a cap on the bytes one generation's tensors use
+                           * (each rounded up to 64): past it, TL_E_SCOPE_FULL */
 } tl_scope_options;
 /* tl_scope_options o = TL_SCOPE_OPTIONS_INIT; then set what differs from the defaults. */
 #define TL_SCOPE_OPTIONS_INIT \

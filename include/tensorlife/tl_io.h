@@ -1,4 +1,4 @@
-/* tensorlife: safetensors files and JSON.  Part of <tensorlife/tl.h>.
+/* tensorlife: safetensors, GGUF and JSON.  Part of <tensorlife/tl.h>.  Why: docs/files.md.
  *
  * JSON is parsed and printed with cJSON.  cJSON's allocation hooks are process-wide, so
  * tensorlife leaves them to the application: the transient nodes of a parse or a print come
@@ -27,14 +27,10 @@ typedef struct tl_safetensors_file tl_safetensors_file;
 #define TL_SAFETENSORS_MAX_HEADER_BYTES (100u * 1024u * 1024u)
 
 TL_API tl_status tl_safetensors_open(tl_context *ctx, const char *path, tl_safetensors_file **out);
-/* tl_safetensors_open, and the file's data mapped read-only (mmap) instead of read at each get:
- * tl_safetensors_get then gives tensors whose data is aligned to their element size as tensors over
- * the mapping, with no copy (tl_safetensors_maps says which); others (misaligned, empty) are copied
- * as with tl_safetensors_open.  Tensors over the mapping are read-only:
- * tl_copy_into into one (or a view of one) is TL_E_INVALID_ARGUMENT, and writing through
- * tl_tensor_data's pointer faults.  The mapping lives until tl_safetensors_close and the death of the last
- * tensor over it (its free, its scope's reset or close, its context's destroy), whichever comes
- * later, so no tensor is ever read after its mapping is gone. */
+/* tl_safetensors_open with the data mapped read-only: tl_safetensors_get then gives aligned
+ * tensors over the mapping, no copy (tl_safetensors_maps says which), read-only (tl_copy_into
+ * into one is TL_E_INVALID_ARGUMENT).  The mapping lives until the file is closed and the last
+ * tensor over it has died. */
 TL_API tl_status tl_safetensors_map(tl_context *ctx, const char *path, tl_safetensors_file **out);
 /* 1 when tl_safetensors_get of name gives a tensor over the mapping, 0 when it copies or there is none. */
 TL_API int tl_safetensors_maps(const tl_safetensors_file *f, const char *name);
@@ -48,25 +44,18 @@ TL_API const char *tl_safetensors_name(const tl_safetensors_file *f, size_t i);
 TL_API tl_status tl_safetensors_get(tl_context *ctx, tl_safetensors_file *f, const char *name, tl_tensor *out);
 /* NULL is a no-op.  A file keeps its own copy of the allocator, so it may outlive its context. */
 TL_API void tl_safetensors_close(tl_safetensors_file *f);
-/* Writes n tensors (any layout; stored contiguous) under their names, atomically: the data
- * goes to a new file of an unpredictable name in the same folder (created with O_EXCL and
- * O_NOFOLLOW, so no planted link is followed), is fsynced and renamed over path, so readers see
- * the old file or the new one, never a mix, and two saves of one path at once leave one of
- * them whole.  A replaced file's permission bits are kept; a new file gets 0666 less the
- * umask.  Names must be distinct, non-empty, not "__metadata__". */
+/* Writes n tensors (any layout; stored contiguous) under their names, atomically: readers see
+ * the old file or the new one, never a mix; a replaced file's permission bits are kept.  Names
+ * must be distinct, non-empty, not "__metadata__". */
 TL_API tl_status tl_safetensors_save(tl_context *ctx, const char *path, size_t n, const char *const *names,
                                      const tl_tensor *tensors);
 
 /* ---- GGUF ------------------------------------------------------------------------------------
- * A GGUF file (versions 2 and 3, as llama.cpp writes them), mapped read-only at open: its
- * metadata key-values, its tensor infos, and each tensor over the mapping in its own dtype
- * (f32, f16, bf16, q8_0, q4_0, f64, i32; another ggml type is TL_E_DTYPE at get), with GGUF's
- * dims (innermost first) reversed into a row-major shape: a weight GGUF lists as [in, out] is
- * [out, in] here, the stored rows tl_matmul reads through tl_transpose.  Every count, length,
- * offset and name is checked against the file: a hostile file is TL_E_PARSE naming the
- * problem, and opening costs O(n log n) in the tensor count.  The mapping lives until the file
- * is closed and the last tensor over it has died.  Strings the calls return point into the file
- * or its index: valid until tl_gguf_close. */
+ * A GGUF file (versions 2 and 3), mapped read-only at open: its metadata, and each tensor over
+ * the mapping in its own dtype (another ggml type is TL_E_DTYPE at get), its dims reversed into
+ * a row-major shape (GGUF's [in, out] weight is [out, in] here).  A hostile file is TL_E_PARSE
+ * naming the problem.  The mapping lives until the file is closed and the last tensor over it
+ * has died; returned strings are valid until tl_gguf_close. */
 typedef struct tl_gguf_file tl_gguf_file;
 
 /* GGUF's metadata value types, by its numbers. */

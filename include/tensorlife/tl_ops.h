@@ -1,4 +1,4 @@
-/* tensorlife: eager ops.  Part of <tensorlife/tl.h>.
+/* tensorlife: eager ops.  Part of <tensorlife/tl.h>.  Storage dtypes: docs/storage-dtypes.md.
  *
  * Every op checks its handles first, then writes a new tensor, placed in the current target,
  * to *out.  Inputs may have any strides and offsets (views, slab slices); the numbers are the
@@ -39,17 +39,10 @@ extern "C" {
  * TL_E_SHAPE otherwise), and each of these back to f32 (exact).  Any other pair is TL_E_DTYPE. */
 TL_API tl_status tl_convert(tl_context *ctx, tl_tensor src, tl_dtype to, tl_tensor *out);
 
-/* [m,k]x[k,n] -> [m,n]; [B,m,k]x[B,k,n] or [B,m,k]x[k,n] -> [B,m,n].  f32 via sgemm, f64 via
- * dgemm.  A weight b of a storage dtype (f16, bf16, q8_0, q4_0) is read as it is stored: b is
- * [k,n], the tl_transpose of a row-major [n,k] weight (each output's k weights contiguous, as
- * GGUF and safetensors store them), against f32 activations a [...,m,k], giving f32 [...,m,n];
- * outputs split over the executor, each a whole dot product in a fixed order.  Against q8_0 and
- * q4_0 weights each activation row is first quantized to 8-bit blocks (max|x| / 127 a step, the
- * scale in f32; ggml's rounding) and each block's products are summed exactly in integers, as
- * ggml does: within half a step per activation of the product over the decoded weights.
- * f32/f64: a matrix whose inner stride is 1 (or whose outer stride is 1, a transpose) goes to
- * BLAS as it is, through its leading dimension and transpose flag; any other layout is copied
- * first. */
+/* [m,k]x[k,n] -> [m,n]; [B,m,k]x[B,k,n] or [B,m,k]x[k,n] -> [B,m,n]; f32 and f64.  A weight b of
+ * a storage dtype is [k,n], the tl_transpose of its stored [n,k] rows, against f32 activations
+ * [...,m,k], giving f32 [...,m,n] (q8_0 and q4_0 against activations quantized to 8-bit blocks,
+ * as ggml does: within half a step per activation of the exact product). */
 TL_API tl_status tl_matmul(tl_context *ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 
 /* Elementwise with NumPy broadcasting; f32, f64 and i32 (tl_div: floats only). */

@@ -1,4 +1,5 @@
-/* tensorlife: tensor handles, factories and access.  Part of <tensorlife/tl.h>. */
+/* tensorlife: tensor handles, factories and access.  Part of <tensorlife/tl.h>.
+ * Handles and storage: docs/memory-and-scopes.md; storage dtypes: docs/storage-dtypes.md. */
 #ifndef TENSORLIFE_TL_TENSOR_H
 #define TENSORLIFE_TL_TENSOR_H
 
@@ -8,16 +9,9 @@
 extern "C" {
 #endif
 
-/* A value handle: its storage (ambient or a scope's depth), its slot and a 40-bit generation.
- * Generations are unique in the process: every scope open, scope reset and ambient tensor takes
- * a value no other storage of any context ever had.  So a stale handle is caught at the entry of
- * every call and never read (TL_E_STORAGE_CLOSED, naming the storage), and a handle given to a
- * context that did not issue it is TL_E_INVALID_HANDLE, whatever number of contexts the process
- * makes.  Nothing wraps: once 2^40 generations are issued, the call that needs a new one (a
- * reset, a scope open, an ambient tensor) fails with TL_E_OUT_OF_MEMORY and changes nothing;
- * closing never needs one.  Each storage remembers its last ~49 million generations; a handle
- * older than that is TL_E_STORAGE_CLOSED ("an old generation, or another context's").
- * bits == 0 is "no tensor". */
+/* A value handle: storage, slot and a process-unique generation.  A handle kept past its
+ * storage's reset is TL_E_STORAGE_CLOSED in every call (naming the storage), another context's
+ * is TL_E_INVALID_HANDLE; neither is ever read.  bits == 0 is "no tensor". */
 typedef struct tl_tensor {
     uint64_t bits;
 } tl_tensor;

@@ -10,8 +10,12 @@ add_custom_command(OUTPUT ${gen}/tensorlife_csharp.c
           -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/bindings/runtime -o ${gen}/tensorlife_csharp.c
           -outdir ${gen} ${PROJECT_SOURCE_DIR}/bindings/tl.i
   DEPENDS ${PROJECT_SOURCE_DIR}/bindings/tl.i ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb.h
+          ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb_mono.h
   COMMENT "SWIG: the C# layer")
-add_library(tensorlife_csharp SHARED ${gen}/tensorlife_csharp.c ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb.c)
+# The wrapper's sources, for the package's natives here and the installed library (CMakeLists.txt).
+set(tl_csharp_native_sources ${gen}/tensorlife_csharp.c ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb.c
+    ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb_mono.c)
+add_library(tensorlife_csharp SHARED ${tl_csharp_native_sources})
 target_include_directories(tensorlife_csharp PRIVATE ${PROJECT_SOURCE_DIR}/bindings/runtime)
 target_link_libraries(tensorlife_csharp PRIVATE tensorlife)
 # $ORIGIN only, in the build tree too: the package must not point into this build.

@@ -50,7 +50,7 @@ class BuildWithCore(build_ext):
         subprocess.check_call(["swig", "-python", "-I" + str(ROOT / "include"), "-I" + str(runtime), "-o", str(wrap),
                                "-outdir", str(wrap.parent), str(ROOT / "bindings" / "tl.i")])
         ext = self.extensions[0]
-        ext.sources = [str(wrap), str(runtime / "tlb.c")]
+        ext.sources = [str(wrap), str(runtime / "tlb.c"), str(runtime / "tlb_python.c")]
         ext.include_dirs = [str(ROOT / "include"), str(runtime)]
         ext.library_dirs = [str(core)]
         self.core = core

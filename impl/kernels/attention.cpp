@@ -127,14 +127,14 @@ TL_HEADS(F16, float, hwy::float16_t)
 TL_HEADS(BF16, float, hwy::bfloat16_t)
 #undef TL_HEADS
 
-void DotF32(const float *x, const float *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
-void DotF64(const double *x, const double *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
-void DotF16(const float *x, const hwy::float16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
-void DotBF16(const float *x, const hwy::bfloat16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
-int64_t AxpyF32(double w, const float *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
-int64_t AxpyF64(double w, const double *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
-int64_t AxpyF16(double w, const hwy::float16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
-int64_t AxpyBF16(double w, const hwy::bfloat16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+void LaneDotF32(const float *x, const float *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void LaneDotF64(const double *x, const double *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void LaneDotF16(const float *x, const hwy::float16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+void LaneDotBF16(const float *x, const hwy::bfloat16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
+int64_t LaneAxpyF32(double w, const float *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t LaneAxpyF64(double w, const double *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t LaneAxpyF16(double w, const hwy::float16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
+int64_t LaneAxpyBF16(double w, const hwy::bfloat16_t *y, int64_t n, double *sums) { return AddScaled(w, y, n, sums); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tl
@@ -143,14 +143,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tl {
 
-HWY_EXPORT(DotF32);
-HWY_EXPORT(DotF64);
-HWY_EXPORT(DotF16);
-HWY_EXPORT(DotBF16);
-HWY_EXPORT(AxpyF32);
-HWY_EXPORT(AxpyF64);
-HWY_EXPORT(AxpyF16);
-HWY_EXPORT(AxpyBF16);
+HWY_EXPORT(LaneDotF32);
+HWY_EXPORT(LaneDotF64);
+HWY_EXPORT(LaneDotF16);
+HWY_EXPORT(LaneDotBF16);
+HWY_EXPORT(LaneAxpyF32);
+HWY_EXPORT(LaneAxpyF64);
+HWY_EXPORT(LaneAxpyF16);
+HWY_EXPORT(LaneAxpyBF16);
 HWY_EXPORT(ScoresF32);
 HWY_EXPORT(ScoresF64);
 HWY_EXPORT(ScoresF16);
@@ -173,27 +173,27 @@ struct BHalf {
 };
 
 // The SIMD loops by operand types (Highway's element types for the halves).
-void dot_lanes(const float *x, const float *y, int64_t n, double *lane) { HWY_DYNAMIC_DISPATCH(DotF32)(x, y, n, lane); }
+void dot_lanes(const float *x, const float *y, int64_t n, double *lane) { HWY_DYNAMIC_DISPATCH(LaneDotF32)(x, y, n, lane); }
 void dot_lanes(const double *x, const double *y, int64_t n, double *lane) {
-    HWY_DYNAMIC_DISPATCH(DotF64)(x, y, n, lane);
+    HWY_DYNAMIC_DISPATCH(LaneDotF64)(x, y, n, lane);
 }
 void dot_lanes(const float *x, const Half *y, int64_t n, double *lane) {
-    HWY_DYNAMIC_DISPATCH(DotF16)(x, reinterpret_cast<const hwy::float16_t *>(y), n, lane);
+    HWY_DYNAMIC_DISPATCH(LaneDotF16)(x, reinterpret_cast<const hwy::float16_t *>(y), n, lane);
 }
 void dot_lanes(const float *x, const BHalf *y, int64_t n, double *lane) {
-    HWY_DYNAMIC_DISPATCH(DotBF16)(x, reinterpret_cast<const hwy::bfloat16_t *>(y), n, lane);
+    HWY_DYNAMIC_DISPATCH(LaneDotBF16)(x, reinterpret_cast<const hwy::bfloat16_t *>(y), n, lane);
 }
 int64_t add_scaled(double w, const float *y, int64_t n, double *sums) {
-    return HWY_DYNAMIC_DISPATCH(AxpyF32)(w, y, n, sums);
+    return HWY_DYNAMIC_DISPATCH(LaneAxpyF32)(w, y, n, sums);
 }
 int64_t add_scaled(double w, const double *y, int64_t n, double *sums) {
-    return HWY_DYNAMIC_DISPATCH(AxpyF64)(w, y, n, sums);
+    return HWY_DYNAMIC_DISPATCH(LaneAxpyF64)(w, y, n, sums);
 }
 int64_t add_scaled(double w, const Half *y, int64_t n, double *sums) {
-    return HWY_DYNAMIC_DISPATCH(AxpyF16)(w, reinterpret_cast<const hwy::float16_t *>(y), n, sums);
+    return HWY_DYNAMIC_DISPATCH(LaneAxpyF16)(w, reinterpret_cast<const hwy::float16_t *>(y), n, sums);
 }
 int64_t add_scaled(double w, const BHalf *y, int64_t n, double *sums) {
-    return HWY_DYNAMIC_DISPATCH(AxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
+    return HWY_DYNAMIC_DISPATCH(LaneAxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
 }
 
 // The heads-at-once loops by operand types.

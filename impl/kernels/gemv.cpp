@@ -13,13 +13,6 @@ namespace {
 // cache, so the additions cost next to nothing beside the stream of the matrix.
 constexpr int64_t kBlockBytes = 512 * 1024;
 constexpr int64_t kMaxBlocks = 8;
-// y = M x in f32 with a contiguous x (each output one row's dot product: a weight stored as
-// [out, in] rows, as Hugging Face and GGUF store them) runs on the Highway kernel of
-// kernels/dot_rows.cpp, not sgemv: measured faster under every OpenBLAS core family tried on Zen 4,
-// by 1.1x to 1.4x, and on Zen 5 as fast from DRAM and faster from L3 since it reads four rows at a
-// time; y = M^T x stays on sgemv, which beat a Highway row-streaming kernel under each
-// (bench/README.md, "f32 one-row products").
-bool own_kernel(const Gemv &g) { return g.dtype == TL_F32 && g.incx == 1; }
 
 // Row ranges of y = M x start at multiples of this, so every range but the last is whole groups
 // of BLAS's row kernels, and each row is computed by the same kernel as in one call.
@@ -74,9 +67,10 @@ void gemv_run(const tl_context &ctx, const Gemv &g, std::byte *scratch) {
     const int64_t elements = g.rows * g.cols;
     if (g.trans == blas::Trans::no) {  // y[rows] = M x: each task its own rows of y
         const Blocks b = blocks_of(g.rows, g.cols, elem, kRowAlignment);
-        over_blocks(ctx, b.count, elements, !own_kernel(g), [&](int64_t lo, int64_t hi) {
+        const bool rows_kernel = g.kernel == GemvKernel::dot_rows;
+        over_blocks(ctx, b.count, elements, !rows_kernel, [&](int64_t lo, int64_t hi) {
             const int64_t r0 = row_of(b, lo, g.rows), r1 = row_of(b, hi, g.rows);
-            if (own_kernel(g))
+            if (rows_kernel)
                 dot_rows(TL_F32, reinterpret_cast<const float *>(g.x), g.m + r0 * g.ld * 4, size_t(g.ld) * 4, r1 - r0,
                          g.cols, reinterpret_cast<float *>(g.y) + r0);
             else

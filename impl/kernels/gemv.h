@@ -1,6 +1,6 @@
-// Matrix-vector products (a decode step's one-row projections) through BLAS (f32 y = M x: the
-// Highway kernel of dot_rows.cpp, gemv.cpp says why), cut into row blocks that the caller's
-// executor can share.
+// Matrix-vector products (a decode step's one-row projections) through BLAS or, where the caller
+// chooses it (ops/matmul.cpp), the Highway kernel of dot_rows.cpp, cut into row blocks that the
+// caller's executor can share.
 //
 // Why not only OpenBLAS's own threads: single-threaded BLAS calls over contiguous halves of the
 // matrix, on the engine's threads, stream a decode step's shapes at least as fast as OpenBLAS's
@@ -18,9 +18,13 @@
 
 namespace tl {
 
+// Which kernel runs y = M x: BLAS's gemv, or dot_rows (f32, trans no, incx 1 only).
+enum class GemvKernel { blas, dot_rows };
+
 // y = op(M) x: M row-major [rows, cols] with leading dimension ld, x at stride incx (> 0),
 // y contiguous (cols elements when trans is blas::Trans::yes, rows when blas::Trans::no).
 struct Gemv {
+    GemvKernel kernel;
     tl_dtype dtype;
     blas::Trans trans;
     int64_t rows, cols, ld;

@@ -6,6 +6,7 @@
 #include "kernels/strided_loop.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
+#include "ops/rows.h"
 
 namespace tl {
 namespace {
@@ -47,6 +48,31 @@ void byte_extent(const View &v, const std::byte **lo, const std::byte **hi) {
     for (int d = 0; d < v.ndim; ++d) last += (v.shape[d] - 1) * v.strides[d];
     *lo = v.data;
     *hi = v.data + (last + 1) * int64_t(dtype_size(v.dtype));
+}
+
+// gather_rows from a storage-dtype table: each id's row decoded to f32 (an embedding lookup in
+// the weights' own format).
+tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids, tl_tensor *out) {
+    // Each id's row of a storage table as f32 (an embedding lookup in the weights' own format).
+    if (table.ndim != 2)
+        return fail(TL_E_SHAPE, "gather_rows: a %s table is 2-D, not %d-D", dtype_name(table.dtype), table.ndim);
+    TL_TRY(require_rows("gather_rows", table));
+    const int64_t d = table.shape[1];
+    int64_t shape[TL_MAX_DIMS];
+    for (int i = 0; i < ids.ndim; ++i) shape[i] = ids.shape[i];
+    shape[ids.ndim] = d;
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(TL_F32, ids.ndim + 1, shape, &made));
+    const View &o = made.view;
+    if (o.numel() == 0) return *out = made.handle, TL_OK;
+    const int64_t count = ids.numel();
+    float *od = reinterpret_cast<float *>(o.data);
+    for (int64_t i = 0; i < count; ++i) {
+        const int32_t id = *reinterpret_cast<const int32_t *>(ids.data + offset_of_item(ids, ids.ndim, i) * 4);
+        row_as_f32(table, id, od + i * d);  // ids were checked in range by the caller
+    }
+    *out = made.handle;
+    return TL_OK;
 }
 
 }  // namespace

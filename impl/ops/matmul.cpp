@@ -1,12 +1,18 @@
-// matmul through OpenBLAS.  A strided matrix goes to BLAS as it is when one of its strides is 1
-// (row-major with a leading dimension, or a transpose); otherwise it is copied to scratch first.
+// tl_matmul, and every decision of which kernel makes a product (impl/kernels/README.md lists
+// them): OpenBLAS's gemm, the row-blocked matrix-vector products (kernels/gemv.h), and the
+// stored-weight products of kernels/quant.h.  A strided matrix goes to BLAS as it is when one of
+// its strides is 1 (row-major with a leading dimension, or a transpose); otherwise it is copied
+// to scratch first.
 #include <algorithm>
 #include <climits>
 
 #include "blas/blas.h"
 #include "core/error.h"
 #include "kernels/gemv.h"
+#include "core/parallel.h"
+#include "kernels/quant.h"
 #include "ops/ops.h"
+#include "ops/rows.h"
 
 namespace tl {
 namespace {
@@ -52,6 +58,16 @@ void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int
 // of the same shape takes the same path (parity).
 constexpr int64_t kGemvMinBytes = 512 * 1024;
 
+// y = M x in f32 with a contiguous x (each output one row's dot product: a weight stored as
+// [out, in] rows, as Hugging Face and GGUF store them) runs on the Highway kernel of
+// kernels/dot_rows.cpp, not sgemv: measured faster under every OpenBLAS core family tried on Zen 4,
+// by 1.1x to 1.4x, and on Zen 5 as fast from DRAM and faster from L3 since it reads four rows at a
+// time; y = M^T x stays on sgemv, which beat a Highway row-streaming kernel under each
+// (bench/README.md, "f32 one-row products").
+GemvKernel kernel_of_rows(tl_dtype dt, int64_t incx) {
+    return dt == TL_F32 && incx == 1 ? GemvKernel::dot_rows : GemvKernel::blas;
+}
+
 // C[m,n] = A[m,k] B[k,n] by the call that is fastest for its shape; scratch: partial_bytes.
 // Called with every dim positive and both operands in memory, so m*k*elem and k*n*elem are
 // sizes of real matrices: they cannot overflow.
@@ -63,16 +79,16 @@ void product(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb,
     // was copied) and a column is NoTrans with its elements ld apart.
     if (m == 1 && k * n * elem >= kGemvMinBytes) {  // c = B^T a (B stored [k,n]) or B a (stored [n,k])
         if (tb.trans == blas::Trans::no)
-            gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, n, tb.ld, b, a, 1, c}, scratch);
+            gemv_run(ctx, Gemv{GemvKernel::blas, dt, blas::Trans::yes, k, n, tb.ld, b, a, 1, c}, scratch);
         else
-            gemv_run(ctx, Gemv{dt, blas::Trans::no, n, k, tb.ld, b, a, 1, c}, scratch);
+            gemv_run(ctx, Gemv{kernel_of_rows(dt, 1), dt, blas::Trans::no, n, k, tb.ld, b, a, 1, c}, scratch);
         return;
     }
     if (n == 1 && m * k * elem >= kGemvMinBytes) {  // c = A b (A stored [m,k]) or A^T b (stored [k,m])
         if (ta.trans == blas::Trans::no)
-            gemv_run(ctx, Gemv{dt, blas::Trans::no, m, k, ta.ld, a, b, tb.ld, c}, scratch);
+            gemv_run(ctx, Gemv{kernel_of_rows(dt, tb.ld), dt, blas::Trans::no, m, k, ta.ld, a, b, tb.ld, c}, scratch);
         else
-            gemv_run(ctx, Gemv{dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
+            gemv_run(ctx, Gemv{GemvKernel::blas, dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
         return;
     }
     gemm(dt, ta, tb, m, n, k, a, b, c);
@@ -157,6 +173,81 @@ bool few_rows_of_stored_weight(const View &a, const View &b) {
            k * n * 4 >= kGemvMinBytes;
 }
 
+// The product of f32 activations with a weight read as it is stored (its [n, k] rows, each a
+// contiguous run of k elements): outputs in ranges of n on the executor, each a whole dot product
+// (bits never depend on the thread count), weight rows in tiles of 16 against every activation row.
+tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, tl_tensor *out) {
+    // y[..., m, n] = a[..., m, k] (f32) times b [k, n]: the transpose of a row-major [n, k] weight,
+    // each of its n rows a contiguous run of k elements in b's storage dtype.
+    if (a.dtype != TL_F32)
+        return fail(TL_E_DTYPE, "matmul: a %s weight takes f32 activations, not %s", dtype_name(b.dtype),
+                    dtype_name(a.dtype));
+    if (a.ndim < 2 || b.ndim != 2)
+        return fail(TL_E_SHAPE, "matmul: a %s weight is [k,n] against [...,m,k] activations, not %d-D x %d-D",
+                    dtype_name(b.dtype), a.ndim, b.ndim);
+    const int64_t k = b.shape[0], n = b.shape[1], m = a.shape[a.ndim - 2];
+    if (a.shape[a.ndim - 1] != k)
+        return fail(TL_E_SHAPE, "matmul: inner dims differ ([%lld,%lld] x [%lld,%lld])", (long long)m,
+                    (long long)a.shape[a.ndim - 1], (long long)k, (long long)n);
+    if (k > 1 && b.strides[0] != 1)
+        return fail(TL_E_SHAPE,
+                    "matmul: a %s weight must be the transpose of its stored [n, k] rows (tl_transpose of the "
+                    "stored weight); this one's k has stride %lld",
+                    dtype_name(b.dtype), (long long)b.strides[0]);
+    if (is_block_dtype(b.dtype) && k % kQuantBlock != 0)
+        return fail(TL_E_SHAPE, "matmul: k %lld is not whole %s blocks", (long long)k, dtype_name(b.dtype));
+    int64_t shape[TL_MAX_DIMS];
+    for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
+    shape[a.ndim - 1] = n;
+    const int64_t rows = rows_of(a);
+    // Block weights take the activations quantized once per row (integer products, as ggml
+    // does); f16/bf16 weights take them as f32.
+    const bool integer = is_block_dtype(b.dtype);
+    std::byte *scratch = nullptr;
+    if (rows > 0 && k > 0) {
+        int64_t bytes;
+        const int64_t dims[2] = {rows, k};
+        if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
+        static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
+        if (integer) bytes += bytes;  // beside the f32 rows: k quantized values (kQ8ActivationBytes each), k / 32 scales
+        TL_TRY(ctx.scratch(size_t(bytes), &scratch));
+    }
+    NewTensor made;
+    TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &made));
+    const View &y = made.view;
+    if (y.numel() == 0) return *out = made.handle, TL_OK;
+    float *x = reinterpret_cast<float *>(scratch);
+    std::byte *xq = reinterpret_cast<std::byte *>(x + rows * k);
+    float *xscale = reinterpret_cast<float *>(xq + rows * k * kQ8ActivationBytes);  // 4-aligned: k is whole blocks
+    for (int64_t r = 0; r < rows && k > 0; ++r) {
+        row_as_f32(a, r, x + r * k);
+        if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
+    }
+    float *yd = reinterpret_cast<float *>(y.data);
+    // Outputs in ranges of n on the executor: each output one whole dot product (bits never
+    // depend on the thread count).
+    // Weight rows in tiles of 16, each tile against every activation row while it is in cache.
+    const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
+    run_split(ctx, n, rows * n * (k > 0 ? k : 1), [&](int64_t lo, int64_t hi) {
+        for (int64_t j = lo; j < hi; j += 16) {
+            const int64_t tile = hi - j < 16 ? hi - j : 16;
+            const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
+            for (int64_t r = 0; r < rows; ++r) {
+                float *yj = yd + r * n + j;
+                if (k == 0)
+                    std::fill(yj, yj + tile, 0.0f);
+                else if (integer)
+                    dot_rows_q8(b.dtype, Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
+                                k, yj);
+                else
+                    dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
+            }
+        }
+    });
+    *out = made.handle;
+    return TL_OK;
+}
+
 }  // namespace
 
 tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
@@ -165,7 +256,7 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
     TL_TRY(ctx.resolve(tb, &rb));
     View a = ra.view, b = rb.view;
     if (is_storage_dtype(b.dtype) || few_rows_of_stored_weight(a, b))  // weights as they are stored
-        return op_matmul_stored(ctx, a, b, out);
+        return stored_weight_product(ctx, a, b, out);
     Plan p{};
     TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.

@@ -19,10 +19,8 @@ inline tl_status refuse_blocks(const char *op, tl_dtype dt) {
     return fail(TL_E_DTYPE, "%s does not take %s (its elements are stored in blocks)", op, dtype_name(dt));
 }
 
-// The ops that read the storage dtypes (f16, bf16, q8_0, q4_0) as stored (ops/convert.cpp).
+// f32 to and from the storage dtypes (ops/convert.cpp).
 tl_status op_convert(tl_context &ctx, tl_tensor src, tl_dtype to, tl_tensor *out);
-tl_status op_matmul_stored(tl_context &ctx, const View &a, const View &b, tl_tensor *out);
-tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids, tl_tensor *out);
 
 tl_status op_fill(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, double value, tl_tensor *out);
 tl_status op_from_data(tl_context &ctx, tl_dtype dt, int ndim, const int64_t *shape, const void *data, size_t nbytes,

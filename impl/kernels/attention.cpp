@@ -14,6 +14,8 @@
 
 #include <hwy/highway.h>
 
+#include "kernels/widen-inl.h"
+
 #include <cmath>
 #include <type_traits>
 
@@ -44,18 +46,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 8 on Zen 4), four of 2 or eight of 1.
 using D8 = hn::CappedTag<double, 4>;
 
-// n elements of x as f64 lanes, from f32, f64, f16 or bf16 (the last two as their bits).
+// Lanes of p as f64, from f32, f64, f16 or bf16 (widen-inl.h).
 template <class T>
 HWY_INLINE hn::Vec<D8> Widen(const T *p) {
-    const D8 d;
-    if constexpr (std::is_same<T, double>::value) {
-        return hn::LoadU(d, p);
-    } else if constexpr (std::is_same<T, float>::value) {
-        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D8>(), p));
-    } else {  // f16 or bf16 bits: to f32, then to f64
-        const hn::Rebind<float, D8> df;
-        return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(hn::Rebind<T, D8>(), p)));
-    }
+    return LoadWide(D8(), p);
 }
 
 // lane[l] = sum over d = l (mod 8), d < n / 8 * 8, of x[d] * y[d], each product rounded to

@@ -12,6 +12,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "kernels/widen-inl.h"
+
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -89,13 +91,12 @@ template <class T>
 void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
                int64_t n, float *HWY_RESTRICT out) {
     const DF df;
-    const hn::Rebind<T, DF> dh;
     const size_t lanes = hn::Lanes(df);
     const auto step = [&](const uint8_t *row, int64_t b, hn::Vec<DF> acc) {
         const T *h = reinterpret_cast<const T *>(row) + b * 32;
         const float *xb = x + b * 32;
         for (size_t i = 0; i < 32; i += lanes)
-            acc = hn::MulAdd(hn::PromoteTo(df, hn::LoadU(dh, h + i)), hn::LoadU(df, xb + i), acc);
+            acc = hn::MulAdd(LoadWide(df, h + i), hn::LoadU(df, xb + i), acc);
         return acc;
     };
     const auto finish = [&](int64_t r, const uint8_t *row, float body) {

@@ -1,0 +1,40 @@
+// Loading stored elements into wider lanes, for every kernel that reads f16, bf16 or f32 and
+// computes in f32 or f64: one source (Highway's -inl.h convention), included by each kernel
+// file after hwy/highway.h and compiled for each of its targets.  Exact: every f16, bf16 and f32
+// value is representable in the wider type.
+#if defined(TL_KERNELS_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)  // once per target
+#  ifdef TL_KERNELS_WIDEN_INL_H_
+#    undef TL_KERNELS_WIDEN_INL_H_
+#  else
+#    define TL_KERNELS_WIDEN_INL_H_
+#  endif
+
+#  include <hwy/highway.h>
+
+#  include <type_traits>
+
+HWY_BEFORE_NAMESPACE();
+namespace tl {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Lanes(d) elements at p (unaligned), as d's lane type: T is that type, or narrower (f32 into
+// f64; f16 or bf16 bits into f32 or f64).
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadWide(D d, const T *HWY_RESTRICT p) {
+    using Wide = hn::TFromD<D>;
+    if constexpr (std::is_same<T, Wide>::value) {
+        return hn::LoadU(d, p);
+    } else if constexpr (std::is_same<T, float>::value || std::is_same<Wide, float>::value) {
+        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));  // one step: f32 -> f64, half -> f32
+    } else {  // f16 or bf16 into f64: through f32
+        const hn::Rebind<float, D> df;
+        return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(hn::Rebind<T, D>(), p)));
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tl
+HWY_AFTER_NAMESPACE();
+
+#endif  // TL_KERNELS_WIDEN_INL_H_

@@ -11,6 +11,7 @@ packages=(
   libhwy-dev                       # Google Highway: the SIMD kernels, dispatched at run time
   abigail-tools                    # the ABI check against capi/abi/ (abidw, abidiff)
   valgrind                         # the memory check in the test command
+  gcovr                            # line and branch coverage of the suites (the coverage stage)
   clang libclang-rt-14-dev         # libFuzzer and its sanitizer runtimes
   swig golang-go                   # the Go binding
   openjdk-17-jdk-headless          # the Java binding (jar with its JNI library inside)

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 stages_dir="$root/scripts/stages"
 # The order of a full run: cheap checks first, then the sanitizers, then the other platforms
 # whose natives the release build's packages carry, then that build and its bindings.
-all=(golden sources asan tsan fuzz windows arm64 valgrind go java csharp python packages release)
+all=(golden sources asan tsan coverage fuzz windows arm64 valgrind go java csharp python packages release)
 
 describe() { sed -n '2s/^# //p' "$stages_dir/$1.sh"; }
 

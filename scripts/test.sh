@@ -12,10 +12,14 @@ stages_dir="$root/scripts/stages"
 # whose natives the release build's packages carry, then that build and its bindings.
 all=(golden sources asan tsan coverage fuzz windows arm64 valgrind go java csharp python packages release)
 
+# Stages only run by name: too long for every run.
+by_name=(mutations)
+
 describe() { sed -n '2s/^# //p' "$stages_dir/$1.sh"; }
 
 if [ "${1:-}" = "--list" ]; then
   for s in "${all[@]}"; do printf '%-9s %s\n' "$s" "$(describe "$s")"; done
+  for s in "${by_name[@]}"; do printf '%-9s %s\n' "$s" "$(describe "$s")"; done
   exit 0
 fi
 chosen=("$@")

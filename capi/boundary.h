@@ -38,7 +38,7 @@ tl_status guarded(F &&body) noexcept {
     try {
         return body();
     } catch (const std::bad_alloc &) {
-        return fail(TL_E_OUT_OF_MEMORY, "out of memory: the allocator %s", tl::refusal());
+        return tl::allocation_refused("out of memory");
     } catch (const std::exception &e) {
         return fail(TL_E_INTERNAL, "internal error: %s", e.what());
     } catch (...) {

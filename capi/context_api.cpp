@@ -15,7 +15,7 @@ tl_status tl_context_create(const tl_allocator *allocator, tl_context **out) {
     return tl::guarded([&] {
         tl::Memory memory(allocator);
         void *p = memory.allocate(sizeof(tl_context), alignof(tl_context));
-        if (!p) return fail(TL_E_OUT_OF_MEMORY, "the context itself: the allocator %s", tl::refusal());
+        if (!p) return tl::allocation_refused("the context itself");
         *out = new (p) tl_context(allocator);
         return TL_OK;
     });

@@ -10,7 +10,7 @@ tl_status AmbientStore::reserve_one() {
     if (free_head_ != kNone) return TL_OK;
     if (slots_.size() >= kMaxSlots)
         return fail(TL_E_OUT_OF_MEMORY, "ambient store holds the most tensors a storage can (%u)", kMaxSlots);
-    if (!room_for_one_more(slots_, 64)) return fail(TL_E_OUT_OF_MEMORY, "no memory to grow the ambient tensor table: the allocator %s", refusal());
+    if (!room_for_one_more(slots_, 64)) return allocation_refused("no memory to grow the ambient tensor table");
     return TL_OK;
 }
 

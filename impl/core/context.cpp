@@ -126,12 +126,11 @@ tl_status tl_context::open_scope(const char *name, const tl_scope_options &optio
     tl::Scope *&record = depths_[depth - 1];
     if (!record) {
         void *p = memory.allocate(sizeof(tl::Scope), alignof(tl::Scope));
-        if (!p) return fail(TL_E_OUT_OF_MEMORY, "no memory for scope '%s': the allocator %s", name, tl::refusal());
+        if (!p) return tl::allocation_refused("no memory for scope '%s'", name);
         record = new (p) tl::Scope(this, &memory, depth);
     }
     TL_TRY(record->generations.reserve());
-    if (!record->name.assign(name)) return fail(TL_E_OUT_OF_MEMORY, "no memory for the name of scope '%s': the allocator %s", name,
-                                                  tl::refusal());
+    if (!record->name.assign(name)) return tl::allocation_refused("no memory for the name of scope '%s'", name);
     tl_status st = record->slab.open(options.growth, options.max_bytes, options.slab_bytes, name);
     if (st != TL_OK) {
         record->name.clear();
@@ -256,8 +255,7 @@ tl_status tl_context::grow_headers(tl::Scope *target) {
         return fail(TL_E_SCOPE_FULL, "scope '%s' holds the most tensors a generation can (%u)", target->name.c_str(),
                     tl::kMaxSlots);
     if (!tl::room_for_one_more(headers, 64))
-        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory to grow its tensor table: the allocator %s",
-                         target->name.c_str(), tl::refusal());
+        return tl::allocation_refused("scope '%s': no memory to grow its tensor table", target->name.c_str());
     return TL_OK;
 }
 
@@ -290,7 +288,7 @@ tl_status tl_context::make_tensor(tl::Scope *target, tl_dtype dt, int ndim, cons
     } else {
         data = storage = static_cast<std::byte *>(memory.allocate(bytes, tl::kTensorAlignment));
         if (!data)
-            return fail(TL_E_OUT_OF_MEMORY, "%zu bytes for an ambient tensor: the allocator %s", bytes, tl::refusal());
+            return tl::allocation_refused("%zu bytes for an ambient tensor", bytes);
         owned_bytes = bytes;
     }
     // Nothing fails from here.  A scoped header is written in its slot, field by field, and the
@@ -370,7 +368,7 @@ tl_status tl_context::scratch(size_t bytes, std::byte **out) {
     if (bytes > scratch_bytes_) {
         size_t grown = bytes > scratch_bytes_ * 2 ? bytes : scratch_bytes_ * 2;
         void *p = memory.allocate(grown, tl::kTensorAlignment);
-        if (!p) return fail(TL_E_OUT_OF_MEMORY, "%zu bytes of scratch: the allocator %s", grown, tl::refusal());
+        if (!p) return tl::allocation_refused("%zu bytes of scratch", grown);
         memory.release(scratch_, scratch_bytes_);
         scratch_ = static_cast<std::byte *>(p);
         scratch_bytes_ = grown;

@@ -4,14 +4,17 @@
 
 namespace tl {
 
-// Formats the message into a thread-local buffer (no allocation) and returns `status`.
-tl_status fail(tl_status status, const char *format, ...)
+// printf-checked arguments: format is parameter `f`, its arguments start at `a`.
 #if defined(__MINGW32__)
-    __attribute__((format(gnu_printf, 2, 3)))  // C99 formats (%zu) through mingw's own stdio
+#  define TL_PRINTF_FORMAT(f, a) __attribute__((format(gnu_printf, f, a)))  // C99 formats (%zu) through mingw's stdio
 #elif defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+#  define TL_PRINTF_FORMAT(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define TL_PRINTF_FORMAT(f, a)
 #endif
-    ;
+
+// Formats the message into a thread-local buffer (no allocation) and returns `status`.
+tl_status fail(tl_status status, const char *format, ...) TL_PRINTF_FORMAT(2, 3);
 
 const char *last_error_message();
 

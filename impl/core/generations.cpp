@@ -22,7 +22,7 @@ tl_status GenerationSource::draw_block() {
         try {
             blocks_.reserve(kKeptBlocks);
         } catch (const std::bad_alloc &) {
-            return fail(TL_E_OUT_OF_MEMORY, "no memory for the list of handle generations: the allocator %s", refusal());
+            return allocation_refused("no memory for the list of handle generations");
         }
     }
     uint64_t start = next_unissued.load(std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 #include "core/memory.h"
 
 #include <cstdint>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
@@ -37,7 +38,14 @@ thread_local char refusal_text[160] = "refused it";
 
 }  // namespace
 
-const char *refusal() { return refusal_text; }
+tl_status allocation_refused(const char *format, ...) {
+    char what[384];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    return fail(TL_E_OUT_OF_MEMORY, "%s: the allocator %s", what, refusal_text);
+}
 
 std::byte *empty_tensor_home() { return empty_home; }
 

@@ -5,6 +5,7 @@
 #include <new>
 #include <utility>
 
+#include "core/error.h"
 #include "tensorlife/tl_context.h"
 
 namespace tl {
@@ -24,15 +25,16 @@ inline bool round_up(size_t bytes, size_t *out) {
 // Where tensors with no elements point: aligned, owned by nobody, never read or written.
 std::byte *empty_tensor_home();
 
-// Why this thread's last allocation failed, for messages: "refused it", or that the allocator
-// broke its contract by returning misaligned memory (given back to it and refused here).
-const char *refusal();
+// TL_E_OUT_OF_MEMORY after Memory::allocate returned nullptr (directly, or as StlAllocator's
+// bad_alloc): the message formatted from format, then why this thread's last allocation failed
+// (": the allocator refused it", or that it returned memory misaligned, given back to it).
+tl_status allocation_refused(const char *format, ...) TL_PRINTF_FORMAT(1, 2);
 
 class Memory {
 public:
     explicit Memory(const tl_allocator *custom);
-    // nullptr when the allocator refuses or returns memory not aligned as asked (then refusal()
-    // says so); size 0 is never passed on.
+    // nullptr when the allocator refuses or returns memory not aligned as asked (then
+    // allocation_refused says which); size 0 is never passed on.
     void *allocate(size_t size, size_t alignment = alignof(std::max_align_t));
     void release(void *ptr, size_t size);
     const tl_allocator &allocator() const { return allocator_; }

@@ -32,10 +32,9 @@ void Slab::point_cursor_at_last_chunk() {
 
 tl_status Slab::add_chunk(size_t size, const char *scope_name) {
     if (!room_for_one_more(chunks_, 4))
-        return fail(TL_E_OUT_OF_MEMORY, "scope '%s': no memory for its chunk table: the allocator %s", scope_name,
-                    refusal());
+        return allocation_refused("scope '%s': no memory for its chunk table", scope_name);
     void *p = memory_->allocate(size, kTensorAlignment);
-    if (!p) return fail(TL_E_OUT_OF_MEMORY, "scope '%s': %zu bytes: the allocator %s", scope_name, size, refusal());
+    if (!p) return allocation_refused("scope '%s': %zu bytes", scope_name, size);
     if (!chunks_.empty()) chunks_.back().used = size_t(cursor_ - chunks_.back().base);  // frozen from now on
     chunks_.push_back(Chunk{static_cast<std::byte *>(p), size, 0});
     mark_unowned(chunks_.back().base, size);

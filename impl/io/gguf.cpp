@@ -237,7 +237,7 @@ tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out) {
     void *p = ctx.memory.allocate(sizeof(tl_gguf_file), alignof(tl_gguf_file));
     if (!p) {
         platform::close(&file);
-        return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index: the allocator %s", path, refusal());
+        return allocation_refused("%s: no memory for the file's index", path);
     }
     tl_gguf_file *f = new (p) tl_gguf_file(ctx.memory);
     tl_status st = bytes > SIZE_MAX ? fail(TL_E_IO, "%s: too large to map", path)
@@ -249,7 +249,7 @@ tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out) {
         try {
             st = parse(*f, c);
         } catch (const std::bad_alloc &) {
-            st = fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index: the allocator %s", path, refusal());
+            st = allocation_refused("%s: no memory for the file's index", path);
         }
     }
     if (st != TL_OK) {

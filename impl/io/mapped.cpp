@@ -25,7 +25,7 @@ MappedRegion::MappedRegion(const std::byte *data, size_t bytes, const Memory &me
 tl_status MappedRegion::map(Memory &memory, const platform::File &file, size_t bytes, const char *path,
                             MappedRegion **out) {
     void *p = memory.allocate(sizeof(MappedRegion), alignof(MappedRegion));
-    if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for its mapping record: the allocator %s", path, refusal());
+    if (!p) return allocation_refused("%s: no memory for its mapping record", path);
     const std::byte *data = nullptr;
     if (!platform::map_file(file, bytes, path, &data)) {
         memory.release(p, sizeof(MappedRegion));

@@ -181,7 +181,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_fil
     if (!cJSON_IsObject(header.get())) return fail(TL_E_PARSE, "%s: header is not a JSON object", path);
 
     void *p = ctx.memory.allocate(sizeof(tl_safetensors_file), alignof(tl_safetensors_file));
-    if (!p) return fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index: the allocator %s", path, refusal());
+    if (!p) return allocation_refused("%s: no memory for the file's index", path);
     tl_safetensors_file *f = new (p) tl_safetensors_file(ctx.memory);
     f->data_start = 8 + header_bytes;
     f->file_bytes = file_bytes;
@@ -195,7 +195,7 @@ tl_status safetensors_open(tl_context &ctx, const char *path, tl_safetensors_fil
         if (st == TL_OK) st = index_names(*f, path);
         if (st == TL_OK) st = check_no_overlap(*f, path);
     } catch (const std::bad_alloc &) {
-        st = fail(TL_E_OUT_OF_MEMORY, "%s: no memory for the file's index: the allocator %s", path, refusal());
+        st = allocation_refused("%s: no memory for the file's index", path);
     }
     if (st != TL_OK) {
         safetensors_close(f);

@@ -18,8 +18,7 @@ by_name=(mutations)
 describe() { sed -n '2s/^# //p' "$stages_dir/$1.sh"; }
 
 if [ "${1:-}" = "--list" ]; then
-  for s in "${all[@]}"; do printf '%-9s %s\n' "$s" "$(describe "$s")"; done
-  for s in "${by_name[@]}"; do printf '%-9s %s\n' "$s" "$(describe "$s")"; done
+  for s in "${all[@]}" "${by_name[@]}"; do printf '%-9s %s\n' "$s" "$(describe "$s")"; done
   exit 0
 fi
 chosen=("$@")

@@ -53,7 +53,6 @@ void byte_extent(const View &v, const std::byte **lo, const std::byte **hi) {
 // gather_rows from a storage-dtype table: each id's row decoded to f32 (an embedding lookup in
 // the weights' own format).
 tl_status gather_stored_rows(tl_context &ctx, const View &table, const View &ids, tl_tensor *out) {
-    // Each id's row of a storage table as f32 (an embedding lookup in the weights' own format).
     if (table.ndim != 2)
         return fail(TL_E_SHAPE, "gather_rows: a %s table is 2-D, not %d-D", dtype_name(table.dtype), table.ndim);
     TL_TRY(require_rows("gather_rows", table));

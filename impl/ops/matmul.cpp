@@ -224,9 +224,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
     }
     float *yd = reinterpret_cast<float *>(y.data);
-    // Outputs in ranges of n on the executor: each output one whole dot product (bits never
-    // depend on the thread count).
-    // Weight rows in tiles of 16, each tile against every activation row while it is in cache.
+    // Each tile of weight rows against every activation row while it is in cache.
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
     run_split(ctx, n, rows * n * (k > 0 ? k : 1), [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo; j < hi; j += 16) {

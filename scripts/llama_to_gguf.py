@@ -3,10 +3,13 @@
 folder; F32, F16 or BF16) as a GGUF version 3 file the way llama.cpp's converter does:
 general.architecture = llama, the llama.* hyperparameters, token_embd / blk.N.attn_q ... /
 output_norm / output, q and k permuted for interleaved RoPE, norms in f32 and every other weight
-in the chosen type (f32, f16, q8_0, q4_0; ggml's rounding, scripts/ggml_blocks.py).  With
---vocab FILE (one token per line, in id order) the file carries tokenizer.ggml.tokens.
+in the chosen type (f32, f16, q8_0, q4_0; ggml's rounding, scripts/ggml_blocks.py), and the
+tokenizer keys llama.cpp needs to load it (scripts/vocabularies.py): LLaMA 2's or Llama 3's
+vocabulary from their npm packages (--npm: the node_modules folder), or by default a synthetic
+SentencePiece vocabulary of the model's size.
 
-  usage: llama_to_gguf.py MODEL_DIR OUT.gguf [--type f32|f16|q8_0|q4_0] [--vocab FILE]
+  usage: llama_to_gguf.py MODEL_DIR OUT.gguf [--type f32|f16|q8_0|q4_0]
+                          [--tokenizer synthetic|llama2|llama3] [--npm DIR]
 """
 import argparse
 import json
@@ -17,8 +20,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ggml_blocks import q4_0_bytes, q8_0_bytes  # noqa: E402
-from gguf_write import ARRAY, FLOAT32, GGML, STRING, UINT32, write_gguf  # noqa: E402
+from gguf_write import FLOAT32, GGML, STRING, UINT32, write_gguf  # noqa: E402
 from safetensors_numpy import read_safetensors  # noqa: E402
+import vocabularies  # noqa: E402
 
 def permute(w, heads):
     """llama.cpp's permute: each head's rows from halves order to interleaved pairs."""
@@ -39,7 +43,8 @@ def main():
     ap.add_argument("model_dir")
     ap.add_argument("out")
     ap.add_argument("--type", choices=["f32", "f16", "q8_0", "q4_0"], default="f32")
-    ap.add_argument("--vocab", help="one token per line, in id order")
+    ap.add_argument("--tokenizer", choices=["synthetic", "llama2", "llama3"], default="synthetic")
+    ap.add_argument("--npm", help="node_modules with llama-tokenizer-js and llama3-tokenizer-js")
     args = ap.parse_args()
     with open(os.path.join(args.model_dir, "config.json")) as f:
         cfg = json.load(f)
@@ -76,10 +81,15 @@ def main():
            ("llama.rope.dimension_count", UINT32, d // heads),
            ("llama.rope.freq_base", FLOAT32, cfg.get("rope_theta", 10000.0)),
            ("llama.attention.layer_norm_rms_epsilon", FLOAT32, cfg.get("rms_norm_eps", 1e-6))]
-    if args.vocab:
-        with open(args.vocab, encoding="utf-8") as f:
-            tokens = f.read().split("\n")[: cfg["vocab_size"]]
-        kvs += [("tokenizer.ggml.model", STRING, "llama"), ("tokenizer.ggml.tokens", ARRAY, (STRING, tokens))]
+    if args.tokenizer == "synthetic":
+        kvs += vocabularies.synthetic(cfg["vocab_size"])
+    else:
+        if not args.npm:
+            raise SystemExit("llama_to_gguf: --tokenizer %s reads its npm package: give --npm" % args.tokenizer)
+        kvs += getattr(vocabularies, args.tokenizer)(args.npm)
+        n = len(kvs[[k for k, _, _ in kvs].index("tokenizer.ggml.tokens")][2][1])
+        if n != cfg["vocab_size"]:
+            raise SystemExit(f"llama_to_gguf: the {args.tokenizer} vocabulary has {n} tokens, the model {cfg['vocab_size']}")
     offset = write_gguf(args.out, kvs, [(name, GGML[kind], w.shape, encode(w, kind)) for name, w, kind in tensors])
     print(f"llama_to_gguf: {args.out}: {len(tensors)} tensors in {args.type}, {offset} bytes of data")
 

@@ -9,6 +9,7 @@ packages=(
   libcriterion-dev                 # the C conformance suite
   libcjson-dev                     # safetensors headers and JSON reports
   libhwy-dev                       # Google Highway: the SIMD kernels, dispatched at run time
+  libpcre2-dev                     # PCRE2: Unicode classes of the BPE pre-tokenizers
   abigail-tools                    # the ABI check against capi/abi/ (abidw, abidiff)
   valgrind                         # the memory check in the test command
   gcovr                            # line and branch coverage of the suites (the coverage stage)

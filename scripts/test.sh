@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 stages_dir="$root/scripts/stages"
 # The order of a full run: cheap checks first, then the sanitizers, then the other platforms
 # whose natives the release build's packages carry, then that build and its bindings.
-all=(golden sources asan tsan coverage fuzz windows arm64 valgrind go java csharp python packages release)
+all=(golden sources asan tsan coverage fuzz windows arm64 valgrind go java csharp python packages llamacpp release)
 
 # Stages only run by name: too long for every run.
 by_name=(mutations)
@@ -35,7 +35,7 @@ mkdir -p "$logs"
 # A stage's runners' own closing lines: ctest, Criterion, pytest, go test, dotnet test, the
 # plain "N passed, N failed", and the fuzzers' and valgrind's totals.
 counts_of() {
-  grep -aoE '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+|Synthesis: Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+ \| Crashing: [0-9]+|^=* ?[0-9]+ (passed|failed)[^=]* in [0-9.]+s|^(ok|FAIL) +[^ ]+|(Passed|Failed)! +- Failed: +[0-9]+, Passed: +[0-9]+|[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?|fuzz_[a-z]+: [0-9]+ executions|[0-9]+ processes checked, no errors, no leaks|no include points up|every list is current|[0-9]+ programs match' "$1" |
+  grep -aoE '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+|Synthesis: Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+ \| Crashing: [0-9]+|^=* ?[0-9]+ (passed|failed)[^=]* in [0-9.]+s|^(ok|FAIL) +[^ ]+|(Passed|Failed)! +- Failed: +[0-9]+, Passed: +[0-9]+|[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?|fuzz_[a-z]+: [0-9]+ executions|[0-9]+ processes checked, no errors, no leaks|no include points up|every list is current|[0-9]+ programs match|[a-z0-9 ()-]+: [0-9]+ of [0-9]+ lines identical' "$1" |
     sed -E 's/^=+ //; s/ in [0-9.]+s$//; s/[[:space:]]+/ /g' |
     awk '/^Synthesis:/ { suites++; tested += $3; passing += $6; next }
          !seen[$0]++ { order[n++] = $0 }

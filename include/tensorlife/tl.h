@@ -6,6 +6,7 @@
  *   tl_tensor.h   handles, factories, read/data/info, free, retain
  *   tl_ops.h      the eager ops
  *   tl_io.h       safetensors files, JSON reports and tensors as JSON
+ *   tl_text.h     tokenizers: text to token ids and back
  */
 #ifndef TENSORLIFE_TL_H
 #define TENSORLIFE_TL_H
@@ -15,5 +16,6 @@
 #include "tl_tensor.h"
 #include "tl_ops.h"
 #include "tl_io.h"
+#include "tl_text.h"
 
 #endif

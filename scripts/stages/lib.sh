@@ -18,3 +18,15 @@ release_build() {
   bash "$root/scripts/build.sh" "$root/build" -DTL_BUILD_TESTS=ON -DTL_BUILD_BENCH=ON -DTL_BUILD_EXAMPLES=ON \
     -DTL_BUILD_JAVA=ON -DTL_BUILD_CSHARP=ON "${natives[@]}"
 }
+
+# The real vocabularies (npm: tests/vocabularies/package.json, locked), in build-npm/node_modules.
+npm_vocabularies() {
+  mkdir -p "$root/build-npm"
+  cp "$root/tests/vocabularies/package.json" "$root/tests/vocabularies/package-lock.json" "$root/build-npm/"
+  (cd "$root/build-npm" && npm ci --ignore-scripts --no-audit --no-fund > /dev/null)
+}
+
+# llama.cpp as NuGet ships it (tests/llamacpp: LLamaSharp 0.30.0), built into build-llamacpp/.
+llamacpp_reference() {
+  dotnet build -c Release -nologo -v q "$root/tests/llamacpp/LlamaCppReference.csproj" -o "$root/build-llamacpp" > /dev/null
+}

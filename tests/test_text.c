@@ -1,0 +1,301 @@
+/* Tokenizers from GGUF vocabularies written byte by byte here: SentencePiece's merges by score
+ * and byte fallback, BPE's merges by rank through GPT-2's byte characters, special tokens,
+ * detokenizing, the UTF-8 stream; malformed vocabularies and texts refused with their reason; no
+ * allocation when a text is tokenized again; every refused allocation at open reported and
+ * nothing leaked.  (Agreement with llama.cpp on real vocabularies: tests/llamacpp.) */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+
+CONTEXT_AND_DIR_SUITE(text);
+
+typedef struct {
+    unsigned char bytes[1 << 16];
+    size_t n;
+    uint64_t keys;
+} gguf_buf;
+
+static void put(gguf_buf *b, const void *p, size_t n) {
+    cr_assert_lt(b->n + n, sizeof b->bytes);
+    memcpy(b->bytes + b->n, p, n);
+    b->n += n;
+}
+static void u32(gguf_buf *b, uint32_t v) { put(b, &v, 4); }
+static void u64(gguf_buf *b, uint64_t v) { put(b, &v, 8); }
+static void str(gguf_buf *b, const char *s) {
+    u64(b, strlen(s));
+    put(b, s, strlen(s));
+}
+static void key_string(gguf_buf *b, const char *key, const char *value) {
+    str(b, key), u32(b, 8), str(b, value), b->keys++;
+}
+static void key_u32(gguf_buf *b, const char *key, uint32_t value) { str(b, key), u32(b, 4), u32(b, value), b->keys++; }
+static void key_strings(gguf_buf *b, const char *key, const char *const *items, size_t n) {
+    str(b, key), u32(b, 9), u32(b, 8), u64(b, n), b->keys++;
+    for (size_t i = 0; i < n; ++i) str(b, items[i]);
+}
+static void key_floats(gguf_buf *b, const char *key, const float *items, size_t n) {
+    str(b, key), u32(b, 9), u32(b, 6), u64(b, n), b->keys++;
+    put(b, items, n * sizeof(float));
+}
+static void key_ints(gguf_buf *b, const char *key, const int32_t *items, size_t n) {
+    str(b, key), u32(b, 9), u32(b, 5), u64(b, n), b->keys++;
+    put(b, items, n * sizeof(int32_t));
+}
+
+/* The file: header (no tensors), then the keys the builder wrote. */
+static tl_tokenizer *open_vocab(const gguf_buf *keys, tl_status want) {
+    static gguf_buf file;
+    file.n = 0;
+    put(&file, "GGUF", 4), u32(&file, 3), u64(&file, 0), u64(&file, keys->keys);
+    put(&file, keys->bytes, keys->n);
+    while (file.n % 32) file.bytes[file.n++] = 0; /* the (empty) data section starts aligned */
+    char path[512];
+    snprintf(path, sizeof path, "%s/vocab.gguf", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(file.bytes, 1, file.n, f), file.n);
+    fclose(f);
+    tl_gguf_file *g;
+    OK(tl_gguf_open(ctx, path, &g));
+    tl_tokenizer *t = NULL;
+    cr_assert_eq(tl_tokenizer_open(ctx, g, &t), want, "%s", tl_last_error());
+    tl_gguf_close(g);
+    return t;
+}
+
+/* SentencePiece: <unk> <s> </s>, the 256 byte tokens, then words with scores. */
+enum { SPM_WORDS = 7 };
+static const char *const spm_words[SPM_WORDS] = {"\xe2\x96\x81", "a", "b", "\xe2\x96\x81" "a", "ab", "\xe2\x96\x81" "ab", "<user>"};
+static const float spm_scores[SPM_WORDS] = {-1, -2, -3, -4, -5, -0.5f, 0};
+#define SPM_FIRST 259
+
+static void spm_keys(gguf_buf *b, int n_scores) {
+    static char byte_names[256][8];
+    const char *tokens[SPM_FIRST + SPM_WORDS];
+    float scores[SPM_FIRST + SPM_WORDS];
+    int32_t types[SPM_FIRST + SPM_WORDS];
+    tokens[0] = "<unk>", tokens[1] = "<s>", tokens[2] = "</s>";
+    types[0] = 2, types[1] = types[2] = 3;
+    for (int i = 0; i < 256; ++i) {
+        snprintf(byte_names[i], 8, "<0x%02X>", i);
+        tokens[3 + i] = byte_names[i], types[3 + i] = 6;
+    }
+    for (int i = 0; i < SPM_FIRST + SPM_WORDS; ++i) scores[i] = i < SPM_FIRST ? 0 : spm_scores[i - SPM_FIRST];
+    for (int i = 0; i < SPM_WORDS; ++i) tokens[SPM_FIRST + i] = spm_words[i], types[SPM_FIRST + i] = i == 6 ? 4 : 1;
+    b->n = 0, b->keys = 0;
+    key_string(b, "tokenizer.ggml.model", "llama");
+    key_strings(b, "tokenizer.ggml.tokens", tokens, SPM_FIRST + SPM_WORDS);
+    key_floats(b, "tokenizer.ggml.scores", scores, (size_t)n_scores);
+    key_ints(b, "tokenizer.ggml.token_type", types, SPM_FIRST + SPM_WORDS);
+}
+
+static size_t ids_of(tl_tokenizer *t, const char *text, unsigned flags, int32_t *ids) {
+    size_t n;
+    OK(tl_tokenize(t, text, strlen(text), flags, ids, 64, &n));
+    return n;
+}
+
+Test(text, sentencepiece_merges_by_score_and_falls_back_to_bytes) {
+    static gguf_buf b;
+    spm_keys(&b, SPM_FIRST + SPM_WORDS);
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    int32_t ids[64];
+    /* " ab ab": the space prefix, then ▁ab (score -0.5) beats ▁a + b. */
+    cr_assert_eq(ids_of(t, "ab ab", TL_TOKENIZE_ADD_SPECIAL, ids), 3);
+    cr_assert(ids[0] == 1 && ids[1] == SPM_FIRST + 5 && ids[2] == SPM_FIRST + 5);
+    /* é is no token: its two bytes. */
+    cr_assert_eq(ids_of(t, "\xc3\xa9", 0, ids), 3);
+    cr_assert(ids[0] == SPM_FIRST && ids[1] == 3 + 0xC3 && ids[2] == 3 + 0xA9);
+    /* a user-defined token is cut out of the text always, control tokens only when asked. */
+    cr_assert_eq(ids_of(t, "a<user>", 0, ids), 2);
+    cr_assert_eq(ids[1], SPM_FIRST + 6);
+    cr_assert_eq(ids_of(t, "<s>", TL_TOKENIZE_PARSE_SPECIAL, ids), 1);
+    cr_assert_eq(ids[0], 1);
+    cr_assert_gt(ids_of(t, "<s>", 0, ids), 1);
+    /* back to text: BOS dropped and the prefix space taken off. */
+    const int32_t back[] = {1, SPM_FIRST + 5, SPM_FIRST + 5, 3 + 0xC3, 3 + 0xA9};
+    char text[64];
+    size_t len;
+    OK(tl_detokenize(t, back, 5, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, " ab ab\xc3\xa9");
+    OK(tl_detokenize(t, back + 1, 4, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "ab ab\xc3\xa9");
+    cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_BOS), 1);
+    cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_EOS), 2);
+    cr_assert(tl_tokenizer_is_end(t, 2) && !tl_tokenizer_is_end(t, 1));
+    tl_tokenizer_close(t);
+}
+
+/* BPE over GPT-2's byte characters: "Ġ" is the space. */
+static void bpe_keys(gguf_buf *b, const char *merge, const char *pre) {
+    const char *tokens[] = {"a", "b", "c", "\xc4\xa0", "ab", "\xc4\xa0" "a", "\xc4\xa0" "ab", "abc", "<|end|>"};
+    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 3};
+    const char *merges[] = {"\xc4\xa0 a", "a b", merge, "ab c"};
+    b->n = 0, b->keys = 0;
+    key_string(b, "tokenizer.ggml.model", "gpt2");
+    key_string(b, "tokenizer.ggml.pre", pre);
+    key_strings(b, "tokenizer.ggml.tokens", tokens, 9);
+    key_ints(b, "tokenizer.ggml.token_type", types, 9);
+    key_strings(b, "tokenizer.ggml.merges", merges, 4);
+    key_u32(b, "tokenizer.ggml.bos_token_id", 8);
+}
+
+Test(text, bpe_merges_by_rank_after_the_pre_tokenizer) {
+    static gguf_buf b;
+    bpe_keys(&b, "\xc4\xa0" "a b", "gpt-2");
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    int32_t ids[64];
+    /* "abc ab": words "abc", " ab"; abc merges a+b (rank 1) then ab+c (rank 3), " ab" Ġ+a (rank 0)
+     * then Ġa+b (rank 2). */
+    cr_assert_eq(ids_of(t, "abc ab", 0, ids), 2);
+    cr_assert(ids[0] == 7 && ids[1] == 6);
+    cr_assert_eq(ids_of(t, "x<|end|>", TL_TOKENIZE_PARSE_SPECIAL, ids), 1); /* x is no token: dropped, as llama.cpp does */
+    cr_assert_eq(ids[0], 8);
+    char text[64];
+    size_t len;
+    const int32_t back[] = {7, 6, 8};
+    OK(tl_detokenize(t, back, 3, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "abc ab");
+    OK(tl_detokenize(t, back, 3, TL_DETOKENIZE_UNPARSE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "abc ab<|end|>");
+    FAILS_WITH(tl_detokenize(t, back, 3, TL_DETOKENIZE_UNPARSE_SPECIAL, text, 5, &len), TL_E_INVALID_ARGUMENT);
+    const char *piece;
+    OK(tl_token_piece(t, 6, 0, &piece, &len));
+    cr_assert(len == 3 && !memcmp(piece, " ab", 3));
+    cr_assert(tl_tokenizer_is_end(t, 8));
+    tl_tokenizer_close(t);
+}
+
+Test(text, malformed_vocabularies_are_refused_by_name) {
+    static gguf_buf b;
+    spm_keys(&b, 10); /* 10 scores for 266 tokens */
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "10 scores for 266 tokens"), "%s", tl_last_error());
+    bpe_keys(&b, "\xc4\xa0" "a zz", "gpt-2");
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "does not name two tokens"), "%s", tl_last_error());
+    bpe_keys(&b, "\xc4\xa0" "a b", "no-such-pre");
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "no-such-pre"), "%s", tl_last_error());
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    open_vocab(&b, TL_E_NOT_FOUND);
+    cr_assert(strstr(tl_last_error(), "tokenizer.ggml.tokens"), "%s", tl_last_error());
+    const char *twice[] = {"a", "b", "a"};
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", twice, 3);
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "same text"), "%s", tl_last_error());
+    const char *few[] = {"a", "b", "c"};
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", few, 3);
+    key_u32(&b, "tokenizer.ggml.bos_token_id", 3);
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "bos_token_id = 3 is not a token id"), "%s", tl_last_error());
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "t5");
+    key_strings(&b, "tokenizer.ggml.tokens", few, 3);
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "\"t5\""), "%s", tl_last_error());
+}
+
+Test(text, hostile_texts_and_ids_are_statuses) {
+    static gguf_buf b;
+    bpe_keys(&b, "\xc4\xa0" "a b", "llama-bpe");
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    int32_t ids[64];
+    size_t n;
+    /* llama.cpp aborts on these 4 bytes with Llama 3's vocabulary: a code point past U+10FFFF. */
+    FAILS_WITH(tl_tokenize(t, "\xf4\x90\x80\x80", 4, 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "not valid UTF-8 (byte 0 of 4"), "%s", tl_last_error());
+    const char *bad[] = {"\xc0\xaf", "\xed\xa0\x80", "a\xe2\x82", "\x80", "\xff"};
+    for (int i = 0; i < 5; ++i) FAILS_WITH(tl_tokenize(t, bad[i], strlen(bad[i]), 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tokenize(t, "abc ab abc", 10, 0, ids, 1, &n), TL_E_INVALID_ARGUMENT);
+    OK(tl_tokenize(t, "abc ab abc", 10, 0, NULL, 0, &n)); /* abc, Ġab, Ġab c: Llama 3's words */
+    cr_assert_eq(n, 4);
+    OK(tl_tokenize(t, "", 0, TL_TOKENIZE_ADD_SPECIAL, ids, 64, &n));
+    cr_assert(n == 1 && ids[0] == 8);
+    const int32_t out_of_range[] = {1, 9};
+    char text[16];
+    FAILS_WITH(tl_detokenize(t, out_of_range, 2, 0, text, sizeof text, &n), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "id 1 is 9"), "%s", tl_last_error());
+    const char *piece;
+    FAILS_WITH(tl_token_piece(t, -1, 0, &piece, &n), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_token_piece(NULL, 0, 0, &piece, &n), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tokenize(NULL, "a", 1, 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tokenizer_open(ctx, NULL, &t), TL_E_INVALID_ARGUMENT);
+    tl_tokenizer_close(t);
+    tl_tokenizer_close(NULL);
+}
+
+Test(text, a_stream_hands_out_whole_characters) {
+    tl_text_stream s = TL_TEXT_STREAM_INIT;
+    char out[64];
+    size_t n;
+    OK(tl_text_stream_push(&s, "a\xc3", 2, out, sizeof out, &n)); /* é cut after its first byte */
+    cr_assert(n == 1 && !strcmp(out, "a"));
+    OK(tl_text_stream_push(&s, "\xa9!", 2, out, sizeof out, &n));
+    cr_assert_str_eq(out, "\xc3\xa9!");
+    OK(tl_text_stream_push(&s, "\xff" "b", 2, out, sizeof out, &n)); /* no character begins with 0xFF */
+    cr_assert_str_eq(out, "\xef\xbf\xbd" "b");
+    OK(tl_text_stream_push(&s, "\xe2\x82", 2, out, sizeof out, &n));
+    cr_assert_eq(n, 0);
+    FAILS_WITH(tl_text_stream_push(&s, "\xac", 1, out, 3, &n), TL_E_INVALID_ARGUMENT); /* € needs 4 with its NUL */
+    OK(tl_text_stream_push(&s, "\xac", 1, out, 4, &n));
+    cr_assert_str_eq(out, "\xe2\x82\xac");
+    OK(tl_text_stream_push(&s, "\xf0\x9f\x98", 3, out, sizeof out, &n));
+    OK(tl_text_stream_push(&s, "x", 1, out, sizeof out, &n)); /* cut short by another character */
+    cr_assert_str_eq(out, "\xef\xbf\xbdx");
+    OK(tl_text_stream_push(&s, "\xf0\x9f", 2, out, sizeof out, &n));
+    OK(tl_text_stream_finish(&s, out, sizeof out, &n));
+    cr_assert_str_eq(out, "\xef\xbf\xbd");
+    cr_assert_eq(s.count, 0);
+}
+
+Test(text, tokenizing_again_allocates_nothing_and_open_reports_every_refusal) {
+    static gguf_buf b;
+    bpe_keys(&b, "\xc4\xa0" "a b", "llama-bpe");
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    tl_context *saved = ctx;
+    ctx = own;
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    int32_t ids[64];
+    ids_of(t, "abc ab abc abcabc", 0, ids);
+    const long before = counter.allocs;
+    for (int i = 0; i < 10; ++i) ids_of(t, "abc ab abc abcabc", 0, ids);
+    cr_assert_eq(counter.allocs, before, "tokenizing again made %ld allocator calls", counter.allocs - before);
+    tl_tokenizer_close(t);
+    /* Each allocation of an open refused in turn: TL_E_OUT_OF_MEMORY, nothing kept. */
+    for (long k = 1;; ++k) {
+        counter.fail_at = counter.allocs + 1;
+        tl_tokenizer *u = NULL;
+        const long long live = counter.live_bytes;
+        char path[512];
+        snprintf(path, sizeof path, "%s/vocab.gguf", dir);
+        counter.fail_at = 0;
+        tl_gguf_file *g;
+        OK(tl_gguf_open(ctx, path, &g));
+        counter.fail_at = counter.allocs + k;
+        const tl_status st = tl_tokenizer_open(ctx, g, &u);
+        counter.fail_at = 0;
+        tl_gguf_close(g);
+        if (st == TL_OK) {
+            tl_tokenizer_close(u);
+            cr_assert_eq(counter.live_bytes, live);
+            cr_assert_gt(k, 3);
+            break;
+        }
+        cr_assert_eq(st, TL_E_OUT_OF_MEMORY, "refusal %ld: %s", k, tl_last_error());
+        cr_assert_eq(counter.live_bytes, live, "refusal %ld left %lld bytes", k, counter.live_bytes - live);
+    }
+    ctx = saved;
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}

@@ -68,7 +68,7 @@ arm64)
   # Not libcriterion-dev:arm64: it cannot be installed beside the amd64 one (and its runner
   # hangs under qemu-user); tests/compat runs the suites.
   apt_install crossbuild-essential-arm64 qemu-user pkg-config \
-    libopenblas-dev:arm64 libcjson-dev:arm64 libhwy-dev:arm64
+    libopenblas-dev:arm64 libcjson-dev:arm64 libhwy-dev:arm64 libpcre2-dev:arm64
   build="$root/build-arm64"
   mkdir -p "$build"
   cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake" \
@@ -121,6 +121,16 @@ arm64)
   done
   ;;
 windows)
+  # deb-src added, once, for apt-get source.
+  ensure_deb_src() {
+    if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources; then
+      for f in /etc/apt/sources.list.d/debian.sources; do
+        [ -f "$f" ] && "${sudo_cmd[@]}" sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
+      done
+      [ -f /etc/apt/sources.list ] && "${sudo_cmd[@]}" sed -i 's/^deb \(.*\)$/deb \1\ndeb-src \1/' /etc/apt/sources.list
+      "${sudo_cmd[@]}" apt-get update -qq
+    fi
+  }
   apt_install g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine wine64 dpkg-dev make cmake pkg-config
   # The target's OpenBLAS, cJSON and Highway, from the source packages of the versions this
   # machine's Debian ships (deb-src added for apt-get source), built once into the cache.
@@ -132,13 +142,7 @@ windows)
   prefix="$cache/windows-x64-$(sha256sum <<< "$versions" | cut -c1-12)"
   if [ ! -f "$prefix/.complete" ]; then
     echo "cross windows: building OpenBLAS, cJSON and Highway for Windows into $prefix"
-    if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources; then
-      for f in /etc/apt/sources.list.d/debian.sources; do
-        [ -f "$f" ] && "${sudo_cmd[@]}" sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
-      done
-      [ -f /etc/apt/sources.list ] && "${sudo_cmd[@]}" sed -i 's/^deb \(.*\)$/deb \1\ndeb-src \1/' /etc/apt/sources.list
-      "${sudo_cmd[@]}" apt-get update -qq
-    fi
+    ensure_deb_src
     src="$cache/src"
     rm -rf "$src" "$prefix"
     mkdir -p "$src" "$prefix"
@@ -172,6 +176,23 @@ windows)
       touch lib.grd && PATH="$src/bin:$PATH" make "${blas_flags[@]}" install >> "$src/openblas.log" 2>&1) ||
       { tail -30 "$src/openblas.log"; exit 1; }
     touch "$prefix/.complete"
+  fi
+  if [ ! -f "$prefix/.pcre2-complete" ]; then
+    # PCRE2 (the tokenizers' Unicode classes), static, from the same source packages; beside the
+    # others in the cache but outside its key, so adding it rebuilt nothing else.
+    ensure_deb_src
+    rm -rf "$cache"/src/pcre2*
+    for v in $(apt-cache showsrc pcre2 | sed -n 's/^Version: //p'); do  # not every version listed is served
+      (cd "$cache/src" && apt-get source -qq "pcre2=$v" > /dev/null 2>&1) && break
+    done
+    cmake -S "$(ls -d "$cache"/src/pcre2-*/ | head -1)" -B "$cache/src/build-pcre2" \
+      -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/x86_64-w64-mingw32.cmake" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_SHARED_LIBS=OFF -DPCRE2_SUPPORT_JIT=ON -DPCRE2_BUILD_PCRE2GREP=OFF \
+      -DPCRE2_BUILD_TESTS=OFF -DPCRE2_SUPPORT_LIBBZ2=OFF -DPCRE2_SUPPORT_LIBZ=OFF > "$cache/src/pcre2.log"
+    cmake --build "$cache/src/build-pcre2" -j"$jobs" >> "$cache/src/pcre2.log" &&
+      cmake --install "$cache/src/build-pcre2" >> "$cache/src/pcre2.log" || { tail -30 "$cache/src/pcre2.log"; exit 1; }
+    sed -i 's|^Cflags: \(.*\)$|Cflags: \1 -DPCRE2_STATIC|' "$prefix/lib/pkgconfig/libpcre2-8.pc"
+    touch "$prefix/.pcre2-complete"
   fi
   if [ ! -f "$prefix/jni/jni_md.h" ]; then
     # Windows' jni_md.h for the jar's JNI library: Debian's JDK carries Linux's alone; its

@@ -61,6 +61,24 @@ static void tokenize_line(tl_tokenizer *t, const options *o, const char *text, s
     free(ids), free(out);
 }
 
+/* The next line of in without its newline, into *line (grown as needed): its length, or -1 at
+ * the end.  (getline is POSIX only.) */
+static long read_line(FILE *in, char **line, size_t *cap) {
+    size_t n = 0;
+    for (int c; (c = fgetc(in)) != EOF;) {
+        if (n + 2 > *cap) {
+            *cap = *cap ? *cap * 2 : 256;
+            *line = tl_check_alloc(realloc(*line, *cap), "line");
+        }
+        if (c == '\n') break;
+        (*line)[n++] = (char)c;
+        (*line)[n] = 0;
+    }
+    if (n == 0 && feof(in)) return -1;
+    if (*line) (*line)[n] = 0;
+    return (long)n;
+}
+
 static int detokenize_ids(tl_tokenizer *t, const options *o) {
     size_t n = 0, cap = strlen(o->ids) / 2 + 1, length;
     int32_t *ids = tl_check_alloc(malloc(sizeof(int32_t) * cap), "ids");
@@ -126,11 +144,10 @@ int main(int argc, char **argv) {
         }
         char *line = NULL;
         size_t cap = 0;
-        ssize_t n;
-        while ((n = getline(&line, &cap, in)) >= 0) {
-            if (n > 0 && line[n - 1] == '\n') line[--n] = 0;
+        long n;
+        while ((n = read_line(in, &line, &cap)) >= 0) {
             if (!o.json_lines) {
-                tokenize_line(t, &o, line, (size_t)n);
+                tokenize_line(t, &o, n ? line : "", (size_t)n);
                 continue;
             }
             if (n == 0) continue;

@@ -7,6 +7,7 @@
  *   tl_ops.h      the eager ops
  *   tl_io.h       safetensors files, JSON reports and tensors as JSON
  *   tl_text.h     tokenizers: text to token ids and back
+ *   tl_model.h    Llama models as a runner: sessions, KV caches, sampling
  */
 #ifndef TENSORLIFE_TL_H
 #define TENSORLIFE_TL_H
@@ -17,5 +18,6 @@
 #include "tl_ops.h"
 #include "tl_io.h"
 #include "tl_text.h"
+#include "tl_model.h"
 
 #endif

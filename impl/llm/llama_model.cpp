@@ -1,0 +1,217 @@
+// Opening a Llama model: hyperparameters from GGUF's llama.* keys or Hugging Face's
+// config.json, then every weight looked at once (present, of the shape the hyperparameters
+// give, of a dtype the products take), so a session never meets a bad file.
+#include "llm/llama_model.h"
+
+#include <cjson/cJSON.h>
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/error.h"
+#include "llm/tokenizer.h"
+
+namespace {
+
+const char *const kGgufNames[tl::kLayerWeights] = {"attn_norm", "attn_q", "attn_k",   "attn_v", "attn_output",
+                                                   "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
+const char *const kHfNames[tl::kLayerWeights] = {"input_layernorm",  "self_attn.q_proj", "self_attn.k_proj",
+                                                 "self_attn.v_proj", "self_attn.o_proj", "post_attention_layernorm",
+                                                 "mlp.gate_proj",    "mlp.up_proj",      "mlp.down_proj"};
+
+}  // namespace
+
+const char *tl_model::weight_name(int32_t l, int w, char *buf) const {
+    static const char *const gguf_top[3] = {"token_embd.weight", "output_norm.weight", "output.weight"};
+    static const char *const hf_top[3] = {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"};
+    if (l < 0) return gguf ? gguf_top[w] : hf_top[w];
+    if (gguf)
+        std::snprintf(buf, 128, "blk.%d.%s.weight", l, kGgufNames[w]);
+    else
+        std::snprintf(buf, 128, "model.layers.%d.%s.weight", l, kHfNames[w]);
+    return buf;
+}
+
+tl_status tl_model::get(tl_context *ctx, const char *name, tl_tensor *out) const {
+    return gguf ? tl_gguf_get(ctx, gguf, name, out) : tl_safetensors_get(ctx, safetensors, name, out);
+}
+
+namespace tl {
+
+namespace {
+
+tl_status gguf_config(const tl_gguf_file *f, const char *path, LlamaConfig *c) {
+    const char *arch;
+    uint64_t len;
+    if (tl_gguf_get_string(f, "general.architecture", &arch, &len) != TL_OK || len != 5 || std::memcmp(arch, "llama", 5))
+        return fail(TL_E_PARSE, "%s: general.architecture is not \"llama\"", path);
+    struct {
+        const char *key;
+        int32_t *to;
+        int64_t fallback;  // -1: required
+    } ints[] = {{"llama.embedding_length", &c->d_model, -1},     {"llama.block_count", &c->layers, -1},
+                {"llama.attention.head_count", &c->heads, -1},   {"llama.feed_forward_length", &c->ffn, -1},
+                {"llama.attention.head_count_kv", &c->kv_heads, 0}, {"llama.context_length", &c->context_length, 2048}};
+    for (auto &k : ints) {
+        int64_t v;
+        const tl_status st = tl_gguf_get_int(f, k.key, &v);
+        if (st == TL_E_NOT_FOUND && k.fallback >= 0) {
+            v = k.fallback;
+        } else if (st != TL_OK) {
+            return fail(TL_E_PARSE, "%s: %s is missing or not an integer", path, k.key);
+        }
+        if (v < 0 || v > (1 << 24)) return fail(TL_E_PARSE, "%s: %s = %lld is out of range", path, k.key, (long long)v);
+        *k.to = int32_t(v);
+    }
+    if (c->kv_heads == 0) c->kv_heads = c->heads;
+    tl_gguf_get_float(f, "llama.rope.freq_base", &c->rope_theta);  // optional: llama.cpp's defaults
+    tl_gguf_get_float(f, "llama.attention.layer_norm_rms_epsilon", &c->norm_eps);
+    c->rope = TL_ROPE_INTERLEAVED;
+    return TL_OK;
+}
+
+int json_int(const cJSON *config, const char *key, int fallback) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, key);
+    return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= (1 << 24) ? int(v->valuedouble) : fallback;
+}
+
+tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
+    std::FILE *f = std::fopen(config_path.c_str(), "rb");
+    if (!f) return fail(TL_E_IO, "%s: cannot open (a Hugging Face model's config.json sits beside its weights)", config_path.c_str());
+    std::string text;
+    char buf[4096];
+    for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20);) text.append(buf, got);
+    std::fclose(f);
+    cJSON *config = cJSON_Parse(text.c_str());
+    if (!config) return fail(TL_E_PARSE, "%s: not JSON", config_path.c_str());
+    const cJSON *theta = cJSON_GetObjectItemCaseSensitive(config, "rope_theta");
+    const cJSON *eps = cJSON_GetObjectItemCaseSensitive(config, "rms_norm_eps");
+    c->d_model = json_int(config, "hidden_size", 0);
+    c->heads = json_int(config, "num_attention_heads", 0);
+    c->layers = json_int(config, "num_hidden_layers", 0);
+    c->kv_heads = json_int(config, "num_key_value_heads", c->heads);
+    c->ffn = json_int(config, "intermediate_size", 0);
+    c->vocab = json_int(config, "vocab_size", 0);
+    c->context_length = json_int(config, "max_position_embeddings", 2048);
+    c->rope_theta = cJSON_IsNumber(theta) ? theta->valuedouble : 10000;
+    c->norm_eps = cJSON_IsNumber(eps) ? eps->valuedouble : 1e-6;
+    c->rope = TL_ROPE_HALVES;
+    cJSON_Delete(config);
+    if (!c->d_model || !c->heads || !c->layers || !c->ffn || !c->vocab)
+        return fail(TL_E_PARSE, "%s: not a LlamaForCausalLM config (hidden_size, num_attention_heads, ...)", config_path.c_str());
+    return TL_OK;
+}
+
+tl_status check_config(const LlamaConfig &c, const char *path) {
+    if (c.d_model <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.ffn <= 0 || c.d_model % c.heads ||
+        c.heads % c.kv_heads || c.head_dim() % 2 || c.layers > (1 << 16) || !(c.rope_theta > 0) || !(c.norm_eps > 0))
+        return fail(TL_E_PARSE, "%s: the hyperparameters do not describe a Llama model (heads dividing d_model, ...)", path);
+    return TL_OK;
+}
+
+// Every weight present, of its shape and of a dtype the op that reads it takes.
+tl_status check_weights(tl_context *ctx, tl_model &m, const char *path) {
+    const LlamaConfig &c = m.cfg;
+    char buf[128];
+    auto expect = [&](const char *name, int64_t rows, int64_t cols, bool norm, tl_dtype *dtype) -> tl_status {
+        tl_tensor t;
+        TL_TRY(m.get(ctx, name, &t));
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
+        tl_tensor_info_get(ctx, t, &info);
+        tl_tensor_free(ctx, t);
+        const bool ok = norm ? info.ndim == 1 && info.shape[0] == rows
+                             : info.ndim == 2 && info.shape[0] == rows && info.shape[1] == cols;
+        if (!ok)
+            return cols ? fail(TL_E_PARSE, "%s: '%s' is not [%lld, %lld] as the hyperparameters say", path, name,
+                               (long long)rows, (long long)cols)
+                        : fail(TL_E_PARSE, "%s: '%s' is not [%lld] as the hyperparameters say", path, name, (long long)rows);
+        if (norm && info.dtype != TL_F32 && info.dtype != TL_F16 && info.dtype != TL_BF16)
+            return fail(TL_E_DTYPE, "%s: the norm '%s' is %s", path, name, tl_dtype_name(info.dtype));
+        if (dtype) *dtype = info.dtype;
+        return TL_OK;
+    };
+    tl_tensor embed;
+    TL_TRY(m.get(ctx, m.weight_name(-1, 0, buf), &embed));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    tl_tensor_info_get(ctx, embed, &info);
+    tl_tensor_free(ctx, embed);
+    if (info.ndim != 2 || info.shape[1] != c.d_model || info.shape[0] <= 0 || info.shape[0] > (1 << 24))
+        return fail(TL_E_PARSE, "%s: the embedding table is not [vocab, %d]", path, c.d_model);
+    if (m.cfg.vocab && m.cfg.vocab != info.shape[0])
+        return fail(TL_E_PARSE, "%s: the embedding table has %lld rows, the config %d", path, (long long)info.shape[0], c.vocab);
+    m.cfg.vocab = int32_t(info.shape[0]);
+    const int64_t rows[kLayerWeights] = {c.d_model, c.d_model, c.kv_width(), c.kv_width(), c.d_model,
+                                         c.d_model, c.ffn,     c.ffn,        c.d_model};
+    const int64_t cols[kLayerWeights] = {0, c.d_model, c.d_model, c.d_model, c.d_model, 0, c.d_model, c.d_model, c.ffn};
+    for (int32_t l = 0; l < c.layers; ++l)
+        for (int w = 0; w < kLayerWeights; ++w)
+            TL_TRY(expect(m.weight_name(l, w, buf), rows[w], cols[w], cols[w] == 0, l == 0 && w == kWq ? &m.weights_dtype : nullptr));
+    TL_TRY(expect(m.weight_name(-1, 1, buf), c.d_model, 0, true, nullptr));
+    tl_tensor head;
+    const tl_status st = m.get(ctx, m.weight_name(-1, 2, buf), &head);
+    if (st == TL_E_NOT_FOUND) {
+        m.tied = true;
+        return TL_OK;
+    }
+    TL_TRY(st);
+    tl_tensor_free(ctx, head);
+    return expect(m.weight_name(-1, 2, buf), c.vocab, c.d_model, false, nullptr);
+}
+
+bool ends_with(const std::string &s, const char *tail) {
+    const size_t n = std::strlen(tail);
+    return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
+    const std::string p(path);
+    if (ends_with(p, ".gguf")) {
+        TL_TRY(tl_gguf_open(ctx, path, &m.gguf));
+        TL_TRY(gguf_config(m.gguf, path, &m.cfg));
+        if (m.gguf->key("tokenizer.ggml.model")) TL_TRY(tokenizer_open(*m.gguf, m.memory, &m.tokenizer));
+        return TL_OK;
+    }
+    // A Hugging Face folder, or its model.safetensors: config.json beside it.
+    const std::string weights = ends_with(p, ".safetensors") ? p : p + (ends_with(p, "/") ? "" : "/") + "model.safetensors";
+    const size_t slash = weights.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : weights.substr(0, slash + 1);
+    TL_TRY(hf_config(folder + "config.json", &m.cfg));
+    return tl_safetensors_map(ctx, weights.c_str(), &m.safetensors);
+}
+
+}  // namespace
+
+tl_status model_open(tl_context *ctx, const char *path, tl_model **out) {
+    void *at = ctx->memory.allocate(sizeof(tl_model), alignof(tl_model));
+    if (!at) return allocation_refused("no memory for a model");
+    tl_model *m = new (at) tl_model(ctx->memory);
+    tl_status st = open_files(ctx, path, *m);
+    if (st == TL_OK) st = check_config(m->cfg, path);
+    if (st == TL_OK) st = check_weights(ctx, *m, path);
+    if (st == TL_OK && m->tokenizer && m->tokenizer->vocab.size() != m->cfg.vocab)
+        st = fail(TL_E_PARSE, "%s: the vocabulary has %d tokens, the embedding table %d rows", path,
+                  m->tokenizer->vocab.size(), m->cfg.vocab);
+    if (st != TL_OK) {
+        m->sessions = 0;
+        model_close(m);
+        return st;
+    }
+    *out = m;
+    return TL_OK;
+}
+
+tl_status model_close(tl_model *m) {
+    const int32_t open = m->sessions.load();
+    if (open) return fail(TL_E_BUSY, "model: %d sessions are still open: close them first", open);
+    if (m->tokenizer) tokenizer_close(m->tokenizer);
+    tl_gguf_close(m->gguf);
+    tl_safetensors_close(m->safetensors);
+    Memory memory = m->memory;
+    m->~tl_model();
+    memory.release(m, sizeof(tl_model));
+    return TL_OK;
+}
+
+}  // namespace tl

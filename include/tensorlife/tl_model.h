@@ -1,0 +1,112 @@
+/* tensorlife: a Llama-family model as a runner: open a file, start sessions, feed them text or
+ * token ids, sample what comes next.  Part of <tensorlife/tl.h>.
+ *
+ * A model is opened from a GGUF file as llama.cpp writes one (general.architecture "llama",
+ * any weight dtype tensorlife holds, read where the file lies) or from a Hugging Face
+ * LlamaForCausalLM folder (config.json beside model.safetensors, mapped).  Its weights are
+ * read-only and shared without a copy by every session; sessions may run on different threads
+ * at once (each session on one thread at a time).
+ *
+ * A session has a context of its own, made with the opening context's allocator and executor,
+ * so every byte it uses comes from the caller's allocator and its scopes never mix with the
+ * caller's: the KV cache (f32, f16 or bf16) in a long-lived scope, each step's tensors in a
+ * scope reset after the step.  Once the first steps have grown them, a step allocates nothing:
+ * feeding, sampling and turning tokens into text included.
+ *
+ * Positions are counted in tokens fed: a session holds at most context_length of them; feeding
+ * past that is TL_E_SHAPE naming the limit (never a silent wrap); tl_session_rewind keeps a
+ * prefix (a chat's earlier turns) and drops the rest. */
+#ifndef TENSORLIFE_TL_MODEL_H
+#define TENSORLIFE_TL_MODEL_H
+
+#include "tl_text.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_model tl_model;
+typedef struct tl_session tl_session;
+
+/* path: a .gguf file, or a folder (or its model.safetensors) holding a Hugging Face Llama. */
+TL_API tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out);
+/* TL_E_BUSY while sessions of the model are open (close them first); NULL is a no-op. */
+TL_API tl_status tl_model_close(tl_model *m);
+/* The model's tokenizer (owned by the model), or NULL when the file carries no vocabulary. */
+TL_API tl_tokenizer *tl_model_tokenizer(const tl_model *m);
+
+typedef struct tl_model_info {
+    uint32_t struct_size;
+    int32_t vocab, d_model, layers, heads, kv_heads, ffn;
+    int32_t context_length; /* what the file says the model was trained for */
+    tl_dtype weights_dtype; /* the projections' (attn_q's) */
+} tl_model_info;
+#define TL_MODEL_INFO_INIT {sizeof(tl_model_info), 0, 0, 0, 0, 0, 0, 0, (tl_dtype)0}
+TL_API tl_status tl_model_info_get(const tl_model *m, tl_model_info *out);
+
+typedef struct tl_session_options {
+    uint32_t struct_size;
+    int32_t context_length; /* tokens the KV cache holds; 0: the model's, at most 4096 */
+    tl_dtype kv_dtype;      /* TL_F32 (0 means it), TL_F16 or TL_BF16 */
+    int32_t max_chunk;      /* the most tokens one tl_session_feed computes at once (longer
+                             * feeds run in chunks); 0: 64 */
+} tl_session_options;
+#define TL_SESSION_OPTIONS_INIT {sizeof(tl_session_options), 0, TL_F32, 0}
+
+/* ctx lends its allocator and executor; the session does not use ctx itself afterwards.
+ * options may be NULL (the defaults). */
+TL_API tl_status tl_session_open(tl_context *ctx, tl_model *m, const tl_session_options *options, tl_session **out);
+/* NULL is a no-op. */
+TL_API void tl_session_close(tl_session *s);
+/* Tokens fed so far (the position of the next one). */
+TL_API int32_t tl_session_position(const tl_session *s);
+TL_API int32_t tl_session_context_length(const tl_session *s);
+/* The ids fed so far, in order: *ids points into the session, valid until it changes. */
+TL_API tl_status tl_session_history(const tl_session *s, const int32_t **ids, size_t *n);
+
+/* Runs ids (n >= 1) through the model at the next positions, as batches of at most max_chunk
+ * tokens (an engine that spreads a long prompt over frames feeds a chunk a frame); afterwards
+ * the logits are those after the last id. */
+TL_API tl_status tl_session_feed(tl_session *s, const int32_t *ids, size_t n);
+/* Tokenizes text (TL_TOKENIZE_* flags) with the model's tokenizer and feeds it. */
+TL_API tl_status tl_session_feed_text(tl_session *s, const char *text, size_t length, unsigned flags);
+/* The logits after the last token fed: *n (the vocabulary's size) floats, valid until the
+ * next feed.  TL_E_SHAPE before anything was fed. */
+TL_API tl_status tl_session_logits(const tl_session *s, const float **logits, size_t *n);
+/* Keeps the first keep tokens and forgets the rest (keep <= position); the logits become those
+ * after token keep - 1, computed again. */
+TL_API tl_status tl_session_rewind(tl_session *s, int32_t keep);
+
+/* How the next token is chosen from the logits, in llama.cpp's order: repetition penalty over
+ * the last repeat_last_n tokens fed, then greedy when temperature <= 0, else top-k, top-p,
+ * min-p, temperature, and a draw from the rest.  The draw's random numbers come from seed
+ * alone (a counter-based generator): the same seed gives the same tokens on every machine,
+ * thread count and binding. */
+typedef struct tl_sampler {
+    uint32_t struct_size;
+    float temperature;    /* <= 0: greedy (argmax, the first on a tie) */
+    int32_t top_k;        /* <= 0: off */
+    float top_p;          /* >= 1: off */
+    float min_p;          /* <= 0: off */
+    float repeat_penalty; /* 1: off (llama.cpp's: positive logits divided, negative multiplied) */
+    int32_t repeat_last_n;
+    uint64_t seed;
+} tl_sampler;
+#define TL_SAMPLER_GREEDY {sizeof(tl_sampler), 0.0f, 0, 1.0f, 0.0f, 1.0f, 64, 0}
+#define TL_SAMPLER_INIT {sizeof(tl_sampler), 0.8f, 40, 0.95f, 0.05f, 1.0f, 64, 0}
+
+/* The next token from the current logits; the session's draw counter moves on by one. */
+TL_API tl_status tl_session_sample(tl_session *s, const tl_sampler *sampler, int32_t *token);
+
+/* One step of generation: samples a token; if it ends generation (tl_tokenizer_is_end) it is
+ * returned and not fed, *done set to 1; else it is fed and its text, as whole UTF-8 characters
+ * (a character cut between tokens comes out with the token that finishes it), is written
+ * NUL-terminated into text.  Too small a capacity (256 bytes suffice for every Llama
+ * vocabulary) is TL_E_INVALID_ARGUMENT and leaves the session as it was. */
+TL_API tl_status tl_session_generate(tl_session *s, const tl_sampler *sampler, int32_t *token, int *done, char *text,
+                                     size_t capacity, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -10,6 +10,7 @@
 #include "aligned_block.h" /* the engine's allocator, here aligned malloc */
 #include "check.h"
 #include "job_pool.h" /* the engine's job system */
+#include "usage.h"
 
 static void *engine_alloc(void *user, size_t size, size_t alignment) {
     (void)user;
@@ -21,10 +22,9 @@ static void engine_free(void *user, void *p, size_t size) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: generate MODEL.gguf \"prompt\" [max_tokens] [threads]\n");
-        return 2;
-    }
+    const char *usage = "usage: generate MODEL.gguf \"prompt\" [max_tokens] [threads]\n";
+    answer_help(argc, argv, usage);
+    if (argc < 3) return fputs(usage, stderr), 2;
     const int max_tokens = argc > 3 ? atoi(argv[3]) : 32, threads = argc > 4 ? atoi(argv[4]) : 1;
     const tl_allocator allocator = {NULL, engine_alloc, engine_free};
     job_pool pool;

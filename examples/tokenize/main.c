@@ -15,6 +15,11 @@
 #include <tensorlife/tl.h>
 
 #include "check.h"
+#include "usage.h"
+
+static const char usage[] =
+    "usage: tokenize --model F [--text-file F] [--json-lines] [--add-special] [--parse-special] [--pieces]\n"
+    "       tokenize --model F --ids 1,2,3 [--parse-special]\n";
 
 typedef struct options {
     const char *model, *text_file, *ids;
@@ -121,9 +126,9 @@ static int parse(int argc, char **argv, options *o) {
 
 int main(int argc, char **argv) {
     options o;
+    answer_help(argc, argv, usage);
     if (parse(argc, argv, &o)) {
-        fprintf(stderr, "usage: tokenize --model F [--text-file F] [--json-lines] [--add-special] [--parse-special] [--pieces]\n"
-                        "       tokenize --model F --ids 1,2,3 [--parse-special]\n");
+        fputs(usage, stderr);
         return 2;
     }
     tl_context *ctx;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The model runner against llama.cpp on the same GGUF files: a random Llama (GQA, LLaMA 2's
+# vocabulary) written by scripts/llama_to_gguf.py in f32 and q8_0, a text prompt of more than 64
+# tokens tokenized by tensorlife (its ids equal to llama.cpp's, checked), then 32 greedy tokens on
+# each side (llama.cpp with an f32 KV cache, flash attention off), and the same 32 positions
+# teacher-forced (each side fed llama.cpp's tokens).  f32: every token identical.  q8_0: both
+# sides quantize activations to q8_0 but sum in different orders, so a near-tie may go the other
+# way: teacher-forced agreement must reach 30 of 32; the greedy run is reported.
+#   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR
+set -euo pipefail
+decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6
+src="$(cd "$(dirname "$0")/../.." && pwd)"
+py=/usr/bin/python3 # Debian's, with setup.sh's NumPy
+rm -rf "$work" && mkdir -p "$work/hf"
+"$decode" --arch llama --d-model 512 --layers 4 --heads 8 --kv-heads 2 --ffn 1408 --vocab 32000 --tokens 2 \
+  --prompt-ids 5 --seed 11 --threads 1 --save-weights "$work/hf/model.safetensors" >/dev/null
+prompt="The history of the city goes back more than two thousand years, to a small fishing village on the banks of a wide river. Over the centuries it grew into a busy market town, then a fortified port, and finally the capital of a great kingdom that stretched from the snowy mountains in the north to the warm sea in the south."
+printf '%s\n' "$("$py" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$prompt")" >"$work/prompt.jsonl"
+passed=0 failed=0
+check() { # label, condition
+  if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "runner: FAILED: $1"; fi
+}
+count_same() { "$py" -c 'import sys; a, b = (s.split(",") for s in sys.argv[1:3]); print(sum(x == y for x, y in zip(a, b)))' "$1" "$2"; }
+prefix_same() { "$py" -c 'import sys
+a, b = (s.split(",") for s in sys.argv[1:3]); n = 0
+while n < min(len(a), len(b)) and a[n] == b[n]: n += 1
+print(n)' "$1" "$2"; }
+for type in f32 q8_0; do
+  "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --tokenizer llama2 --npm "$npm" >/dev/null
+  model="$work/model-$type.gguf"
+  ours=$("$tokenize" --model "$model" --text-file "$work/prompt.jsonl" --json-lines --add-special |
+    "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
+  theirs=$(dotnet "$reference/LlamaCppReference.dll" tokenize "$model" "$work/prompt.jsonl" --add-special 2>/dev/null |
+    "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
+  n_prompt=$(tr , '\n' <<<"$ours" | wc -l)
+  check "$type prompt ids" '[ "$ours" = "$theirs" ] && [ "$n_prompt" -ge 64 ]'
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 32 >"$work/ref-$type.out" 2>"$work/ref-$type.log"
+  ref=$(sed -n 's/^tokens: //p' "$work/ref-$type.out")
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 0 --teacher "$ref" >"$work/ref-forced-$type.out" 2>>"$work/ref-$type.log"
+  ref_forced=$(sed -n 's/^teacher: //p' "$work/ref-forced-$type.out")
+  "$runner" "$model" --prompt-ids "$ours" --tokens 32 --teacher "$ref" >"$work/ours-$type.out"
+  got=$(sed -n 's/^tokens: //p' "$work/ours-$type.out")
+  forced=$(sed -n 's/^teacher: //p' "$work/ours-$type.out")
+  greedy=$(prefix_same "$got" "$ref") agree=$(count_same "$forced" "$ref_forced")
+  echo "runner $type: $n_prompt prompt ids ($([ "$ours" = "$theirs" ] && echo identical to || echo DIFFERENT from) llama.cpp's); greedy: the first $greedy of 32 tokens identical; teacher-forced: $agree of 32 positions agree"
+  if [ $type = f32 ]; then check "$type greedy" '[ "$greedy" -eq 32 ]'; else check "$type teacher-forced" '[ "$agree" -ge 30 ]'; fi
+done
+echo "runner against llama.cpp: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,217 @@
+/* The model runner on a small random Llama written here as GGUF (SentencePiece vocabulary,
+ * GQA): sessions generate, feed in chunks, rewind, refuse a full context and bad ids by name,
+ * share one model, allocate nothing per token once warm, and give every refused allocation back.
+ * (Tokens against llama.cpp: tests/llamacpp; many sessions on many threads: tests/threads.) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+#include "tiny_llama.h"
+
+CONTEXT_AND_DIR_SUITE(model);
+
+static void write_model(const char *name, const char *arch, int64_t q_rows) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(write_tiny_llama(path, arch, q_rows), 0);
+}
+
+static tl_model *open_model(tl_context *c) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    write_model("model.gguf", "llama", D);
+    tl_model *m;
+    OK(tl_model_open(c, path, &m));
+    return m;
+}
+
+static void generate(tl_session *s, const tl_sampler *p, int n, int32_t *out) {
+    for (int i = 0; i < n; ++i) {
+        OK(tl_session_sample(s, p, &out[i]));
+        OK(tl_session_feed(s, &out[i], 1));
+    }
+}
+
+Test(model, sessions_generate_alike_and_rewind_to_a_prefix) {
+    tl_model *m = open_model(ctx);
+    tl_model_info info = TL_MODEL_INFO_INIT;
+    OK(tl_model_info_get(m, &info));
+    cr_assert(info.vocab == VOCAB && info.layers == LAYERS && info.kv_heads == KV_HEADS && info.weights_dtype == TL_F32);
+    tl_session *a, *b;
+    OK(tl_session_open(ctx, m, NULL, &a));
+    tl_session_options o = TL_SESSION_OPTIONS_INIT;
+    o.max_chunk = 1; /* one token a step: the same tokens as a batch, within rounding */
+    OK(tl_session_open(ctx, m, &o, &b));
+    const char *prompt = "abc ab cab";
+    OK(tl_session_feed_text(a, prompt, strlen(prompt), TL_TOKENIZE_ADD_SPECIAL));
+    OK(tl_session_feed_text(b, prompt, strlen(prompt), TL_TOKENIZE_ADD_SPECIAL));
+    cr_assert_eq(tl_session_position(a), tl_session_position(b));
+    const float *la, *lb;
+    size_t n;
+    OK(tl_session_logits(a, &la, &n));
+    OK(tl_session_logits(b, &lb, &n));
+    cr_assert_eq(n, VOCAB);
+    for (size_t i = 0; i < n; ++i) cr_assert_float_eq(la[i], lb[i], 1e-4f, "logit %zu: batch %g, one at a time %g", i, la[i], lb[i]);
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    int32_t first[8], again[8];
+    const int32_t kept = tl_session_position(a);
+    generate(a, &greedy, 8, first);
+    /* rewound to the prompt: the same tokens again, bit for bit the same logits on the way */
+    OK(tl_session_rewind(a, kept));
+    cr_assert_eq(tl_session_position(a), kept);
+    generate(a, &greedy, 8, again);
+    cr_assert_arr_eq(first, again, sizeof first);
+    /* sampling from a seed: the same seed the same tokens, in another session too */
+    tl_sampler warm = TL_SAMPLER_INIT;
+    warm.temperature = 1.5f, warm.seed = 42;
+    int32_t x[16], y[16];
+    OK(tl_session_rewind(a, kept));
+    generate(a, &warm, 16, x);
+    OK(tl_session_rewind(b, 0));
+    OK(tl_session_feed_text(b, prompt, strlen(prompt), TL_TOKENIZE_ADD_SPECIAL));
+    warm.seed = 42;
+    generate(b, &warm, 16, y); /* b's draw counter differs: the draws continue from where it was */
+    tl_session *c;
+    OK(tl_session_open(ctx, m, NULL, &c));
+    OK(tl_session_feed_text(c, prompt, strlen(prompt), TL_TOKENIZE_ADD_SPECIAL));
+    int32_t z[16];
+    generate(c, &warm, 16, z);
+    tl_session *d;
+    OK(tl_session_open(ctx, m, NULL, &d));
+    OK(tl_session_feed_text(d, prompt, strlen(prompt), TL_TOKENIZE_ADD_SPECIAL));
+    int32_t w[16];
+    generate(d, &warm, 16, w);
+    cr_assert_arr_eq(z, w, sizeof z, "two fresh sessions, one seed: different tokens");
+    FAILS_WITH(tl_model_close(m), TL_E_BUSY);
+    cr_assert(strstr(tl_last_error(), "4 sessions are still open"), "%s", tl_last_error());
+    tl_session_close(a), tl_session_close(b), tl_session_close(c), tl_session_close(d);
+    OK(tl_model_close(m));
+}
+
+Test(model, misuse_is_a_status_with_a_message) {
+    tl_model *m = open_model(ctx);
+    tl_session_options o = TL_SESSION_OPTIONS_INIT;
+    o.context_length = 8;
+    tl_session *s;
+    OK(tl_session_open(ctx, m, &o, &s));
+    const float *logits;
+    size_t n;
+    int32_t t;
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    FAILS_WITH(tl_session_logits(s, &logits, &n), TL_E_SHAPE);
+    FAILS_WITH(tl_session_sample(s, &greedy, &t), TL_E_SHAPE);
+    const int32_t ids[9] = {1, 260, 261, 262, 263, 264, 265, 266, 267};
+    FAILS_WITH(tl_session_feed(s, ids, 9), TL_E_SHAPE);
+    cr_assert(strstr(tl_last_error(), "context of 8 tokens is full"), "%s", tl_last_error());
+    cr_assert_eq(tl_session_position(s), 0);
+    OK(tl_session_feed(s, ids, 8));
+    FAILS_WITH(tl_session_feed(s, ids, 1), TL_E_SHAPE);
+    OK(tl_session_rewind(s, 5));
+    const int32_t bad[2] = {5, VOCAB};
+    FAILS_WITH(tl_session_feed(s, bad, 2), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "id 1 is 271"), "%s", tl_last_error());
+    FAILS_WITH(tl_session_rewind(s, 9), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_session_feed_text(s, "\xf4\x90\x80\x80", 4, 0), TL_E_INVALID_ARGUMENT);
+    tl_sampler nan_temperature = TL_SAMPLER_INIT;
+    nan_temperature.temperature = NAN;
+    FAILS_WITH(tl_session_sample(s, &nan_temperature, &t), TL_E_INVALID_ARGUMENT);
+    char text[4];
+    size_t len;
+    int done;
+    OK(tl_session_rewind(s, 2));
+    tl_sampler greedy2 = TL_SAMPLER_GREEDY;
+    FAILS_WITH(tl_session_generate(s, &greedy2, &t, &done, text, 0, &len), TL_E_INVALID_ARGUMENT);
+    cr_assert_eq(tl_session_position(s), 2, "a refused generate fed its token");
+    FAILS_WITH(tl_session_open(ctx, m, &(tl_session_options){sizeof(tl_session_options), 0, TL_I32, 0}, &s), TL_E_DTYPE);
+    FAILS_WITH(tl_session_feed(NULL, ids, 1), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_model_open(ctx, "/nonexistent/model.gguf", &m), TL_E_IO);
+    tl_session_close(s);
+    OK(tl_model_close(m));
+    /* files that are not such a model, refused naming what is wrong */
+    char path[512];
+    tl_model *bad_model;
+    write_model("arch.gguf", "gpt2", D);
+    snprintf(path, sizeof path, "%s/arch.gguf", dir);
+    FAILS_WITH(tl_model_open(ctx, path, &bad_model), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "general.architecture is not \"llama\""), "%s", tl_last_error());
+    write_model("shape.gguf", "llama", D + 8);
+    snprintf(path, sizeof path, "%s/shape.gguf", dir);
+    FAILS_WITH(tl_model_open(ctx, path, &bad_model), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "'blk.0.attn_q.weight' is not [32, 32]"), "%s", tl_last_error());
+    tl_session_close(NULL);
+    OK(tl_model_close(NULL));
+}
+
+Test(model, a_warm_session_allocates_nothing_per_token) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    tl_model *m = open_model(own);
+    tl_session *s;
+    OK(tl_session_open(own, m, NULL, &s));
+    OK(tl_session_feed_text(s, "abc abc", 7, TL_TOKENIZE_ADD_SPECIAL));
+    tl_sampler p = TL_SAMPLER_INIT;
+    p.seed = 3;
+    char text[256];
+    size_t len;
+    int32_t t;
+    int done;
+    for (int i = 0; i < 4; ++i) OK(tl_session_generate(s, &p, &t, &done, text, sizeof text, &len));
+    const long before = counter.allocs;
+    for (int i = 0; i < 20 && !done; ++i) OK(tl_session_generate(s, &p, &t, &done, text, sizeof text, &len));
+    cr_assert_eq(counter.allocs, before, "%ld allocator calls in 20 tokens", counter.allocs - before);
+    tl_session_close(s);
+    OK(tl_model_close(m));
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}
+
+Test(model, every_refused_allocation_of_a_session_is_reported_and_given_back) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    tl_model *m = open_model(own);
+    for (long k = 1;; ++k) {
+        const long long live = counter.live_bytes;
+        counter.fail_at = counter.allocs + k;
+        tl_session *s = NULL;
+        const tl_status st = tl_session_open(own, m, NULL, &s);
+        tl_status fed = TL_OK;
+        if (st == TL_OK) fed = tl_session_feed_text(s, "abc", 3, TL_TOKENIZE_ADD_SPECIAL);
+        counter.fail_at = 0;
+        if (s) tl_session_close(s);
+        cr_assert_eq(counter.live_bytes, live, "refusal %ld kept %lld bytes", k, counter.live_bytes - live);
+        if (st == TL_OK && fed == TL_OK) break;
+        cr_assert_eq(st == TL_OK ? fed : st, TL_E_OUT_OF_MEMORY, "refusal %ld: %s", k, tl_last_error());
+        cr_assert_lt(k, 10000);
+    }
+    OK(tl_model_close(m));
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}
+
+Test(model, many_sessions_share_one_model_and_give_everything_back) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    tl_model *m = open_model(own);
+    const long long base = counter.live_bytes;
+    enum { N = 64 };
+    tl_session *s[N];
+    tl_session_options o = TL_SESSION_OPTIONS_INIT;
+    o.kv_dtype = TL_F16;
+    for (int i = 0; i < N; ++i) {
+        OK(tl_session_open(own, m, &o, &s[i]));
+        const int32_t id = 259 + i % WORDS;
+        OK(tl_session_feed(s[i], &id, 1));
+    }
+    for (int i = 0; i < N; ++i) tl_session_close(s[i]);
+    cr_assert_eq(counter.live_bytes, base);
+    OK(tl_model_close(m));
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}

@@ -1,0 +1,73 @@
+/* A small random Llama as GGUF for the runner's tests (tests/test_model.c, tests/threads/):
+ * SentencePiece vocabulary of 271 tokens, d 32, 2 layers, 4 heads over 2 KV heads, f32. */
+#ifndef TL_TESTS_TINY_LLAMA_H
+#define TL_TESTS_TINY_LLAMA_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gguf_builder.h"
+
+enum { D = 32, LAYERS = 2, HEADS = 4, KV_HEADS = 2, FFN = 48, WORDS = 12, VOCAB = 259 + WORDS };
+static const char *const words[WORDS] = {"\xe2\x96\x81", "a", "b", "c", "\xe2\x96\x81" "a", "ab", "\xe2\x96\x81" "ab",
+                                         "abc", "\xe2\x96\x81" "c", "ca", "bc", "\xe2\x96\x81" "abc"};
+
+static float lcg(unsigned *s) { return (float)((*s = *s * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f; }
+
+static void random_tensor(gguf_builder *b, const char *name, int64_t rows, int64_t cols, unsigned *seed, float scale,
+                          float offset) {
+    const int64_t n = rows * (cols ? cols : 1);
+    float *v = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; ++i) v[i] = offset + scale * lcg(seed);
+    gb_tensor_f32(b, name, rows, cols, v);
+    free(v);
+}
+
+/* The model at path (0, or -1 when it cannot be written); the architecture and layer 0's attn_q
+ * rows can be spoiled for the refusals. */
+static int write_tiny_llama(const char *path, const char *arch, int64_t q_rows) {
+    gguf_builder b = {0};
+    static char byte_names[256][8];
+    const char *tokens[VOCAB];
+    float scores[VOCAB];
+    int32_t types[VOCAB];
+    tokens[0] = "<unk>", tokens[1] = "<s>", tokens[2] = "</s>";
+    types[0] = 2, types[1] = types[2] = 3;
+    for (int i = 0; i < 256; ++i) snprintf(byte_names[i], 8, "<0x%02X>", i), tokens[3 + i] = byte_names[i], types[3 + i] = 6;
+    for (int i = 0; i < VOCAB; ++i) scores[i] = i < 259 ? 0.0f : -(float)(i - 259);
+    for (int i = 0; i < WORDS; ++i) tokens[259 + i] = words[i], types[259 + i] = 1;
+    gb_key_string(&b, "general.architecture", arch);
+    gb_key_u32(&b, "llama.embedding_length", D);
+    gb_key_u32(&b, "llama.block_count", LAYERS);
+    gb_key_u32(&b, "llama.attention.head_count", HEADS);
+    gb_key_u32(&b, "llama.attention.head_count_kv", KV_HEADS);
+    gb_key_u32(&b, "llama.feed_forward_length", FFN);
+    gb_key_u32(&b, "llama.context_length", 64);
+    gb_key_f32(&b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    gb_key_string(&b, "tokenizer.ggml.model", "llama");
+    gb_key_strings(&b, "tokenizer.ggml.tokens", tokens, VOCAB);
+    gb_key_floats(&b, "tokenizer.ggml.scores", scores, VOCAB);
+    gb_key_ints(&b, "tokenizer.ggml.token_type", types, VOCAB);
+    unsigned seed = 7;
+    const int64_t kvw = D / HEADS * KV_HEADS;
+    random_tensor(&b, "token_embd.weight", VOCAB, D, &seed, 1.0f, 0);
+    char n[64];
+    for (int l = 0; l < LAYERS; ++l) {
+        const struct {
+            const char *name;
+            int64_t rows, cols;
+        } w[9] = {{"attn_norm", D, 0},   {"attn_q", l == 0 ? q_rows : D, D}, {"attn_k", kvw, D},
+                  {"attn_v", kvw, D},    {"attn_output", D, D},              {"ffn_norm", D, 0},
+                  {"ffn_gate", FFN, D},  {"ffn_up", FFN, D},                 {"ffn_down", D, FFN}};
+        for (int i = 0; i < 9; ++i) {
+            snprintf(n, sizeof n, "blk.%d.%s.weight", l, w[i].name);
+            random_tensor(&b, n, w[i].rows, w[i].cols, &seed, w[i].cols ? 1.0f / sqrtf((float)w[i].cols) : 0.25f,
+                          w[i].cols ? 0.0f : 1.0f);
+        }
+    }
+    random_tensor(&b, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
+    random_tensor(&b, "output.weight", VOCAB, D, &seed, 0.5f, 0);
+    return gb_write(&b, path);
+}
+
+#endif

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "aligned_block.h"
+#include "chat.h"
 #include "job_pool.h"
 #include "model.h"
 #include "report.h"
@@ -58,7 +59,9 @@ typedef struct options {
     int32_t *prompt;        /* --prompt-ids: fed at positions 0.., then greedy */
     int prompt_len;
     int threads;
-    job_pool *pool; /* NULL: one thread */
+    job_pool *pool;          /* NULL: one thread */
+    const char *prompt_text; /* --prompt: the text path, through the library's runner */
+    tl_sampler sampler;
 } options;
 
 /* What one mode produced: a record per step, (tokens x vocab) logits, the output as text. */
@@ -168,7 +171,11 @@ static const char USAGE[] =
     "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
     "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
     "               stored); a file's weights stay in their own dtype without it\n"
-    "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n";
+    "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n"
+    "  --prompt TEXT  with a GGUF --weights that carries a vocabulary: the text tokenized, fed as\n"
+    "               one batch and continued for --tokens tokens through the library's model runner\n"
+    "               (tl_model.h), printed as it comes; sampling: --temperature X (0: greedy, the\n"
+    "               default), --top-k N, --top-p X, --min-p X, --repeat-penalty X, --sample-seed N\n";
 
 /* A dtype by name among the first n of f32, f16, bf16, q8_0, q4_0. */
 static tl_dtype parse_dtype(const char *name, int n) {
@@ -244,6 +251,32 @@ static void set_kv_dtype(const char *f, const char *v, model_config *c, options 
 static void set_weights_dtype(const char *f, const char *v, model_config *c, options *o) {
     (void)f, (void)c, o->weights_dtype = parse_dtype(v, 5), o->convert_weights = 1;
 }
+static double parse_real(const char *flag, const char *v) {
+    char *end;
+    const double x = strtod(v, &end);
+    if (end == v || *end) {
+        fprintf(stderr, "decode: %s takes a number, not '%s'\n", flag, v);
+        exit(2);
+    }
+    return x;
+}
+static void set_prompt_text(const char *f, const char *v, model_config *c, options *o) { (void)f, (void)c, o->prompt_text = v; }
+static void set_temperature(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->sampler.temperature = (float)parse_real(f, v);
+}
+static void set_top_k(const char *f, const char *v, model_config *c, options *o) { (void)c, o->sampler.top_k = parse_int(f, v); }
+static void set_top_p(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->sampler.top_p = (float)parse_real(f, v);
+}
+static void set_min_p(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->sampler.min_p = (float)parse_real(f, v);
+}
+static void set_repeat_penalty(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->sampler.repeat_penalty = (float)parse_real(f, v);
+}
+static void set_sample_seed(const char *f, const char *v, model_config *c, options *o) {
+    (void)c, o->sampler.seed = (uint64_t)parse_int(f, v);
+}
 static void set_arch(const char *f, const char *v, model_config *c, options *o) {
     (void)f, (void)o;
     if (strcmp(v, "toy") && strcmp(v, "llama")) refuse_argument(v, USAGE);
@@ -269,6 +302,13 @@ static const flag FLAGS[] = {
     {"--kv-dtype", 1, set_kv_dtype},
     {"--weights-dtype", 1, set_weights_dtype},
     {"--arch", 1, set_arch},
+    {"--prompt", 1, set_prompt_text},
+    {"--temperature", 1, set_temperature},
+    {"--top-k", 1, set_top_k},
+    {"--top-p", 1, set_top_p},
+    {"--min-p", 1, set_min_p},
+    {"--repeat-penalty", 1, set_repeat_penalty},
+    {"--sample-seed", 1, set_sample_seed},
 };
 
 static void parse_args(int argc, char **argv, model_config *cfg, options *o) {
@@ -354,7 +394,29 @@ int main(int argc, char **argv) {
     options o = {0};
     o.weights_dtype = TL_F32;
     o.threads = cores < 1 ? 1 : cores > JOB_POOL_MAX_THREADS ? JOB_POOL_MAX_THREADS : (int)cores;
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    o.sampler = greedy;
     parse_args(argc, argv, &cfg, &o);
+    if (o.prompt_text) {
+        if (!o.weights_path) {
+            fprintf(stderr, "decode: --prompt needs --weights (a GGUF file with a vocabulary)\n");
+            return 2;
+        }
+        job_pool chat_pool;
+        tl_executor chat_executor;
+        TL_CHECK(tl_set_blas_threads(1));
+        if (o.threads > 1) {
+            if (job_pool_start(&chat_pool, o.threads) != 0) return 1;
+            chat_executor = job_pool_executor(&chat_pool);
+        }
+        printf("decode: %s through the model runner, %d thread%s; machine: OpenBLAS core %s, SIMD kernels %s\n\n",
+               o.weights_path, o.threads, o.threads > 1 ? "s" : "", tl_blas_core(), tl_simd_target());
+        const chat_options co = {o.weights_path, o.prompt_text, cfg.tokens, o.sampler, cfg.kv_dtype,
+                                 o.threads > 1 ? &chat_executor : NULL};
+        const int status = run_chat(&co);
+        if (o.threads > 1) job_pool_stop(&chat_pool);
+        return status;
+    }
     const size_t path_len = o.weights_path ? strlen(o.weights_path) : 0;
     if (path_len > 5 && !strcmp(o.weights_path + path_len - 5, ".gguf")) cfg.arch = ARCH_LLAMA;
     if (!cfg.kv_heads) cfg.kv_heads = cfg.heads;

@@ -195,6 +195,10 @@ TL_PY_BUFFER(uint64_t, sizeof(long) == 8 ? "LQ" : "Q")
 %newobject tlb_scope_stats_json;
 %newobject tlb_gguf_string;
 %typemap(newfree) char *tlb_gguf_string "free($1);"; /* the runtime's own copy (malloc) */
+%newobject tlb_detokenize;
+%typemap(newfree) char *tlb_detokenize "free($1);";
+%newobject tlb_session_generate;
+%typemap(newfree) char *tlb_session_generate "free($1);";
 
 %include "tlb.h"
 

@@ -27,6 +27,9 @@ if [ "${2:-}" = "--bench" ]; then
   exit 0
 fi
 echo "python: pytest against the build tree"
+"$build/tests/write_tiny_llama" "$out/tiny.gguf"  # test_model.py's model, and the consumer's
+expected=$("$build/tests/runner" "$out/tiny.gguf" --prompt "abc ab" --tokens 12 --temperature 0.9 --seed 5 |
+  sed -n 's/^tokens: //p')
 (cd "$out" && TL_REQUIRE_NUMPY=1 PYTHONPATH="$out" $python -m pytest "${pytest_args[@]}" -s "$here"/test_*.py)
 
 work=$(mktemp -d)
@@ -51,6 +54,9 @@ soname=$(basename "$build"/libtensorlife.so.[0-9])
 mv "$build/$soname" "$build/$soname.hidden"
 trap 'mv "$build/$soname.hidden" "$build/$soname"; rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
 (cd "$work/empty" && "$work/venv/bin/python" scenario.py)
+# Text in, text out: the C tests' tiny model, and the tokens the C API drew from the same seed.
+cp "$out/tiny.gguf" "$work/empty/"
+(cd "$work/empty" && "$work/venv/bin/python" model_scenario.py tiny.gguf "$expected")
 mv "$build/$soname.hidden" "$build/$soname"
 trap 'rm -rf "$work" "$here/build" "$here"/*.egg-info' EXIT
 

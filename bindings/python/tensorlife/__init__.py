@@ -12,6 +12,8 @@ otherwise.  A buffer is taken only when its element type is the tensor's (an int
 float32 is meant is converted by tensor(), refused by read_into()), never reinterpreted.
 A Context may be shared by threads (the GIL serialises its calls); one that is dropped without
 close() is released with every scope and tensor in it.
+
+Text in, text out (tensorlife.model): Model.open(path), model.new_session(), session.generate().
 """
 import array as _array
 import weakref as _weakref
@@ -542,3 +544,5 @@ def _raise_for(ctx, *operands):
 
 _tensor_of = _r.tlb_py_tensor_of
 _r.tlb_py_register(Tensor, Context, _raise_for)
+
+from .model import Model, Session, Sampler  # noqa: E402  (text in, text out)

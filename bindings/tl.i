@@ -78,6 +78,60 @@ TL_JAVA_ARRAY(uint64_t, jlong, long, Long)
 %typemap(out) uint64_t %{ $result = (jlong)$1; %}
 #endif
 
+#if defined(SWIGJAVA)
+/* Strings as real UTF-8 both ways (String.getBytes and new String(bytes, UTF-8)): JNI's own
+ * string calls speak "modified UTF-8", which writes a character past U+FFFF as two 3-byte
+ * surrogates, bytes no tokenizer (nor file system) reads as the character. */
+%{
+#include <stdlib.h>
+static char *tlb_java_utf8(JNIEnv *jenv, jstring s) {
+    jclass string_class = (*jenv)->FindClass(jenv, "java/lang/String");
+    jmethodID get_bytes = (*jenv)->GetMethodID(jenv, string_class, "getBytes", "(Ljava/lang/String;)[B");
+    jstring charset = (*jenv)->NewStringUTF(jenv, "UTF-8");
+    jbyteArray bytes = (jbyteArray)(*jenv)->CallObjectMethod(jenv, s, get_bytes, charset);
+    char *out = NULL;
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+        const jsize n = (*jenv)->GetArrayLength(jenv, bytes);
+        out = (char *)malloc((size_t)n + 1);
+        if (out) {
+            (*jenv)->GetByteArrayRegion(jenv, bytes, 0, n, (jbyte *)out);
+            out[n] = 0;
+        } else {
+            (*jenv)->ThrowNew(jenv, (*jenv)->FindClass(jenv, "java/lang/OutOfMemoryError"), "a string's bytes");
+        }
+    }
+    (*jenv)->DeleteLocalRef(jenv, bytes);
+    (*jenv)->DeleteLocalRef(jenv, charset);
+    (*jenv)->DeleteLocalRef(jenv, string_class);
+    return out;
+}
+static jstring tlb_java_string(JNIEnv *jenv, const char *s) {
+    if (!s) return NULL;
+    const jsize n = (jsize)strlen(s);
+    jbyteArray bytes = (*jenv)->NewByteArray(jenv, n);
+    if (!bytes) return NULL;
+    (*jenv)->SetByteArrayRegion(jenv, bytes, 0, n, (const jbyte *)s);
+    jclass string_class = (*jenv)->FindClass(jenv, "java/lang/String");
+    jmethodID make = (*jenv)->GetMethodID(jenv, string_class, "<init>", "([BLjava/lang/String;)V");
+    jstring charset = (*jenv)->NewStringUTF(jenv, "UTF-8");
+    jstring out = (jstring)(*jenv)->NewObject(jenv, string_class, make, bytes, charset);
+    (*jenv)->DeleteLocalRef(jenv, bytes);
+    (*jenv)->DeleteLocalRef(jenv, charset);
+    (*jenv)->DeleteLocalRef(jenv, string_class);
+    return out;
+}
+%}
+%typemap(in, noblock=1) const char *, char * {
+  $1 = NULL;
+  if ($input) {
+    $1 = tlb_java_utf8(jenv, $input);
+    if (!$1) return $null;
+  }
+}
+%typemap(freearg, noblock=1) const char *, char * { free($1); }
+%typemap(out, noblock=1) const char *, char * { $result = tlb_java_string(jenv, $1); }
+#endif
+
 #if defined(SWIGCSHARP)
 /* C# arrays marshalled [In, Out]; the count travels as its own argument (the hand layer
  * passes array.Length), since P/Invoke hands C a bare pointer. */

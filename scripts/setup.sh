@@ -18,6 +18,7 @@ packages=(
   openjdk-17-jdk-headless          # the Java binding (jar with its JNI library inside)
   mono-mcs mono-runtime mono-devel # the C# suite under Mono (netstandard facades for mcs)
   python3-dev python3-pytest       # the Python binding
+  zlib1g-dev                       # .NET's ahead-of-time compiler links it (the C# consumer's PublishAot)
   python3-venv python3-build python3-setuptools python3-wheel  # its wheel, pip-installed into a venv
   python3 python3-numpy            # NumPy interop; the independent safetensors writer in the tests
   libdlpack-dev                    # DLPack's header: the Python tensors' zero-copy export to PyTorch

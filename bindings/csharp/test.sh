@@ -36,6 +36,9 @@ if [ "${2:-}" = "--bench" ]; then  # Mono: P/Invoke and internal calls; .NET: Be
 fi
 echo "csharp: the suite"
 cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
+"$build/tests/write_tiny_llama" "$work/tiny.gguf"  # the C tests' tiny model, and the C API's tokens on it
+expected=$("$build/tests/runner" "$work/tiny.gguf" --prompt "abc ab" --tokens 12 --temperature 0.9 --seed 5 |
+  sed -n 's/^tokens: //p')
 (cd "$work" && mono "$work/suite/Test.exe")
 echo "csharp: Mono's internal calls registered by the native layer alone, with a stand-in for Mono and without"
 cc -shared -fPIC -fvisibility=hidden "$root/tests/packaging/fake_mono.c" -o "$work/fake_mono.so"
@@ -67,8 +70,15 @@ version=$(basename "$work"/feed/TensorLife.*.nupkg .nupkg) && version=${version#
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 NUGET_PACKAGES="$work/nuget-cache"  # no cache from earlier runs
 echo "csharp: the suite on .NET ($(dotnet --version)) as xunit facts, against the package from the feed"
 dotnet test "$here/xunit/TensorLife.XunitTests.csproj" --artifacts-path "$work/dotnet" \
-  -p:TensorLifeFeed="$work/feed" -p:TensorLifeVersion="$version" 2>&1 | grep -E '^(Passed!|Failed!)|error|\[FAIL\]'
+  -p:TensorLifeFeed="$work/feed" -p:TensorLifeVersion="$version" -p:TinyModel="$work/tiny.gguf" 2>&1 | grep -E '^(Passed!|Failed!)|error|\[FAIL\]'
 echo "csharp: a .NET consumer made with dotnet new console, dotnet add package, dotnet run"
 (cd "$work" && dotnet new console -o dotnet-app >/dev/null && cd dotnet-app &&
   dotnet add package TensorLife --version "$version" --source "$work/feed" >/dev/null &&
   cp "$root/tests/consumers/csharp/Consumer.cs" Program.cs && dotnet run)
+echo "csharp: text in, text out from the package: dotnet run, then published ahead of time (PublishAot)"
+(cd "$work" && dotnet new console -o model-app >/dev/null && cd model-app &&
+  dotnet add package TensorLife --version "$version" --source "$work/feed" >/dev/null &&
+  cp "$root/tests/consumers/csharp/ModelConsumer.cs" Program.cs && dotnet run -- "$work/tiny.gguf" "$expected" &&
+  dotnet publish -c Release -r linux-x64 -p:PublishAot=true -o "$work/aot" >"$work/aot.log" 2>&1 ||
+    { tail -30 "$work/aot.log"; exit 1; })
+"$work/aot/model-app" "$work/tiny.gguf" "$expected"

@@ -29,6 +29,10 @@ if [ "${2:-}" = "--bench" ]; then
   PKG_CONFIG_PATH="$build/pkgconfig" go test -run '^$' -bench "Add16|TrivialCgo" -count "${TL_BENCH_COUNT:-5}" .
   exit 0
 fi
+"$build/tests/write_tiny_llama" "$work/tiny.gguf"  # the C tests' tiny model, and the C API's tokens on it
+expected=$("$build/tests/runner" "$work/tiny.gguf" --prompt "abc ab" --tokens 12 --temperature 0.9 --seed 5 |
+  sed -n 's/^tokens: //p')
+export TL_TINY_MODEL="$work/tiny.gguf"
 echo "go test: against the build tree"
 PKG_CONFIG_PATH="$build/pkgconfig" go vet .   # not internal/raw: SWIG's own code trips vet
 PKG_CONFIG_PATH="$build/pkgconfig" go test -count=1 -v ./... 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS|\s+\S+_test.go)' 
@@ -41,4 +45,4 @@ cp -r "$root/tests/consumers/go" "$work/app"
 sed -i "s|TENSORLIFE_GO_MODULE|$work/tensorlife-go|" "$work/app/go.mod"
 # A private prefix: its user points the loader at it (the .pc file carries no rpath).
 pc_dir="$(ls -d "$work"/prefix/lib*/pkgconfig | head -n1)"
-(cd "$work/app" && PKG_CONFIG_PATH="$pc_dir" CGO_LDFLAGS="-Wl,-rpath,$(dirname "$pc_dir")" go build -o app . && ./app)
+(cd "$work/app" && PKG_CONFIG_PATH="$pc_dir" CGO_LDFLAGS="-Wl,-rpath,$(dirname "$pc_dir")" go build -o app . && ./app "$work/tiny.gguf" "$expected")

@@ -19,6 +19,9 @@ javac -Xlint:all -Werror -d "$work/tests" -cp "$jar" "$here/test/TensorLifeTest.
 if [ "${2:-}" = "--bench" ]; then java -cp "$jar:$work/tests" TensorLifeTest --bench; exit 0; fi
 echo "java: the suite against the build's tensorlife.jar"
 cp "$root/tests/golden/metadata.gguf" "$work/"  # the GGUF fixture (make_golden.py)
+"$build/tests/write_tiny_llama" "$work/tiny.gguf"  # the C tests' tiny model, and the C API's tokens on it
+expected=$("$build/tests/runner" "$work/tiny.gguf" --prompt "abc ab" --tokens 12 --temperature 0.9 --seed 5 |
+  sed -n 's/^tokens: //p')
 (cd "$work" && java -cp "$jar:$work/tests" TensorLifeTest)
 
 echo "java: javadoc of the public API (doclint errors fail)"
@@ -32,6 +35,9 @@ cp "$work/prefix/share/java/tensorlife.jar" "$root/tests/consumers/java/Consumer
 ls "$work/prefix/share/java/"tensorlife-*.pom >/dev/null
 rm -rf "$work/prefix"
 (cd "$work/app" && javac -cp tensorlife.jar Consumer.java && java -cp tensorlife.jar:. Consumer)
+cp "$root/tests/consumers/java/ModelConsumer.java" "$work/app/"
+(cd "$work/app" && javac -cp tensorlife.jar ModelConsumer.java &&
+  java -cp tensorlife.jar:. ModelConsumer "$work/tiny.gguf" "$expected")
 
 echo "java: the same consumer as a named module requiring org.tensorlife, on the module path"
 mkdir -p "$work/modapp/app"

@@ -421,6 +421,41 @@ static class Test {
         }
     }
 
+    // The C tests' tiny model (tiny.gguf, written beside the run by test.sh): text in, text out.
+    internal static void ModelAndSessions() {
+        using (var model = Model.Open("tiny.gguf")) {
+            Check(model.VocabSize == 271 && model.Layers == 2 && model.KvHeads == 2 && model.HasVocabulary, "model info");
+            var ids = model.Tokenize("abc ab");
+            Check(ids.Length == 3 && ids[0] == model.Bos, "tokenize");
+            var pieces = new System.Collections.Generic.List<string>();
+            var again = new System.Collections.Generic.List<string>();
+            using (var chat = model.NewSession(contextLength: 64)) {
+                foreach (var piece in chat.Generate("abc ab", maxTokens: 10)) pieces.Add(piece);
+                chat.Rewind(3);
+                foreach (var piece in chat.Generate(null, maxTokens: 10)) again.Add(piece);
+                Check(string.Join("|", pieces) == string.Join("|", again), "rewind gives the same tokens again");
+            }
+            var warm = new Sampler { Temperature = 1.2f, TopK = 20, TopP = 0.9f, Seed = 77 };
+            int[] a = new int[12], b = new int[12];
+            using (var s1 = model.NewSession(kvDType: DType.F16))
+            using (var s2 = model.NewSession(kvDType: DType.F16)) {
+                s1.FeedText("abc"); s2.FeedText("abc");
+                for (int i = 0; i < 12; i++) { a[i] = s1.Sample(warm); s1.Feed(new[] { a[i] }); b[i] = s2.Sample(warm); s2.Feed(new[] { b[i] }); }
+            }
+            Check(string.Join(",", a) == string.Join(",", b), "one seed, the same tokens");
+            var small = model.NewSession(contextLength: 4);
+            Throws<ShapeException>(() => small.Feed(new[] { 1, 2, 3, 4, 5 }), "a full context", "context of 4 tokens is full");
+            Throws<InvalidArgumentException>(() => small.Feed(new[] { 271 }), "an id past the vocabulary", "not in the vocabulary");
+            model.Dispose();  // the session keeps the weights until it is disposed
+            small.Feed(new[] { 1, 2 });
+            Check(small.Position == 2, "a session outlives its model's Dispose");
+            small.Dispose();
+            Throws<InvalidHandleException>(() => small.Feed(new[] { 1 }), "a disposed session", "session is closed");
+            Throws<InvalidHandleException>(() => model.NewSession(), "a disposed model", "model is closed");
+        }
+        Throws<IoException>(() => Model.Open("/nonexistent/model.gguf"), "a missing file", "nonexistent");
+    }
+
     static int Main(string[] args) {
         if (args.Length > 0 && args[0] == "--bench") { Bench(); return 0; }
         Console.WriteLine("tensorlife " + Context.Version + " from C# (Mono " + Environment.Version + ")");
@@ -436,6 +471,7 @@ static class Test {
         Run("GGUF metadata and tensors", Gguf);
         Run("RoPE, grouped-query attention, an f16 cache", LlamaOps);
         Run("exception names beside System's", ExceptionNames);
+        Run("models and sessions: text in, text out", ModelAndSessions);
         Console.WriteLine($"csharp: {passed} passed, {failed} failed");
         return failed == 0 && passed > 0 ? 0 : 1;
     }

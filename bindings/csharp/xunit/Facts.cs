@@ -14,4 +14,5 @@ public class TensorLifeFacts {
     [Fact] public void GgufMetadataAndTensors() => Test.Gguf();
     [Fact] public void RopeGroupedQueryAttentionHalfCache() => Test.LlamaOps();
     [Fact] public void ExceptionNamesBesideSystems() => Test.ExceptionNames();
+    [Fact] public void ModelsAndSessions() => Test.ModelAndSessions();
 }

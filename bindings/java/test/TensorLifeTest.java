@@ -11,6 +11,9 @@ import org.tensorlife.SafetensorsFile;
 import org.tensorlife.GgufFile;
 import org.tensorlife.GgufType;
 import org.tensorlife.RopeMode;
+import org.tensorlife.Model;
+import org.tensorlife.Sampler;
+import org.tensorlife.Session;
 
 /** The bindings' shared scenario in Java; prints "N passed, N failed" and exits non-zero on
  *  any failure.  With --bench, the tiny-op benchmark instead. */
@@ -395,6 +398,60 @@ public final class TensorLifeTest {
         }
     }
 
+    /** The C tests' tiny model (tiny.gguf, written beside the run by test.sh): text in, text out. */
+    static void modelsAndSessions() {
+        Model model = Model.open("tiny.gguf");
+        try {
+            check(model.vocabSize == 271 && model.layers == 2 && model.kvHeads == 2 && model.hasVocabulary, "model info");
+            int[] ids = model.tokenize("abc ab");
+            check(ids.length == 3 && ids[0] == model.bos, "tokenize " + java.util.Arrays.toString(ids));
+            java.util.List<String> pieces = new java.util.ArrayList<>(), again = new java.util.ArrayList<>();
+            try (Session chat = model.newSession(64, DType.F32, 0)) {
+                for (String piece : chat.generate("abc ab", 10)) pieces.add(piece);
+                chat.rewind(3);
+                for (String piece : chat.generate(null, 10)) again.add(piece);
+                check(pieces.equals(again), "rewind gives the same tokens again");
+            }
+            Sampler warm = new Sampler(1.2f, 20, 0.9f, 0f, 1f, 64, 77);
+            int[] a = new int[12], b = new int[12];
+            try (Session s1 = model.newSession(0, DType.F16, 0); Session s2 = model.newSession(0, DType.F16, 0)) {
+                s1.feedText("abc");
+                s2.feedText("abc");
+                for (int i = 0; i < 12; i++) {
+                    s1.feed(a[i] = s1.sample(warm));
+                    s2.feed(b[i] = s2.sample(warm));
+                }
+            }
+            check(java.util.Arrays.equals(a, b), "one seed, the same tokens");
+            check(model.tokenize("😀 ü").length > 2, "text past U+FFFF reaches the tokenizer as UTF-8");
+            Session small = model.newSession(4, DType.F32, 0);
+            try {
+                small.feed(1, 2, 3, 4, 5);
+                throw new AssertionError("a full context took more");
+            } catch (TensorLifeException.ShapeException e) {
+                check(e.getMessage().contains("context of 4 tokens is full"), e.getMessage());
+            }
+            model.close();  // the session keeps the weights until it is closed
+            small.feed(1, 2);
+            check(small.position() == 2, "a session outlives its model's close");
+            small.close();
+            try {
+                small.feed(1);
+                throw new AssertionError("a closed session was used");
+            } catch (TensorLifeException.InvalidHandleException e) {
+                check(e.getMessage().contains("session is closed"), e.getMessage());
+            }
+        } finally {
+            model.close();  // a second close does nothing
+        }
+        try {
+            Model.open("/nonexistent/model.gguf");
+            throw new AssertionError("a missing model opened");
+        } catch (TensorLifeException.IoException e) {
+            check(e.getMessage().contains("nonexistent"), e.getMessage());
+        }
+    }
+
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("--bench")) {
             bench();
@@ -411,6 +468,7 @@ public final class TensorLifeTest {
         test("storage dtypes", TensorLifeTest::storageDtypes);
         test("GGUF metadata and tensors", TensorLifeTest::gguf);
         test("RoPE, grouped-query attention, an f16 cache", TensorLifeTest::llamaOps);
+        test("models and sessions: text in, text out", TensorLifeTest::modelsAndSessions);
         System.out.println("java: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }

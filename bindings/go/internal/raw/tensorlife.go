@@ -265,93 +265,151 @@ typedef long long swig_type_235;
 typedef _gostring_ swig_type_236;
 typedef long long swig_type_237;
 typedef long long swig_type_238;
-typedef long long swig_type_239;
+typedef _gostring_ swig_type_239;
 typedef long long swig_type_240;
 typedef long long swig_type_241;
-extern void _wrap_Swig_free_raw_ba6918499ad82f56(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_raw_ba6918499ad82f56(swig_intgo arg1);
-extern swig_type_1 _wrap_tlb_status_string_raw_ba6918499ad82f56(swig_intgo arg1);
-extern swig_type_2 _wrap_tlb_version_raw_ba6918499ad82f56(void);
-extern swig_intgo _wrap_tlb_abi_version_raw_ba6918499ad82f56(void);
-extern swig_intgo _wrap_tlb_set_blas_threads_raw_ba6918499ad82f56(swig_intgo arg1);
-extern swig_intgo _wrap_tlb_blas_threads_raw_ba6918499ad82f56(void);
-extern swig_intgo _wrap_tlb_status_raw_ba6918499ad82f56(swig_type_3 arg1);
-extern swig_type_4 _wrap_tlb_message_raw_ba6918499ad82f56(swig_type_5 arg1);
-extern swig_type_6 _wrap_tlb_context_new_raw_ba6918499ad82f56(void);
-extern swig_type_7 _wrap_tlb_context_new_serialised_raw_ba6918499ad82f56(void);
-extern void _wrap_tlb_context_close_raw_ba6918499ad82f56(swig_type_8 arg1);
-extern void _wrap_tlb_context_release_raw_ba6918499ad82f56(swig_type_9 arg1);
-extern swig_type_10 _wrap_tlb_scope_open_raw_ba6918499ad82f56(swig_type_11 arg1, swig_type_12 arg2, swig_intgo arg3, swig_type_13 arg4, swig_type_14 arg5);
-extern swig_intgo _wrap_tlb_scope_reset_raw_ba6918499ad82f56(swig_type_15 arg1, swig_type_16 arg2);
-extern swig_intgo _wrap_tlb_scope_close_raw_ba6918499ad82f56(swig_type_17 arg1, swig_type_18 arg2);
-extern void _wrap_tlb_scope_hold_raw_ba6918499ad82f56(swig_type_19 arg1);
-extern void _wrap_tlb_scope_release_raw_ba6918499ad82f56(swig_type_20 arg1, swig_type_21 arg2);
-extern swig_intgo _wrap_tlb_scope_stats_raw_ba6918499ad82f56(swig_type_22 arg1, swig_type_23 arg2, swig_type_24 arg3);
-extern swig_type_25 _wrap_tlb_scope_stats_json_raw_ba6918499ad82f56(swig_type_26 arg1, swig_type_27 arg2);
-extern swig_type_28 _wrap_tlb_scope_name_raw_ba6918499ad82f56(swig_type_29 arg1, swig_type_30 arg2);
-extern swig_type_31 _wrap_tlb_scope_current_raw_ba6918499ad82f56(swig_type_32 arg1);
-extern swig_type_33 _wrap_tlb_from_f32_raw_ba6918499ad82f56(swig_type_34 arg1, swig_type_35 arg2, swig_type_36 arg3);
-extern swig_type_37 _wrap_tlb_from_f64_raw_ba6918499ad82f56(swig_type_38 arg1, swig_type_39 arg2, swig_type_40 arg3);
-extern swig_type_41 _wrap_tlb_from_i32_raw_ba6918499ad82f56(swig_type_42 arg1, swig_type_43 arg2, swig_type_44 arg3);
-extern swig_type_45 _wrap_tlb_fill_raw_ba6918499ad82f56(swig_type_46 arg1, swig_intgo arg2, swig_type_47 arg3, swig_intgo arg4, double arg5);
-extern swig_type_48 _wrap_tlb_wrap_raw_ba6918499ad82f56(swig_type_49 arg1, swig_intgo arg2, swig_type_50 arg3, swig_voidp arg4, swig_type_51 arg5);
-extern swig_intgo _wrap_tlb_read_f32_raw_ba6918499ad82f56(swig_type_52 arg1, swig_type_53 arg2, swig_type_54 arg3);
-extern swig_intgo _wrap_tlb_read_f64_raw_ba6918499ad82f56(swig_type_55 arg1, swig_type_56 arg2, swig_type_57 arg3);
-extern swig_intgo _wrap_tlb_read_i32_raw_ba6918499ad82f56(swig_type_58 arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_intgo _wrap_tlb_info_raw_ba6918499ad82f56(swig_type_61 arg1, swig_type_62 arg2, swig_type_63 arg3);
-extern swig_type_64 _wrap_tlb_storage_raw_ba6918499ad82f56(swig_type_65 arg1, swig_type_66 arg2);
-extern swig_intgo _wrap_tlb_free_raw_ba6918499ad82f56(swig_type_67 arg1, swig_type_68 arg2);
-extern swig_type_69 _wrap_tlb_retain_raw_ba6918499ad82f56(swig_type_70 arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_type_73 _wrap_tlb_add_raw_ba6918499ad82f56(swig_type_74 arg1, swig_type_75 arg2, swig_type_76 arg3);
-extern swig_type_77 _wrap_tlb_sub_raw_ba6918499ad82f56(swig_type_78 arg1, swig_type_79 arg2, swig_type_80 arg3);
-extern swig_type_81 _wrap_tlb_mul_raw_ba6918499ad82f56(swig_type_82 arg1, swig_type_83 arg2, swig_type_84 arg3);
-extern swig_type_85 _wrap_tlb_div_raw_ba6918499ad82f56(swig_type_86 arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_type_89 _wrap_tlb_matmul_raw_ba6918499ad82f56(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3);
-extern swig_type_93 _wrap_tlb_gather_rows_raw_ba6918499ad82f56(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3);
-extern swig_type_97 _wrap_tlb_relu_raw_ba6918499ad82f56(swig_type_98 arg1, swig_type_99 arg2);
-extern swig_type_100 _wrap_tlb_gelu_raw_ba6918499ad82f56(swig_type_101 arg1, swig_type_102 arg2);
-extern swig_type_103 _wrap_tlb_silu_raw_ba6918499ad82f56(swig_type_104 arg1, swig_type_105 arg2);
-extern swig_type_106 _wrap_tlb_exp_raw_ba6918499ad82f56(swig_type_107 arg1, swig_type_108 arg2);
-extern swig_type_109 _wrap_tlb_tanh_raw_ba6918499ad82f56(swig_type_110 arg1, swig_type_111 arg2);
-extern swig_type_112 _wrap_tlb_contiguous_raw_ba6918499ad82f56(swig_type_113 arg1, swig_type_114 arg2);
-extern swig_type_115 _wrap_tlb_convert_raw_ba6918499ad82f56(swig_type_116 arg1, swig_type_117 arg2, swig_intgo arg3);
-extern swig_type_118 _wrap_tlb_rmsnorm_raw_ba6918499ad82f56(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, double arg4);
-extern swig_type_122 _wrap_tlb_layernorm_raw_ba6918499ad82f56(swig_type_123 arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, double arg5);
-extern swig_type_127 _wrap_tlb_sum_raw_ba6918499ad82f56(swig_type_128 arg1, swig_type_129 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_130 _wrap_tlb_mean_raw_ba6918499ad82f56(swig_type_131 arg1, swig_type_132 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_133 _wrap_tlb_argmax_raw_ba6918499ad82f56(swig_type_134 arg1, swig_type_135 arg2, swig_intgo arg3);
-extern swig_type_136 _wrap_tlb_softmax_raw_ba6918499ad82f56(swig_type_137 arg1, swig_type_138 arg2, swig_intgo arg3);
-extern swig_type_139 _wrap_tlb_scale_raw_ba6918499ad82f56(swig_type_140 arg1, swig_type_141 arg2, double arg3);
-extern swig_type_142 _wrap_tlb_attention_raw_ba6918499ad82f56(swig_type_143 arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5, double arg6);
-extern swig_type_148 _wrap_tlb_rope_raw_ba6918499ad82f56(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3, double arg4, swig_intgo arg5);
-extern swig_type_152 _wrap_tlb_slice_raw_ba6918499ad82f56(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_type_155 arg4, swig_type_156 arg5);
-extern swig_type_157 _wrap_tlb_transpose_raw_ba6918499ad82f56(swig_type_158 arg1, swig_type_159 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_160 _wrap_tlb_reshape_raw_ba6918499ad82f56(swig_type_161 arg1, swig_type_162 arg2, swig_type_163 arg3);
-extern swig_type_164 _wrap_tlb_concat_raw_ba6918499ad82f56(swig_type_165 arg1, swig_type_166 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_tlb_copy_into_raw_ba6918499ad82f56(swig_type_167 arg1, swig_type_168 arg2, swig_type_169 arg3);
-extern swig_type_170 _wrap_tlb_st_open_raw_ba6918499ad82f56(swig_type_171 arg1, swig_type_172 arg2);
-extern swig_type_173 _wrap_tlb_st_map_raw_ba6918499ad82f56(swig_type_174 arg1, swig_type_175 arg2);
-extern swig_intgo _wrap_tlb_st_maps_raw_ba6918499ad82f56(swig_type_176 arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_tlb_st_count_raw_ba6918499ad82f56(swig_type_179 arg1);
-extern swig_type_180 _wrap_tlb_st_name_raw_ba6918499ad82f56(swig_type_181 arg1, swig_type_182 arg2);
-extern swig_type_183 _wrap_tlb_st_get_raw_ba6918499ad82f56(swig_type_184 arg1, swig_type_185 arg2, swig_type_186 arg3);
-extern void _wrap_tlb_st_close_raw_ba6918499ad82f56(swig_type_187 arg1);
-extern swig_intgo _wrap_tlb_safetensors_save_raw_ba6918499ad82f56(swig_type_188 arg1, swig_type_189 arg2, swig_type_190 arg3, swig_type_191 arg4);
-extern swig_type_192 _wrap_tlb_gguf_open_raw_ba6918499ad82f56(swig_type_193 arg1, swig_type_194 arg2);
-extern void _wrap_tlb_gguf_close_raw_ba6918499ad82f56(swig_type_195 arg1);
-extern swig_type_196 _wrap_tlb_gguf_tensor_count_raw_ba6918499ad82f56(swig_type_197 arg1);
-extern swig_type_198 _wrap_tlb_gguf_tensor_name_raw_ba6918499ad82f56(swig_type_199 arg1, swig_type_200 arg2);
-extern swig_type_201 _wrap_tlb_gguf_get_raw_ba6918499ad82f56(swig_type_202 arg1, swig_type_203 arg2, swig_type_204 arg3);
-extern swig_type_205 _wrap_tlb_gguf_key_count_raw_ba6918499ad82f56(swig_type_206 arg1);
-extern swig_type_207 _wrap_tlb_gguf_key_name_raw_ba6918499ad82f56(swig_type_208 arg1, swig_type_209 arg2);
-extern swig_intgo _wrap_tlb_gguf_key_type_raw_ba6918499ad82f56(swig_type_210 arg1, swig_type_211 arg2, swig_type_212 arg3, swig_type_213 arg4);
-extern swig_intgo _wrap_tlb_gguf_int_raw_ba6918499ad82f56(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4, swig_type_218 arg5);
-extern swig_intgo _wrap_tlb_gguf_float_raw_ba6918499ad82f56(swig_type_219 arg1, swig_type_220 arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
-extern swig_type_224 _wrap_tlb_gguf_string_raw_ba6918499ad82f56(swig_type_225 arg1, swig_type_226 arg2, swig_type_227 arg3, swig_type_228 arg4);
-extern swig_type_229 _wrap_tlb_context_report_json_raw_ba6918499ad82f56(swig_type_230 arg1);
-extern swig_type_231 _wrap_tlb_tensor_to_json_raw_ba6918499ad82f56(swig_type_232 arg1, swig_type_233 arg2);
-extern swig_type_234 _wrap_tlb_tensor_from_json_raw_ba6918499ad82f56(swig_type_235 arg1, swig_type_236 arg2);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_ba6918499ad82f56(swig_type_237 arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_type_241 arg5, swig_intgo arg6);
+typedef long long swig_type_242;
+typedef _goslice_ swig_type_243;
+typedef long long swig_type_244;
+typedef long long swig_type_245;
+typedef long long swig_type_246;
+typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_248;
+typedef _gostring_ swig_type_249;
+typedef long long swig_type_250;
+typedef long long swig_type_251;
+typedef _goslice_ swig_type_252;
+typedef long long swig_type_253;
+typedef long long swig_type_254;
+typedef long long swig_type_255;
+typedef long long swig_type_256;
+typedef long long swig_type_257;
+typedef long long swig_type_258;
+typedef long long swig_type_259;
+typedef long long swig_type_260;
+typedef long long swig_type_261;
+typedef long long swig_type_262;
+typedef _goslice_ swig_type_263;
+typedef long long swig_type_264;
+typedef long long swig_type_265;
+typedef _gostring_ swig_type_266;
+typedef long long swig_type_267;
+typedef long long swig_type_268;
+typedef long long swig_type_269;
+typedef long long swig_type_270;
+typedef long long swig_type_271;
+typedef long long swig_type_272;
+typedef _goslice_ swig_type_273;
+typedef _goslice_ swig_type_274;
+typedef long long swig_type_275;
+typedef _gostring_ swig_type_276;
+typedef long long swig_type_277;
+typedef long long swig_type_278;
+typedef _goslice_ swig_type_279;
+typedef _goslice_ swig_type_280;
+typedef long long swig_type_281;
+typedef long long swig_type_282;
+typedef long long swig_type_283;
+typedef long long swig_type_284;
+typedef long long swig_type_285;
+typedef long long swig_type_286;
+extern void _wrap_Swig_free_raw_f504d3b299e56f34(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_raw_f504d3b299e56f34(swig_intgo arg1);
+extern swig_type_1 _wrap_tlb_status_string_raw_f504d3b299e56f34(swig_intgo arg1);
+extern swig_type_2 _wrap_tlb_version_raw_f504d3b299e56f34(void);
+extern swig_intgo _wrap_tlb_abi_version_raw_f504d3b299e56f34(void);
+extern swig_intgo _wrap_tlb_set_blas_threads_raw_f504d3b299e56f34(swig_intgo arg1);
+extern swig_intgo _wrap_tlb_blas_threads_raw_f504d3b299e56f34(void);
+extern swig_intgo _wrap_tlb_status_raw_f504d3b299e56f34(swig_type_3 arg1);
+extern swig_type_4 _wrap_tlb_message_raw_f504d3b299e56f34(swig_type_5 arg1);
+extern swig_type_6 _wrap_tlb_context_new_raw_f504d3b299e56f34(void);
+extern swig_type_7 _wrap_tlb_context_new_serialised_raw_f504d3b299e56f34(void);
+extern void _wrap_tlb_context_close_raw_f504d3b299e56f34(swig_type_8 arg1);
+extern void _wrap_tlb_context_release_raw_f504d3b299e56f34(swig_type_9 arg1);
+extern swig_type_10 _wrap_tlb_scope_open_raw_f504d3b299e56f34(swig_type_11 arg1, swig_type_12 arg2, swig_intgo arg3, swig_type_13 arg4, swig_type_14 arg5);
+extern swig_intgo _wrap_tlb_scope_reset_raw_f504d3b299e56f34(swig_type_15 arg1, swig_type_16 arg2);
+extern swig_intgo _wrap_tlb_scope_close_raw_f504d3b299e56f34(swig_type_17 arg1, swig_type_18 arg2);
+extern void _wrap_tlb_scope_hold_raw_f504d3b299e56f34(swig_type_19 arg1);
+extern void _wrap_tlb_scope_release_raw_f504d3b299e56f34(swig_type_20 arg1, swig_type_21 arg2);
+extern swig_intgo _wrap_tlb_scope_stats_raw_f504d3b299e56f34(swig_type_22 arg1, swig_type_23 arg2, swig_type_24 arg3);
+extern swig_type_25 _wrap_tlb_scope_stats_json_raw_f504d3b299e56f34(swig_type_26 arg1, swig_type_27 arg2);
+extern swig_type_28 _wrap_tlb_scope_name_raw_f504d3b299e56f34(swig_type_29 arg1, swig_type_30 arg2);
+extern swig_type_31 _wrap_tlb_scope_current_raw_f504d3b299e56f34(swig_type_32 arg1);
+extern swig_type_33 _wrap_tlb_from_f32_raw_f504d3b299e56f34(swig_type_34 arg1, swig_type_35 arg2, swig_type_36 arg3);
+extern swig_type_37 _wrap_tlb_from_f64_raw_f504d3b299e56f34(swig_type_38 arg1, swig_type_39 arg2, swig_type_40 arg3);
+extern swig_type_41 _wrap_tlb_from_i32_raw_f504d3b299e56f34(swig_type_42 arg1, swig_type_43 arg2, swig_type_44 arg3);
+extern swig_type_45 _wrap_tlb_fill_raw_f504d3b299e56f34(swig_type_46 arg1, swig_intgo arg2, swig_type_47 arg3, swig_intgo arg4, double arg5);
+extern swig_type_48 _wrap_tlb_wrap_raw_f504d3b299e56f34(swig_type_49 arg1, swig_intgo arg2, swig_type_50 arg3, swig_voidp arg4, swig_type_51 arg5);
+extern swig_intgo _wrap_tlb_read_f32_raw_f504d3b299e56f34(swig_type_52 arg1, swig_type_53 arg2, swig_type_54 arg3);
+extern swig_intgo _wrap_tlb_read_f64_raw_f504d3b299e56f34(swig_type_55 arg1, swig_type_56 arg2, swig_type_57 arg3);
+extern swig_intgo _wrap_tlb_read_i32_raw_f504d3b299e56f34(swig_type_58 arg1, swig_type_59 arg2, swig_type_60 arg3);
+extern swig_intgo _wrap_tlb_info_raw_f504d3b299e56f34(swig_type_61 arg1, swig_type_62 arg2, swig_type_63 arg3);
+extern swig_type_64 _wrap_tlb_storage_raw_f504d3b299e56f34(swig_type_65 arg1, swig_type_66 arg2);
+extern swig_intgo _wrap_tlb_free_raw_f504d3b299e56f34(swig_type_67 arg1, swig_type_68 arg2);
+extern swig_type_69 _wrap_tlb_retain_raw_f504d3b299e56f34(swig_type_70 arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_type_73 _wrap_tlb_add_raw_f504d3b299e56f34(swig_type_74 arg1, swig_type_75 arg2, swig_type_76 arg3);
+extern swig_type_77 _wrap_tlb_sub_raw_f504d3b299e56f34(swig_type_78 arg1, swig_type_79 arg2, swig_type_80 arg3);
+extern swig_type_81 _wrap_tlb_mul_raw_f504d3b299e56f34(swig_type_82 arg1, swig_type_83 arg2, swig_type_84 arg3);
+extern swig_type_85 _wrap_tlb_div_raw_f504d3b299e56f34(swig_type_86 arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_type_89 _wrap_tlb_matmul_raw_f504d3b299e56f34(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3);
+extern swig_type_93 _wrap_tlb_gather_rows_raw_f504d3b299e56f34(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3);
+extern swig_type_97 _wrap_tlb_relu_raw_f504d3b299e56f34(swig_type_98 arg1, swig_type_99 arg2);
+extern swig_type_100 _wrap_tlb_gelu_raw_f504d3b299e56f34(swig_type_101 arg1, swig_type_102 arg2);
+extern swig_type_103 _wrap_tlb_silu_raw_f504d3b299e56f34(swig_type_104 arg1, swig_type_105 arg2);
+extern swig_type_106 _wrap_tlb_exp_raw_f504d3b299e56f34(swig_type_107 arg1, swig_type_108 arg2);
+extern swig_type_109 _wrap_tlb_tanh_raw_f504d3b299e56f34(swig_type_110 arg1, swig_type_111 arg2);
+extern swig_type_112 _wrap_tlb_contiguous_raw_f504d3b299e56f34(swig_type_113 arg1, swig_type_114 arg2);
+extern swig_type_115 _wrap_tlb_convert_raw_f504d3b299e56f34(swig_type_116 arg1, swig_type_117 arg2, swig_intgo arg3);
+extern swig_type_118 _wrap_tlb_rmsnorm_raw_f504d3b299e56f34(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, double arg4);
+extern swig_type_122 _wrap_tlb_layernorm_raw_f504d3b299e56f34(swig_type_123 arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, double arg5);
+extern swig_type_127 _wrap_tlb_sum_raw_f504d3b299e56f34(swig_type_128 arg1, swig_type_129 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_130 _wrap_tlb_mean_raw_f504d3b299e56f34(swig_type_131 arg1, swig_type_132 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_133 _wrap_tlb_argmax_raw_f504d3b299e56f34(swig_type_134 arg1, swig_type_135 arg2, swig_intgo arg3);
+extern swig_type_136 _wrap_tlb_softmax_raw_f504d3b299e56f34(swig_type_137 arg1, swig_type_138 arg2, swig_intgo arg3);
+extern swig_type_139 _wrap_tlb_scale_raw_f504d3b299e56f34(swig_type_140 arg1, swig_type_141 arg2, double arg3);
+extern swig_type_142 _wrap_tlb_attention_raw_f504d3b299e56f34(swig_type_143 arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5, double arg6);
+extern swig_type_148 _wrap_tlb_rope_raw_f504d3b299e56f34(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3, double arg4, swig_intgo arg5);
+extern swig_type_152 _wrap_tlb_slice_raw_f504d3b299e56f34(swig_type_153 arg1, swig_type_154 arg2, swig_intgo arg3, swig_type_155 arg4, swig_type_156 arg5);
+extern swig_type_157 _wrap_tlb_transpose_raw_f504d3b299e56f34(swig_type_158 arg1, swig_type_159 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_160 _wrap_tlb_reshape_raw_f504d3b299e56f34(swig_type_161 arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_tlb_concat_raw_f504d3b299e56f34(swig_type_165 arg1, swig_type_166 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_tlb_copy_into_raw_f504d3b299e56f34(swig_type_167 arg1, swig_type_168 arg2, swig_type_169 arg3);
+extern swig_type_170 _wrap_tlb_st_open_raw_f504d3b299e56f34(swig_type_171 arg1, swig_type_172 arg2);
+extern swig_type_173 _wrap_tlb_st_map_raw_f504d3b299e56f34(swig_type_174 arg1, swig_type_175 arg2);
+extern swig_intgo _wrap_tlb_st_maps_raw_f504d3b299e56f34(swig_type_176 arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_tlb_st_count_raw_f504d3b299e56f34(swig_type_179 arg1);
+extern swig_type_180 _wrap_tlb_st_name_raw_f504d3b299e56f34(swig_type_181 arg1, swig_type_182 arg2);
+extern swig_type_183 _wrap_tlb_st_get_raw_f504d3b299e56f34(swig_type_184 arg1, swig_type_185 arg2, swig_type_186 arg3);
+extern void _wrap_tlb_st_close_raw_f504d3b299e56f34(swig_type_187 arg1);
+extern swig_intgo _wrap_tlb_safetensors_save_raw_f504d3b299e56f34(swig_type_188 arg1, swig_type_189 arg2, swig_type_190 arg3, swig_type_191 arg4);
+extern swig_type_192 _wrap_tlb_gguf_open_raw_f504d3b299e56f34(swig_type_193 arg1, swig_type_194 arg2);
+extern void _wrap_tlb_gguf_close_raw_f504d3b299e56f34(swig_type_195 arg1);
+extern swig_type_196 _wrap_tlb_gguf_tensor_count_raw_f504d3b299e56f34(swig_type_197 arg1);
+extern swig_type_198 _wrap_tlb_gguf_tensor_name_raw_f504d3b299e56f34(swig_type_199 arg1, swig_type_200 arg2);
+extern swig_type_201 _wrap_tlb_gguf_get_raw_f504d3b299e56f34(swig_type_202 arg1, swig_type_203 arg2, swig_type_204 arg3);
+extern swig_type_205 _wrap_tlb_gguf_key_count_raw_f504d3b299e56f34(swig_type_206 arg1);
+extern swig_type_207 _wrap_tlb_gguf_key_name_raw_f504d3b299e56f34(swig_type_208 arg1, swig_type_209 arg2);
+extern swig_intgo _wrap_tlb_gguf_key_type_raw_f504d3b299e56f34(swig_type_210 arg1, swig_type_211 arg2, swig_type_212 arg3, swig_type_213 arg4);
+extern swig_intgo _wrap_tlb_gguf_int_raw_f504d3b299e56f34(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4, swig_type_218 arg5);
+extern swig_intgo _wrap_tlb_gguf_float_raw_f504d3b299e56f34(swig_type_219 arg1, swig_type_220 arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
+extern swig_type_224 _wrap_tlb_gguf_string_raw_f504d3b299e56f34(swig_type_225 arg1, swig_type_226 arg2, swig_type_227 arg3, swig_type_228 arg4);
+extern swig_type_229 _wrap_tlb_context_report_json_raw_f504d3b299e56f34(swig_type_230 arg1);
+extern swig_type_231 _wrap_tlb_tensor_to_json_raw_f504d3b299e56f34(swig_type_232 arg1, swig_type_233 arg2);
+extern swig_type_234 _wrap_tlb_tensor_from_json_raw_f504d3b299e56f34(swig_type_235 arg1, swig_type_236 arg2);
+extern swig_type_237 _wrap_tlb_model_open_raw_f504d3b299e56f34(swig_type_238 arg1, swig_type_239 arg2);
+extern void _wrap_tlb_model_release_raw_f504d3b299e56f34(swig_type_240 arg1);
+extern swig_intgo _wrap_tlb_model_info_raw_f504d3b299e56f34(swig_type_241 arg1, swig_type_242 arg2, swig_type_243 arg3);
+extern swig_type_244 _wrap_tlb_tokenize_raw_f504d3b299e56f34(swig_type_245 arg1, swig_type_246 arg2, swig_type_247 arg3, swig_intgo arg4, swig_type_248 arg5);
+extern swig_type_249 _wrap_tlb_detokenize_raw_f504d3b299e56f34(swig_type_250 arg1, swig_type_251 arg2, swig_type_252 arg3, swig_intgo arg4);
+extern swig_type_253 _wrap_tlb_session_open_raw_f504d3b299e56f34(swig_type_254 arg1, swig_type_255 arg2, swig_type_256 arg3, swig_intgo arg4, swig_type_257 arg5);
+extern void _wrap_tlb_session_close_raw_f504d3b299e56f34(swig_type_258 arg1);
+extern swig_type_259 _wrap_tlb_session_position_raw_f504d3b299e56f34(swig_type_260 arg1);
+extern swig_intgo _wrap_tlb_session_feed_raw_f504d3b299e56f34(swig_type_261 arg1, swig_type_262 arg2, swig_type_263 arg3);
+extern swig_intgo _wrap_tlb_session_feed_text_raw_f504d3b299e56f34(swig_type_264 arg1, swig_type_265 arg2, swig_type_266 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_tlb_session_rewind_raw_f504d3b299e56f34(swig_type_267 arg1, swig_type_268 arg2, swig_type_269 arg3);
+extern swig_type_270 _wrap_tlb_session_sample_raw_f504d3b299e56f34(swig_type_271 arg1, swig_type_272 arg2, swig_type_273 arg3, swig_type_274 arg4, swig_type_275 arg5);
+extern swig_type_276 _wrap_tlb_session_generate_raw_f504d3b299e56f34(swig_type_277 arg1, swig_type_278 arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(swig_type_282 arg1, swig_type_283 arg2, swig_type_284 arg3, swig_type_285 arg4, swig_type_286 arg5, swig_intgo arg6);
 #undef intgo
 */
 import "C"
@@ -394,20 +452,20 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_raw_ba6918499ad82f56(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_raw_f504d3b299e56f34(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_raw_ba6918499ad82f56(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_raw_f504d3b299e56f34(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_status_string_raw_ba6918499ad82f56(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_tlb_status_string_raw_f504d3b299e56f34(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -416,7 +474,7 @@ func Tlb_status_string(arg1 int) (_swig_ret string) {
 
 func Tlb_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_tlb_version_raw_ba6918499ad82f56()
+	swig_r_p := C._wrap_tlb_version_raw_f504d3b299e56f34()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -425,34 +483,34 @@ func Tlb_version() (_swig_ret string) {
 
 func Tlb_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_tlb_abi_version_raw_ba6918499ad82f56())
+	swig_r = (int)(C._wrap_tlb_abi_version_raw_f504d3b299e56f34())
 	return swig_r
 }
 
 func Tlb_set_blas_threads(arg1 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_tlb_set_blas_threads_raw_ba6918499ad82f56(C.swig_intgo(_swig_i_0)))
+	swig_r = (int)(C._wrap_tlb_set_blas_threads_raw_f504d3b299e56f34(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_blas_threads() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_tlb_blas_threads_raw_ba6918499ad82f56())
+	swig_r = (int)(C._wrap_tlb_blas_threads_raw_f504d3b299e56f34())
 	return swig_r
 }
 
 func Tlb_status(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_tlb_status_raw_ba6918499ad82f56(C.swig_type_3(_swig_i_0)))
+	swig_r = (int)(C._wrap_tlb_status_raw_f504d3b299e56f34(C.swig_type_3(_swig_i_0)))
 	return swig_r
 }
 
 func Tlb_message(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_message_raw_ba6918499ad82f56(C.swig_type_5(_swig_i_0))
+	swig_r_p := C._wrap_tlb_message_raw_f504d3b299e56f34(C.swig_type_5(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -461,24 +519,24 @@ func Tlb_message(arg1 uint64) (_swig_ret string) {
 
 func Tlb_context_new() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_tlb_context_new_raw_ba6918499ad82f56())
+	swig_r = (uint64)(C._wrap_tlb_context_new_raw_f504d3b299e56f34())
 	return swig_r
 }
 
 func Tlb_context_new_serialised() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_tlb_context_new_serialised_raw_ba6918499ad82f56())
+	swig_r = (uint64)(C._wrap_tlb_context_new_serialised_raw_f504d3b299e56f34())
 	return swig_r
 }
 
 func Tlb_context_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_context_close_raw_ba6918499ad82f56(C.swig_type_8(_swig_i_0))
+	C._wrap_tlb_context_close_raw_f504d3b299e56f34(C.swig_type_8(_swig_i_0))
 }
 
 func Tlb_context_release(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_context_release_raw_ba6918499ad82f56(C.swig_type_9(_swig_i_0))
+	C._wrap_tlb_context_release_raw_f504d3b299e56f34(C.swig_type_9(_swig_i_0))
 }
 
 func Tlb_scope_open(arg1 uint64, arg2 string, arg3 int, arg4 int64, arg5 int64) (_swig_ret uint64) {
@@ -488,7 +546,7 @@ func Tlb_scope_open(arg1 uint64, arg2 string, arg3 int, arg4 int64, arg5 int64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_scope_open_raw_ba6918499ad82f56(C.swig_type_11(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_13(_swig_i_3), C.swig_type_14(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_scope_open_raw_f504d3b299e56f34(C.swig_type_11(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_13(_swig_i_3), C.swig_type_14(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -499,7 +557,7 @@ func Tlb_scope_reset(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_scope_reset_raw_ba6918499ad82f56(C.swig_type_15(_swig_i_0), C.swig_type_16(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_scope_reset_raw_f504d3b299e56f34(C.swig_type_15(_swig_i_0), C.swig_type_16(_swig_i_1)))
 	return swig_r
 }
 
@@ -507,19 +565,19 @@ func Tlb_scope_close(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_scope_close_raw_ba6918499ad82f56(C.swig_type_17(_swig_i_0), C.swig_type_18(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_scope_close_raw_f504d3b299e56f34(C.swig_type_17(_swig_i_0), C.swig_type_18(_swig_i_1)))
 	return swig_r
 }
 
 func Tlb_scope_hold(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_scope_hold_raw_ba6918499ad82f56(C.swig_type_19(_swig_i_0))
+	C._wrap_tlb_scope_hold_raw_f504d3b299e56f34(C.swig_type_19(_swig_i_0))
 }
 
 func Tlb_scope_release(arg1 uint64, arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_tlb_scope_release_raw_ba6918499ad82f56(C.swig_type_20(_swig_i_0), C.swig_type_21(_swig_i_1))
+	C._wrap_tlb_scope_release_raw_f504d3b299e56f34(C.swig_type_20(_swig_i_0), C.swig_type_21(_swig_i_1))
 }
 
 func Tlb_scope_stats(arg1 uint64, arg2 uint64, arg3 []uint64) (_swig_ret int) {
@@ -527,7 +585,7 @@ func Tlb_scope_stats(arg1 uint64, arg2 uint64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_scope_stats_raw_ba6918499ad82f56(C.swig_type_22(_swig_i_0), C.swig_type_23(_swig_i_1), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_scope_stats_raw_f504d3b299e56f34(C.swig_type_22(_swig_i_0), C.swig_type_23(_swig_i_1), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -538,7 +596,7 @@ func Tlb_scope_stats_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_scope_stats_json_raw_ba6918499ad82f56(C.swig_type_26(_swig_i_0), C.swig_type_27(_swig_i_1))
+	swig_r_p := C._wrap_tlb_scope_stats_json_raw_f504d3b299e56f34(C.swig_type_26(_swig_i_0), C.swig_type_27(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -549,7 +607,7 @@ func Tlb_scope_name(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_scope_name_raw_ba6918499ad82f56(C.swig_type_29(_swig_i_0), C.swig_type_30(_swig_i_1))
+	swig_r_p := C._wrap_tlb_scope_name_raw_f504d3b299e56f34(C.swig_type_29(_swig_i_0), C.swig_type_30(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -559,7 +617,7 @@ func Tlb_scope_name(arg1 uint64, arg2 uint64) (_swig_ret string) {
 func Tlb_scope_current(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_scope_current_raw_ba6918499ad82f56(C.swig_type_32(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_scope_current_raw_f504d3b299e56f34(C.swig_type_32(_swig_i_0)))
 	return swig_r
 }
 
@@ -568,7 +626,7 @@ func Tlb_from_f32(arg1 uint64, arg2 []int64, arg3 []float32) (_swig_ret uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_f32_raw_ba6918499ad82f56(C.swig_type_34(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_f32_raw_f504d3b299e56f34(C.swig_type_34(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -583,7 +641,7 @@ func Tlb_from_f64(arg1 uint64, arg2 []int64, arg3 []float64) (_swig_ret uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_f64_raw_ba6918499ad82f56(C.swig_type_38(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_f64_raw_f504d3b299e56f34(C.swig_type_38(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -598,7 +656,7 @@ func Tlb_from_i32(arg1 uint64, arg2 []int64, arg3 []int32) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_from_i32_raw_ba6918499ad82f56(C.swig_type_42(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_from_i32_raw_f504d3b299e56f34(C.swig_type_42(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -615,7 +673,7 @@ func Tlb_fill(arg1 uint64, arg2 int, arg3 []int64, arg4 int, arg5 float64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_fill_raw_ba6918499ad82f56(C.swig_type_46(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.double(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_fill_raw_f504d3b299e56f34(C.swig_type_46(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.double(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -629,7 +687,7 @@ func Tlb_wrap(arg1 uint64, arg2 int, arg3 []int64, arg4 unsafe.Pointer, arg5 int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_wrap_raw_ba6918499ad82f56(C.swig_type_49(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3), C.swig_type_51(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_wrap_raw_f504d3b299e56f34(C.swig_type_49(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3), C.swig_type_51(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -641,7 +699,7 @@ func Tlb_read_f32(arg1 uint64, arg2 uint64, arg3 []float32) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_f32_raw_ba6918499ad82f56(C.swig_type_52(_swig_i_0), C.swig_type_53(_swig_i_1), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_f32_raw_f504d3b299e56f34(C.swig_type_52(_swig_i_0), C.swig_type_53(_swig_i_1), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -653,7 +711,7 @@ func Tlb_read_f64(arg1 uint64, arg2 uint64, arg3 []float64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_f64_raw_ba6918499ad82f56(C.swig_type_55(_swig_i_0), C.swig_type_56(_swig_i_1), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_f64_raw_f504d3b299e56f34(C.swig_type_55(_swig_i_0), C.swig_type_56(_swig_i_1), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -665,7 +723,7 @@ func Tlb_read_i32(arg1 uint64, arg2 uint64, arg3 []int32) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_read_i32_raw_ba6918499ad82f56(C.swig_type_58(_swig_i_0), C.swig_type_59(_swig_i_1), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_read_i32_raw_f504d3b299e56f34(C.swig_type_58(_swig_i_0), C.swig_type_59(_swig_i_1), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -677,7 +735,7 @@ func Tlb_info(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_info_raw_ba6918499ad82f56(C.swig_type_61(_swig_i_0), C.swig_type_62(_swig_i_1), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_info_raw_f504d3b299e56f34(C.swig_type_61(_swig_i_0), C.swig_type_62(_swig_i_1), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -688,7 +746,7 @@ func Tlb_storage(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_storage_raw_ba6918499ad82f56(C.swig_type_65(_swig_i_0), C.swig_type_66(_swig_i_1))
+	swig_r_p := C._wrap_tlb_storage_raw_f504d3b299e56f34(C.swig_type_65(_swig_i_0), C.swig_type_66(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -699,7 +757,7 @@ func Tlb_free(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_free_raw_ba6918499ad82f56(C.swig_type_67(_swig_i_0), C.swig_type_68(_swig_i_1)))
+	swig_r = (int)(C._wrap_tlb_free_raw_f504d3b299e56f34(C.swig_type_67(_swig_i_0), C.swig_type_68(_swig_i_1)))
 	return swig_r
 }
 
@@ -708,7 +766,7 @@ func Tlb_retain(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_retain_raw_ba6918499ad82f56(C.swig_type_70(_swig_i_0), C.swig_type_71(_swig_i_1), C.swig_type_72(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_retain_raw_f504d3b299e56f34(C.swig_type_70(_swig_i_0), C.swig_type_71(_swig_i_1), C.swig_type_72(_swig_i_2)))
 	return swig_r
 }
 
@@ -717,7 +775,7 @@ func Tlb_add(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_add_raw_ba6918499ad82f56(C.swig_type_74(_swig_i_0), C.swig_type_75(_swig_i_1), C.swig_type_76(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_add_raw_f504d3b299e56f34(C.swig_type_74(_swig_i_0), C.swig_type_75(_swig_i_1), C.swig_type_76(_swig_i_2)))
 	return swig_r
 }
 
@@ -726,7 +784,7 @@ func Tlb_sub(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_sub_raw_ba6918499ad82f56(C.swig_type_78(_swig_i_0), C.swig_type_79(_swig_i_1), C.swig_type_80(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_sub_raw_f504d3b299e56f34(C.swig_type_78(_swig_i_0), C.swig_type_79(_swig_i_1), C.swig_type_80(_swig_i_2)))
 	return swig_r
 }
 
@@ -735,7 +793,7 @@ func Tlb_mul(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_mul_raw_ba6918499ad82f56(C.swig_type_82(_swig_i_0), C.swig_type_83(_swig_i_1), C.swig_type_84(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_mul_raw_f504d3b299e56f34(C.swig_type_82(_swig_i_0), C.swig_type_83(_swig_i_1), C.swig_type_84(_swig_i_2)))
 	return swig_r
 }
 
@@ -744,7 +802,7 @@ func Tlb_div(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_div_raw_ba6918499ad82f56(C.swig_type_86(_swig_i_0), C.swig_type_87(_swig_i_1), C.swig_type_88(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_div_raw_f504d3b299e56f34(C.swig_type_86(_swig_i_0), C.swig_type_87(_swig_i_1), C.swig_type_88(_swig_i_2)))
 	return swig_r
 }
 
@@ -753,7 +811,7 @@ func Tlb_matmul(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_matmul_raw_ba6918499ad82f56(C.swig_type_90(_swig_i_0), C.swig_type_91(_swig_i_1), C.swig_type_92(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_matmul_raw_f504d3b299e56f34(C.swig_type_90(_swig_i_0), C.swig_type_91(_swig_i_1), C.swig_type_92(_swig_i_2)))
 	return swig_r
 }
 
@@ -762,7 +820,7 @@ func Tlb_gather_rows(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_gather_rows_raw_ba6918499ad82f56(C.swig_type_94(_swig_i_0), C.swig_type_95(_swig_i_1), C.swig_type_96(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_gather_rows_raw_f504d3b299e56f34(C.swig_type_94(_swig_i_0), C.swig_type_95(_swig_i_1), C.swig_type_96(_swig_i_2)))
 	return swig_r
 }
 
@@ -770,7 +828,7 @@ func Tlb_relu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_relu_raw_ba6918499ad82f56(C.swig_type_98(_swig_i_0), C.swig_type_99(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_relu_raw_f504d3b299e56f34(C.swig_type_98(_swig_i_0), C.swig_type_99(_swig_i_1)))
 	return swig_r
 }
 
@@ -778,7 +836,7 @@ func Tlb_gelu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_gelu_raw_ba6918499ad82f56(C.swig_type_101(_swig_i_0), C.swig_type_102(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_gelu_raw_f504d3b299e56f34(C.swig_type_101(_swig_i_0), C.swig_type_102(_swig_i_1)))
 	return swig_r
 }
 
@@ -786,7 +844,7 @@ func Tlb_silu(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_silu_raw_ba6918499ad82f56(C.swig_type_104(_swig_i_0), C.swig_type_105(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_silu_raw_f504d3b299e56f34(C.swig_type_104(_swig_i_0), C.swig_type_105(_swig_i_1)))
 	return swig_r
 }
 
@@ -794,7 +852,7 @@ func Tlb_exp(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_exp_raw_ba6918499ad82f56(C.swig_type_107(_swig_i_0), C.swig_type_108(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_exp_raw_f504d3b299e56f34(C.swig_type_107(_swig_i_0), C.swig_type_108(_swig_i_1)))
 	return swig_r
 }
 
@@ -802,7 +860,7 @@ func Tlb_tanh(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tanh_raw_ba6918499ad82f56(C.swig_type_110(_swig_i_0), C.swig_type_111(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_tanh_raw_f504d3b299e56f34(C.swig_type_110(_swig_i_0), C.swig_type_111(_swig_i_1)))
 	return swig_r
 }
 
@@ -810,7 +868,7 @@ func Tlb_contiguous(arg1 uint64, arg2 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_contiguous_raw_ba6918499ad82f56(C.swig_type_113(_swig_i_0), C.swig_type_114(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_tlb_contiguous_raw_f504d3b299e56f34(C.swig_type_113(_swig_i_0), C.swig_type_114(_swig_i_1)))
 	return swig_r
 }
 
@@ -819,7 +877,7 @@ func Tlb_convert(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_convert_raw_ba6918499ad82f56(C.swig_type_116(_swig_i_0), C.swig_type_117(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_convert_raw_f504d3b299e56f34(C.swig_type_116(_swig_i_0), C.swig_type_117(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -829,7 +887,7 @@ func Tlb_rmsnorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 float64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_ba6918499ad82f56(C.swig_type_119(_swig_i_0), C.swig_type_120(_swig_i_1), C.swig_type_121(_swig_i_2), C.double(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_rmsnorm_raw_f504d3b299e56f34(C.swig_type_119(_swig_i_0), C.swig_type_120(_swig_i_1), C.swig_type_121(_swig_i_2), C.double(_swig_i_3)))
 	return swig_r
 }
 
@@ -840,7 +898,7 @@ func Tlb_layernorm(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 floa
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_ba6918499ad82f56(C.swig_type_123(_swig_i_0), C.swig_type_124(_swig_i_1), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), C.double(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_layernorm_raw_f504d3b299e56f34(C.swig_type_123(_swig_i_0), C.swig_type_124(_swig_i_1), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), C.double(_swig_i_4)))
 	return swig_r
 }
 
@@ -850,7 +908,7 @@ func Tlb_sum(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_sum_raw_ba6918499ad82f56(C.swig_type_128(_swig_i_0), C.swig_type_129(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_sum_raw_f504d3b299e56f34(C.swig_type_128(_swig_i_0), C.swig_type_129(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -860,7 +918,7 @@ func Tlb_mean(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint64) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_mean_raw_ba6918499ad82f56(C.swig_type_131(_swig_i_0), C.swig_type_132(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_mean_raw_f504d3b299e56f34(C.swig_type_131(_swig_i_0), C.swig_type_132(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -869,7 +927,7 @@ func Tlb_argmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_argmax_raw_ba6918499ad82f56(C.swig_type_134(_swig_i_0), C.swig_type_135(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_argmax_raw_f504d3b299e56f34(C.swig_type_134(_swig_i_0), C.swig_type_135(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -878,7 +936,7 @@ func Tlb_softmax(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_softmax_raw_ba6918499ad82f56(C.swig_type_137(_swig_i_0), C.swig_type_138(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_softmax_raw_f504d3b299e56f34(C.swig_type_137(_swig_i_0), C.swig_type_138(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -887,7 +945,7 @@ func Tlb_scale(arg1 uint64, arg2 uint64, arg3 float64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_scale_raw_ba6918499ad82f56(C.swig_type_140(_swig_i_0), C.swig_type_141(_swig_i_1), C.double(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_scale_raw_f504d3b299e56f34(C.swig_type_140(_swig_i_0), C.swig_type_141(_swig_i_1), C.double(_swig_i_2)))
 	return swig_r
 }
 
@@ -899,7 +957,7 @@ func Tlb_attention(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (uint64)(C._wrap_tlb_attention_raw_ba6918499ad82f56(C.swig_type_143(_swig_i_0), C.swig_type_144(_swig_i_1), C.swig_type_145(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_type_147(_swig_i_4), C.double(_swig_i_5)))
+	swig_r = (uint64)(C._wrap_tlb_attention_raw_f504d3b299e56f34(C.swig_type_143(_swig_i_0), C.swig_type_144(_swig_i_1), C.swig_type_145(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_type_147(_swig_i_4), C.double(_swig_i_5)))
 	return swig_r
 }
 
@@ -910,7 +968,7 @@ func Tlb_rope(arg1 uint64, arg2 uint64, arg3 int64, arg4 float64, arg5 int) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_rope_raw_ba6918499ad82f56(C.swig_type_149(_swig_i_0), C.swig_type_150(_swig_i_1), C.swig_type_151(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_rope_raw_f504d3b299e56f34(C.swig_type_149(_swig_i_0), C.swig_type_150(_swig_i_1), C.swig_type_151(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	return swig_r
 }
 
@@ -921,7 +979,7 @@ func Tlb_slice(arg1 uint64, arg2 uint64, arg3 int, arg4 int64, arg5 int64) (_swi
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_slice_raw_ba6918499ad82f56(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_155(_swig_i_3), C.swig_type_156(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_slice_raw_f504d3b299e56f34(C.swig_type_153(_swig_i_0), C.swig_type_154(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_155(_swig_i_3), C.swig_type_156(_swig_i_4)))
 	return swig_r
 }
 
@@ -931,7 +989,7 @@ func Tlb_transpose(arg1 uint64, arg2 uint64, arg3 int, arg4 int) (_swig_ret uint
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (uint64)(C._wrap_tlb_transpose_raw_ba6918499ad82f56(C.swig_type_158(_swig_i_0), C.swig_type_159(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (uint64)(C._wrap_tlb_transpose_raw_f504d3b299e56f34(C.swig_type_158(_swig_i_0), C.swig_type_159(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -940,7 +998,7 @@ func Tlb_reshape(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_reshape_raw_ba6918499ad82f56(C.swig_type_161(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_reshape_raw_f504d3b299e56f34(C.swig_type_161(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -952,7 +1010,7 @@ func Tlb_concat(arg1 uint64, arg2 []uint64, arg3 int) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_concat_raw_ba6918499ad82f56(C.swig_type_165(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_tlb_concat_raw_f504d3b299e56f34(C.swig_type_165(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -964,7 +1022,7 @@ func Tlb_copy_into(arg1 uint64, arg2 uint64, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_copy_into_raw_ba6918499ad82f56(C.swig_type_167(_swig_i_0), C.swig_type_168(_swig_i_1), C.swig_type_169(_swig_i_2)))
+	swig_r = (int)(C._wrap_tlb_copy_into_raw_f504d3b299e56f34(C.swig_type_167(_swig_i_0), C.swig_type_168(_swig_i_1), C.swig_type_169(_swig_i_2)))
 	return swig_r
 }
 
@@ -972,7 +1030,7 @@ func Tlb_st_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_open_raw_ba6918499ad82f56(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_open_raw_f504d3b299e56f34(C.swig_type_171(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -983,7 +1041,7 @@ func Tlb_st_map(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_st_map_raw_ba6918499ad82f56(C.swig_type_174(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_st_map_raw_f504d3b299e56f34(C.swig_type_174(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -994,7 +1052,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_tlb_st_maps_raw_ba6918499ad82f56(C.swig_type_176(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_tlb_st_maps_raw_f504d3b299e56f34(C.swig_type_176(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1004,7 +1062,7 @@ func Tlb_st_maps(arg1 uint64, arg2 string) (_swig_ret int) {
 func Tlb_st_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_st_count_raw_ba6918499ad82f56(C.swig_type_179(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_st_count_raw_f504d3b299e56f34(C.swig_type_179(_swig_i_0)))
 	return swig_r
 }
 
@@ -1012,7 +1070,7 @@ func Tlb_st_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_st_name_raw_ba6918499ad82f56(C.swig_type_181(_swig_i_0), C.swig_type_182(_swig_i_1))
+	swig_r_p := C._wrap_tlb_st_name_raw_f504d3b299e56f34(C.swig_type_181(_swig_i_0), C.swig_type_182(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1024,7 +1082,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_st_get_raw_ba6918499ad82f56(C.swig_type_184(_swig_i_0), C.swig_type_185(_swig_i_1), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_st_get_raw_f504d3b299e56f34(C.swig_type_184(_swig_i_0), C.swig_type_185(_swig_i_1), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1033,7 +1091,7 @@ func Tlb_st_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 
 func Tlb_st_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_st_close_raw_ba6918499ad82f56(C.swig_type_187(_swig_i_0))
+	C._wrap_tlb_st_close_raw_f504d3b299e56f34(C.swig_type_187(_swig_i_0))
 }
 
 func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int) {
@@ -1042,7 +1100,7 @@ func Tlb_safetensors_save(arg1 uint64, arg2 string, arg3 string, arg4 []uint64) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_ba6918499ad82f56(C.swig_type_188(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_safetensors_save_raw_f504d3b299e56f34(C.swig_type_188(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1059,7 +1117,7 @@ func Tlb_gguf_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_gguf_open_raw_ba6918499ad82f56(C.swig_type_193(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_gguf_open_raw_f504d3b299e56f34(C.swig_type_193(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1068,13 +1126,13 @@ func Tlb_gguf_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 
 func Tlb_gguf_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_gguf_close_raw_ba6918499ad82f56(C.swig_type_195(_swig_i_0))
+	C._wrap_tlb_gguf_close_raw_f504d3b299e56f34(C.swig_type_195(_swig_i_0))
 }
 
 func Tlb_gguf_tensor_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_gguf_tensor_count_raw_ba6918499ad82f56(C.swig_type_197(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_gguf_tensor_count_raw_f504d3b299e56f34(C.swig_type_197(_swig_i_0)))
 	return swig_r
 }
 
@@ -1082,7 +1140,7 @@ func Tlb_gguf_tensor_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_gguf_tensor_name_raw_ba6918499ad82f56(C.swig_type_199(_swig_i_0), C.swig_type_200(_swig_i_1))
+	swig_r_p := C._wrap_tlb_gguf_tensor_name_raw_f504d3b299e56f34(C.swig_type_199(_swig_i_0), C.swig_type_200(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1094,7 +1152,7 @@ func Tlb_gguf_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (uint64)(C._wrap_tlb_gguf_get_raw_ba6918499ad82f56(C.swig_type_202(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (uint64)(C._wrap_tlb_gguf_get_raw_f504d3b299e56f34(C.swig_type_202(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1104,7 +1162,7 @@ func Tlb_gguf_get(arg1 uint64, arg2 uint64, arg3 string) (_swig_ret uint64) {
 func Tlb_gguf_key_count(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_gguf_key_count_raw_ba6918499ad82f56(C.swig_type_206(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_gguf_key_count_raw_f504d3b299e56f34(C.swig_type_206(_swig_i_0)))
 	return swig_r
 }
 
@@ -1112,7 +1170,7 @@ func Tlb_gguf_key_name(arg1 uint64, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_gguf_key_name_raw_ba6918499ad82f56(C.swig_type_208(_swig_i_0), C.swig_type_209(_swig_i_1))
+	swig_r_p := C._wrap_tlb_gguf_key_name_raw_f504d3b299e56f34(C.swig_type_208(_swig_i_0), C.swig_type_209(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1125,7 +1183,7 @@ func Tlb_gguf_key_type(arg1 uint64, arg2 uint64, arg3 string, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_gguf_key_type_raw_ba6918499ad82f56(C.swig_type_210(_swig_i_0), C.swig_type_211(_swig_i_1), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_tlb_gguf_key_type_raw_f504d3b299e56f34(C.swig_type_210(_swig_i_0), C.swig_type_211(_swig_i_1), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1142,7 +1200,7 @@ func Tlb_gguf_int(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []int6
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_gguf_int_raw_ba6918499ad82f56(C.swig_type_214(_swig_i_0), C.swig_type_215(_swig_i_1), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), C.swig_type_217(_swig_i_3), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_tlb_gguf_int_raw_f504d3b299e56f34(C.swig_type_214(_swig_i_0), C.swig_type_215(_swig_i_1), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), C.swig_type_217(_swig_i_3), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1159,7 +1217,7 @@ func Tlb_gguf_float(arg1 uint64, arg2 uint64, arg3 string, arg4 int64, arg5 []fl
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_tlb_gguf_float_raw_ba6918499ad82f56(C.swig_type_219(_swig_i_0), C.swig_type_220(_swig_i_1), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_2)), C.swig_type_222(_swig_i_3), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_tlb_gguf_float_raw_f504d3b299e56f34(C.swig_type_219(_swig_i_0), C.swig_type_220(_swig_i_1), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_2)), C.swig_type_222(_swig_i_3), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1175,7 +1233,7 @@ func Tlb_gguf_string(arg1 uint64, arg2 uint64, arg3 string, arg4 int64) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_tlb_gguf_string_raw_ba6918499ad82f56(C.swig_type_225(_swig_i_0), C.swig_type_226(_swig_i_1), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_2)), C.swig_type_228(_swig_i_3))
+	swig_r_p := C._wrap_tlb_gguf_string_raw_f504d3b299e56f34(C.swig_type_225(_swig_i_0), C.swig_type_226(_swig_i_1), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_2)), C.swig_type_228(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1188,7 +1246,7 @@ func Tlb_gguf_string(arg1 uint64, arg2 uint64, arg3 string, arg4 int64) (_swig_r
 func Tlb_context_report_json(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_tlb_context_report_json_raw_ba6918499ad82f56(C.swig_type_230(_swig_i_0))
+	swig_r_p := C._wrap_tlb_context_report_json_raw_f504d3b299e56f34(C.swig_type_230(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1199,7 +1257,7 @@ func Tlb_tensor_to_json(arg1 uint64, arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tlb_tensor_to_json_raw_ba6918499ad82f56(C.swig_type_232(_swig_i_0), C.swig_type_233(_swig_i_1))
+	swig_r_p := C._wrap_tlb_tensor_to_json_raw_f504d3b299e56f34(C.swig_type_232(_swig_i_0), C.swig_type_233(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1210,11 +1268,166 @@ func Tlb_tensor_from_json(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_ba6918499ad82f56(C.swig_type_235(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_tlb_tensor_from_json_raw_f504d3b299e56f34(C.swig_type_235(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	return swig_r
+}
+
+func Tlb_model_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (uint64)(C._wrap_tlb_model_open_raw_f504d3b299e56f34(C.swig_type_238(_swig_i_0), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_1))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Tlb_model_release(arg1 uint64) {
+	_swig_i_0 := arg1
+	C._wrap_tlb_model_release_raw_f504d3b299e56f34(C.swig_type_240(_swig_i_0))
+}
+
+func Tlb_model_info(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_tlb_model_info_raw_f504d3b299e56f34(C.swig_type_241(_swig_i_0), C.swig_type_242(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Tlb_tokenize(arg1 uint64, arg2 uint64, arg3 string, arg4 int, arg5 []int32) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int64)(C._wrap_tlb_tokenize_raw_f504d3b299e56f34(C.swig_type_245(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Tlb_detokenize(arg1 uint64, arg2 uint64, arg3 []int32, arg4 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_tlb_detokenize_raw_f504d3b299e56f34(C.swig_type_250(_swig_i_0), C.swig_type_251(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Tlb_session_open(arg1 uint64, arg2 uint64, arg3 int64, arg4 int, arg5 int64) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (uint64)(C._wrap_tlb_session_open_raw_f504d3b299e56f34(C.swig_type_254(_swig_i_0), C.swig_type_255(_swig_i_1), C.swig_type_256(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4)))
+	return swig_r
+}
+
+func Tlb_session_close(arg1 uint64) {
+	_swig_i_0 := arg1
+	C._wrap_tlb_session_close_raw_f504d3b299e56f34(C.swig_type_258(_swig_i_0))
+}
+
+func Tlb_session_position(arg1 uint64) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := arg1
+	swig_r = (int64)(C._wrap_tlb_session_position_raw_f504d3b299e56f34(C.swig_type_260(_swig_i_0)))
+	return swig_r
+}
+
+func Tlb_session_feed(arg1 uint64, arg2 uint64, arg3 []int32) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_tlb_session_feed_raw_f504d3b299e56f34(C.swig_type_261(_swig_i_0), C.swig_type_262(_swig_i_1), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Tlb_session_feed_text(arg1 uint64, arg2 uint64, arg3 string, arg4 int) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_tlb_session_feed_text_raw_f504d3b299e56f34(C.swig_type_264(_swig_i_0), C.swig_type_265(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Tlb_session_rewind(arg1 uint64, arg2 uint64, arg3 int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_tlb_session_rewind_raw_f504d3b299e56f34(C.swig_type_267(_swig_i_0), C.swig_type_268(_swig_i_1), C.swig_type_269(_swig_i_2)))
+	return swig_r
+}
+
+func Tlb_session_sample(arg1 uint64, arg2 uint64, arg3 []float64, arg4 []int64, arg5 uint64) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int64)(C._wrap_tlb_session_sample_raw_f504d3b299e56f34(C.swig_type_271(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_3)), C.swig_type_275(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Tlb_session_generate(arg1 uint64, arg2 uint64, arg3 []float64, arg4 []int64, arg5 uint64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_tlb_session_generate_raw_f504d3b299e56f34(C.swig_type_277(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), C.swig_type_281(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
 }
 
 func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5 int64, arg6 int) (_swig_ret int) {
@@ -1225,7 +1438,7 @@ func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_ba6918499ad82f56(C.swig_type_237(_swig_i_0), C.swig_type_238(_swig_i_1), C.swig_type_239(_swig_i_2), C.swig_type_240(_swig_i_3), C.swig_type_241(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(C.swig_type_282(_swig_i_0), C.swig_type_283(_swig_i_1), C.swig_type_284(_swig_i_2), C.swig_type_285(_swig_i_3), C.swig_type_286(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	return swig_r
 }
 

@@ -197,7 +197,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_raw_ba6918499ad82f56(void *_swig_go_0) {
+void _wrap_Swig_free_raw_f504d3b299e56f34(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -207,7 +207,7 @@ void _wrap_Swig_free_raw_ba6918499ad82f56(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_raw_ba6918499ad82f56(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_raw_f504d3b299e56f34(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -220,7 +220,7 @@ void *_wrap_Swig_malloc_raw_ba6918499ad82f56(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_status_string_raw_ba6918499ad82f56(intgo _swig_go_0) {
+_gostring_ _wrap_tlb_status_string_raw_f504d3b299e56f34(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -233,7 +233,7 @@ _gostring_ _wrap_tlb_status_string_raw_ba6918499ad82f56(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_version_raw_ba6918499ad82f56() {
+_gostring_ _wrap_tlb_version_raw_f504d3b299e56f34() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -244,7 +244,7 @@ _gostring_ _wrap_tlb_version_raw_ba6918499ad82f56() {
 }
 
 
-intgo _wrap_tlb_abi_version_raw_ba6918499ad82f56() {
+intgo _wrap_tlb_abi_version_raw_f504d3b299e56f34() {
   int result;
   intgo _swig_go_result;
   
@@ -255,7 +255,7 @@ intgo _wrap_tlb_abi_version_raw_ba6918499ad82f56() {
 }
 
 
-intgo _wrap_tlb_set_blas_threads_raw_ba6918499ad82f56(intgo _swig_go_0) {
+intgo _wrap_tlb_set_blas_threads_raw_f504d3b299e56f34(intgo _swig_go_0) {
   int arg1 ;
   int result;
   intgo _swig_go_result;
@@ -268,7 +268,7 @@ intgo _wrap_tlb_set_blas_threads_raw_ba6918499ad82f56(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_blas_threads_raw_ba6918499ad82f56() {
+intgo _wrap_tlb_blas_threads_raw_f504d3b299e56f34() {
   int result;
   intgo _swig_go_result;
   
@@ -279,7 +279,7 @@ intgo _wrap_tlb_blas_threads_raw_ba6918499ad82f56() {
 }
 
 
-intgo _wrap_tlb_status_raw_ba6918499ad82f56(long long _swig_go_0) {
+intgo _wrap_tlb_status_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -292,7 +292,7 @@ intgo _wrap_tlb_status_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_message_raw_ba6918499ad82f56(long long _swig_go_0) {
+_gostring_ _wrap_tlb_message_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -305,7 +305,7 @@ _gostring_ _wrap_tlb_message_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_context_new_raw_ba6918499ad82f56() {
+long long _wrap_tlb_context_new_raw_f504d3b299e56f34() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -316,7 +316,7 @@ long long _wrap_tlb_context_new_raw_ba6918499ad82f56() {
 }
 
 
-long long _wrap_tlb_context_new_serialised_raw_ba6918499ad82f56() {
+long long _wrap_tlb_context_new_serialised_raw_f504d3b299e56f34() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -327,7 +327,7 @@ long long _wrap_tlb_context_new_serialised_raw_ba6918499ad82f56() {
 }
 
 
-void _wrap_tlb_context_close_raw_ba6918499ad82f56(long long _swig_go_0) {
+void _wrap_tlb_context_close_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -337,7 +337,7 @@ void _wrap_tlb_context_close_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_context_release_raw_ba6918499ad82f56(long long _swig_go_0) {
+void _wrap_tlb_context_release_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -347,7 +347,7 @@ void _wrap_tlb_context_release_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_scope_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_scope_open_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -373,7 +373,7 @@ long long _wrap_tlb_scope_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostr
 }
 
 
-intgo _wrap_tlb_scope_reset_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_reset_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -388,7 +388,7 @@ intgo _wrap_tlb_scope_reset_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-intgo _wrap_tlb_scope_close_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_scope_close_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -403,7 +403,7 @@ intgo _wrap_tlb_scope_close_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-void _wrap_tlb_scope_hold_raw_ba6918499ad82f56(long long _swig_go_0) {
+void _wrap_tlb_scope_hold_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -413,7 +413,7 @@ void _wrap_tlb_scope_hold_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-void _wrap_tlb_scope_release_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+void _wrap_tlb_scope_release_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   
@@ -425,7 +425,7 @@ void _wrap_tlb_scope_release_raw_ba6918499ad82f56(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_scope_stats_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_scope_stats_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -446,7 +446,7 @@ intgo _wrap_tlb_scope_stats_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-_gostring_ _wrap_tlb_scope_stats_json_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_stats_json_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -462,7 +462,7 @@ _gostring_ _wrap_tlb_scope_stats_json_raw_ba6918499ad82f56(long long _swig_go_0,
 }
 
 
-_gostring_ _wrap_tlb_scope_name_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_scope_name_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -477,7 +477,7 @@ _gostring_ _wrap_tlb_scope_name_raw_ba6918499ad82f56(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_scope_current_raw_ba6918499ad82f56(long long _swig_go_0) {
+long long _wrap_tlb_scope_current_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -490,7 +490,7 @@ long long _wrap_tlb_scope_current_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_from_f32_raw_ba6918499ad82f56(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f32_raw_f504d3b299e56f34(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -515,7 +515,7 @@ long long _wrap_tlb_from_f32_raw_ba6918499ad82f56(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_f64_raw_ba6918499ad82f56(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_f64_raw_f504d3b299e56f34(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -540,7 +540,7 @@ long long _wrap_tlb_from_f64_raw_ba6918499ad82f56(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_from_i32_raw_ba6918499ad82f56(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_from_i32_raw_f504d3b299e56f34(long long _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -565,7 +565,7 @@ long long _wrap_tlb_from_i32_raw_ba6918499ad82f56(long long _swig_go_0, _goslice
 }
 
 
-long long _wrap_tlb_fill_raw_ba6918499ad82f56(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_fill_raw_f504d3b299e56f34(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -590,7 +590,7 @@ long long _wrap_tlb_fill_raw_ba6918499ad82f56(long long _swig_go_0, intgo _swig_
 }
 
 
-long long _wrap_tlb_wrap_raw_ba6918499ad82f56(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_wrap_raw_f504d3b299e56f34(long long _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, void *_swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   int arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -615,7 +615,7 @@ long long _wrap_tlb_wrap_raw_ba6918499ad82f56(long long _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_tlb_read_f32_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f32_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -636,7 +636,7 @@ intgo _wrap_tlb_read_f32_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_f64_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_f64_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double *arg3 = (double *) 0 ;
@@ -657,7 +657,7 @@ intgo _wrap_tlb_read_f64_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_read_i32_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_read_i32_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -678,7 +678,7 @@ intgo _wrap_tlb_read_i32_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_info_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_tlb_info_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -699,7 +699,7 @@ intgo _wrap_tlb_info_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_
 }
 
 
-_gostring_ _wrap_tlb_storage_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_storage_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -714,7 +714,7 @@ _gostring_ _wrap_tlb_storage_raw_ba6918499ad82f56(long long _swig_go_0, long lon
 }
 
 
-intgo _wrap_tlb_free_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_tlb_free_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int result;
@@ -729,7 +729,7 @@ intgo _wrap_tlb_free_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_
 }
 
 
-long long _wrap_tlb_retain_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_retain_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -746,7 +746,7 @@ long long _wrap_tlb_retain_raw_ba6918499ad82f56(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_add_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_add_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -763,7 +763,7 @@ long long _wrap_tlb_add_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_sub_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_sub_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -780,7 +780,7 @@ long long _wrap_tlb_sub_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mul_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_mul_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -797,7 +797,7 @@ long long _wrap_tlb_mul_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_div_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_div_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -814,7 +814,7 @@ long long _wrap_tlb_div_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_matmul_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_matmul_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -831,7 +831,7 @@ long long _wrap_tlb_matmul_raw_ba6918499ad82f56(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_gather_rows_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_tlb_gather_rows_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -848,7 +848,7 @@ long long _wrap_tlb_gather_rows_raw_ba6918499ad82f56(long long _swig_go_0, long 
 }
 
 
-long long _wrap_tlb_relu_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_relu_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -863,7 +863,7 @@ long long _wrap_tlb_relu_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_gelu_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_gelu_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -878,7 +878,7 @@ long long _wrap_tlb_gelu_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_silu_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_silu_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -893,7 +893,7 @@ long long _wrap_tlb_silu_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_exp_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_exp_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -908,7 +908,7 @@ long long _wrap_tlb_exp_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_tanh_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_tanh_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -923,7 +923,7 @@ long long _wrap_tlb_tanh_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_contiguous_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+long long _wrap_tlb_contiguous_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t result;
@@ -938,7 +938,7 @@ long long _wrap_tlb_contiguous_raw_ba6918499ad82f56(long long _swig_go_0, long l
 }
 
 
-long long _wrap_tlb_convert_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_convert_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -955,7 +955,7 @@ long long _wrap_tlb_convert_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_rmsnorm_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
+long long _wrap_tlb_rmsnorm_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -974,7 +974,7 @@ long long _wrap_tlb_rmsnorm_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_layernorm_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
+long long _wrap_tlb_layernorm_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, double _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -995,7 +995,7 @@ long long _wrap_tlb_layernorm_raw_ba6918499ad82f56(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_sum_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_sum_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1014,7 +1014,7 @@ long long _wrap_tlb_sum_raw_ba6918499ad82f56(long long _swig_go_0, long long _sw
 }
 
 
-long long _wrap_tlb_mean_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_mean_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1033,7 +1033,7 @@ long long _wrap_tlb_mean_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_argmax_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_argmax_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1050,7 +1050,7 @@ long long _wrap_tlb_argmax_raw_ba6918499ad82f56(long long _swig_go_0, long long 
 }
 
 
-long long _wrap_tlb_softmax_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_softmax_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1067,7 +1067,7 @@ long long _wrap_tlb_softmax_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_scale_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
+long long _wrap_tlb_scale_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, double _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   double arg3 ;
@@ -1084,7 +1084,7 @@ long long _wrap_tlb_scale_raw_ba6918499ad82f56(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_attention_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
+long long _wrap_tlb_attention_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, double _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1107,7 +1107,7 @@ long long _wrap_tlb_attention_raw_ba6918499ad82f56(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_rope_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3, intgo _swig_go_4) {
+long long _wrap_tlb_rope_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, double _swig_go_3, intgo _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t arg3 ;
@@ -1128,7 +1128,7 @@ long long _wrap_tlb_rope_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-long long _wrap_tlb_slice_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+long long _wrap_tlb_slice_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1149,7 +1149,7 @@ long long _wrap_tlb_slice_raw_ba6918499ad82f56(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_transpose_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+long long _wrap_tlb_transpose_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int arg3 ;
@@ -1168,7 +1168,7 @@ long long _wrap_tlb_transpose_raw_ba6918499ad82f56(long long _swig_go_0, long lo
 }
 
 
-long long _wrap_tlb_reshape_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+long long _wrap_tlb_reshape_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1189,7 +1189,7 @@ long long _wrap_tlb_reshape_raw_ba6918499ad82f56(long long _swig_go_0, long long
 }
 
 
-long long _wrap_tlb_concat_raw_ba6918499ad82f56(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+long long _wrap_tlb_concat_raw_f504d3b299e56f34(long long _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   uint64_t arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1210,7 +1210,7 @@ long long _wrap_tlb_concat_raw_ba6918499ad82f56(long long _swig_go_0, _goslice_ 
 }
 
 
-intgo _wrap_tlb_copy_into_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+intgo _wrap_tlb_copy_into_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;
@@ -1227,7 +1227,7 @@ intgo _wrap_tlb_copy_into_raw_ba6918499ad82f56(long long _swig_go_0, long long _
 }
 
 
-long long _wrap_tlb_st_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_open_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1247,7 +1247,7 @@ long long _wrap_tlb_st_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostring
 }
 
 
-long long _wrap_tlb_st_map_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_st_map_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1267,7 +1267,7 @@ long long _wrap_tlb_st_map_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_
 }
 
 
-intgo _wrap_tlb_st_maps_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_tlb_st_maps_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1287,7 +1287,7 @@ intgo _wrap_tlb_st_maps_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _s
 }
 
 
-long long _wrap_tlb_st_count_raw_ba6918499ad82f56(long long _swig_go_0) {
+long long _wrap_tlb_st_count_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1300,7 +1300,7 @@ long long _wrap_tlb_st_count_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_st_name_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_st_name_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1315,7 +1315,7 @@ _gostring_ _wrap_tlb_st_name_raw_ba6918499ad82f56(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_st_get_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_st_get_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1337,7 +1337,7 @@ long long _wrap_tlb_st_get_raw_ba6918499ad82f56(long long _swig_go_0, long long 
 }
 
 
-void _wrap_tlb_st_close_raw_ba6918499ad82f56(long long _swig_go_0) {
+void _wrap_tlb_st_close_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1347,7 +1347,7 @@ void _wrap_tlb_st_close_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-intgo _wrap_tlb_safetensors_save_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_safetensors_save_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1380,7 +1380,7 @@ intgo _wrap_tlb_safetensors_save_raw_ba6918499ad82f56(long long _swig_go_0, _gos
 }
 
 
-long long _wrap_tlb_gguf_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_gguf_open_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1400,7 +1400,7 @@ long long _wrap_tlb_gguf_open_raw_ba6918499ad82f56(long long _swig_go_0, _gostri
 }
 
 
-void _wrap_tlb_gguf_close_raw_ba6918499ad82f56(long long _swig_go_0) {
+void _wrap_tlb_gguf_close_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   
   arg1 = (uint64_t)_swig_go_0; 
@@ -1410,7 +1410,7 @@ void _wrap_tlb_gguf_close_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-long long _wrap_tlb_gguf_tensor_count_raw_ba6918499ad82f56(long long _swig_go_0) {
+long long _wrap_tlb_gguf_tensor_count_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1423,7 +1423,7 @@ long long _wrap_tlb_gguf_tensor_count_raw_ba6918499ad82f56(long long _swig_go_0)
 }
 
 
-_gostring_ _wrap_tlb_gguf_tensor_name_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_gguf_tensor_name_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1438,7 +1438,7 @@ _gostring_ _wrap_tlb_gguf_tensor_name_raw_ba6918499ad82f56(long long _swig_go_0,
 }
 
 
-long long _wrap_tlb_gguf_get_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+long long _wrap_tlb_gguf_get_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1460,7 +1460,7 @@ long long _wrap_tlb_gguf_get_raw_ba6918499ad82f56(long long _swig_go_0, long lon
 }
 
 
-long long _wrap_tlb_gguf_key_count_raw_ba6918499ad82f56(long long _swig_go_0) {
+long long _wrap_tlb_gguf_key_count_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   int64_t result;
   long long _swig_go_result;
@@ -1473,7 +1473,7 @@ long long _wrap_tlb_gguf_key_count_raw_ba6918499ad82f56(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_tlb_gguf_key_name_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_gguf_key_name_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   int64_t arg2 ;
   char *result = 0 ;
@@ -1488,7 +1488,7 @@ _gostring_ _wrap_tlb_gguf_key_name_raw_ba6918499ad82f56(long long _swig_go_0, lo
 }
 
 
-intgo _wrap_tlb_gguf_key_type_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_tlb_gguf_key_type_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1516,7 +1516,7 @@ intgo _wrap_tlb_gguf_key_type_raw_ba6918499ad82f56(long long _swig_go_0, long lo
 }
 
 
-intgo _wrap_tlb_gguf_int_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_tlb_gguf_int_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1546,7 +1546,7 @@ intgo _wrap_tlb_gguf_int_raw_ba6918499ad82f56(long long _swig_go_0, long long _s
 }
 
 
-intgo _wrap_tlb_gguf_float_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_tlb_gguf_float_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1576,7 +1576,7 @@ intgo _wrap_tlb_gguf_float_raw_ba6918499ad82f56(long long _swig_go_0, long long 
 }
 
 
-_gostring_ _wrap_tlb_gguf_string_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_tlb_gguf_string_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1601,7 +1601,7 @@ _gostring_ _wrap_tlb_gguf_string_raw_ba6918499ad82f56(long long _swig_go_0, long
 }
 
 
-_gostring_ _wrap_tlb_context_report_json_raw_ba6918499ad82f56(long long _swig_go_0) {
+_gostring_ _wrap_tlb_context_report_json_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1615,7 +1615,7 @@ _gostring_ _wrap_tlb_context_report_json_raw_ba6918499ad82f56(long long _swig_go
 }
 
 
-_gostring_ _wrap_tlb_tensor_to_json_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_tlb_tensor_to_json_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -1631,7 +1631,7 @@ _gostring_ _wrap_tlb_tensor_to_json_raw_ba6918499ad82f56(long long _swig_go_0, l
 }
 
 
-long long _wrap_tlb_tensor_from_json_raw_ba6918499ad82f56(long long _swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_tlb_tensor_from_json_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
   uint64_t arg1 ;
   char *arg2 = (char *) 0 ;
   uint64_t result;
@@ -1651,7 +1651,277 @@ long long _wrap_tlb_tensor_from_json_raw_ba6918499ad82f56(long long _swig_go_0, 
 }
 
 
-intgo _wrap_tlb_bench_add_loop_raw_ba6918499ad82f56(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+long long _wrap_tlb_model_open_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1) {
+  uint64_t arg1 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (uint64_t)tlb_model_open(arg1,(char const *)arg2);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+void _wrap_tlb_model_release_raw_f504d3b299e56f34(long long _swig_go_0) {
+  uint64_t arg1 ;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  tlb_model_release(arg1);
+  
+}
+
+
+intgo _wrap_tlb_model_info_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)tlb_model_info(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_tokenize_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  int32_t *arg5 = (int32_t *) 0 ;
+  size_t arg6 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = (int32_t *)_swig_go_4.array;
+  arg6 = (size_t)_swig_go_4.len;
+  
+  
+  result = (int64_t)tlb_tokenize(arg1,arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tlb_detokenize_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int32_t *arg3 = (int32_t *) 0 ;
+  size_t arg4 ;
+  int arg5 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (int32_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  arg5 = (int)_swig_go_3; 
+  
+  result = (char *)tlb_detokenize(arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  free(result);
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_session_open_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, intgo _swig_go_3, long long _swig_go_4) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int64_t arg3 ;
+  int arg4 ;
+  int64_t arg5 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  
+  result = (uint64_t)tlb_session_open(arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_tlb_session_close_raw_f504d3b299e56f34(long long _swig_go_0) {
+  uint64_t arg1 ;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  tlb_session_close(arg1);
+  
+}
+
+
+long long _wrap_tlb_session_position_raw_f504d3b299e56f34(long long _swig_go_0) {
+  uint64_t arg1 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  result = (int64_t)tlb_session_position(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_session_feed_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int32_t *arg3 = (int32_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (int32_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)tlb_session_feed(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_session_feed_text_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  result = (int)tlb_session_feed_text(arg1,arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_session_rewind_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  int64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (int)tlb_session_rewind(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_tlb_session_sample_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  double *arg3 = (double *) 0 ;
+  size_t arg4 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  size_t arg6 ;
+  uint64_t arg7 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (double *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (int64_t *)_swig_go_3.array;
+  arg6 = (size_t)_swig_go_3.len;
+  
+  arg7 = (uint64_t)_swig_go_4; 
+  
+  result = (int64_t)tlb_session_sample(arg1,arg2,arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tlb_session_generate_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+  uint64_t arg1 ;
+  uint64_t arg2 ;
+  double *arg3 = (double *) 0 ;
+  size_t arg4 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  size_t arg6 ;
+  uint64_t arg7 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  arg3 = (double *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (int64_t *)_swig_go_3.array;
+  arg6 = (size_t)_swig_go_3.len;
+  
+  arg7 = (uint64_t)_swig_go_4; 
+  
+  result = (char *)tlb_session_generate(arg1,arg2,arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  free(result);
+  return _swig_go_result;
+}
+
+
+intgo _wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(long long _swig_go_0, long long _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   uint64_t arg1 ;
   uint64_t arg2 ;
   uint64_t arg3 ;

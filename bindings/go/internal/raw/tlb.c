@@ -891,6 +891,178 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
     return tlb_leave(x, rc);
 }
 
+/* ---- text in, text out ---------------------------------------------------------------------- */
+typedef struct tlb_model {
+    tl_model *model;
+    atomic_long refs; /* the language's Model, and each open session */
+} tlb_model;
+typedef struct tlb_session {
+    tl_session *session;
+    tlb_model *model;
+} tlb_session;
+#define TLB_MODEL(m) ((tlb_model *)(uintptr_t)(m))
+#define TLB_SESSION(s) ((tlb_session *)(uintptr_t)(s))
+
+static void tlb_model_drop(tlb_model *m) {
+    if (atomic_fetch_sub(&m->refs, 1) != 1) return;
+    tl_model_close(m->model); /* its last session is closed: TL_OK */
+    free(m);
+}
+uint64_t tlb_model_open(uint64_t c, const char *path) {
+    tlb_ctx *x = tlb_enter(c);
+    if (!x) return 0;
+    tlb_model *m = (tlb_model *)malloc(sizeof *m);
+    if (!m) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for a model record"), 0;
+    const int rc = tlb_leave(x, tl_model_open(x->ctx, path, &m->model));
+    if (rc != TL_OK) return free(m), 0;
+    atomic_init(&m->refs, 1);
+    return (uint64_t)(uintptr_t)m;
+}
+void tlb_model_release(uint64_t m) {
+    if (m) tlb_model_drop(TLB_MODEL(m));
+}
+static tlb_ctx *tlb_model_enter(uint64_t c, uint64_t m, int *rc) {
+    tlb_ctx *x = tlb_enter(c);
+    *rc = x ? TL_OK : tlb_status(c);
+    if (x && !m) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the model is closed"), x = NULL;
+    return x;
+}
+int tlb_model_info(uint64_t c, uint64_t m, int64_t *info, size_t ninfo) {
+    int rc;
+    tlb_ctx *x = tlb_model_enter(c, m, &rc);
+    if (!x) return rc;
+    if (!info || ninfo < 13) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a model's info needs 13 slots");
+    tl_model_info i = TL_MODEL_INFO_INIT;
+    rc = tl_model_info_get(TLB_MODEL(m)->model, &i);
+    const tl_tokenizer *t = tl_model_tokenizer(TLB_MODEL(m)->model);
+    const int64_t all[13] = {i.vocab, i.d_model, i.layers, i.heads, i.kv_heads, i.ffn, i.context_length, i.weights_dtype,
+                             tl_tokenizer_special(t, TL_TOKEN_BOS), tl_tokenizer_special(t, TL_TOKEN_EOS),
+                             tl_tokenizer_special(t, TL_TOKEN_EOT), tl_tokenizer_special(t, TL_TOKEN_UNK), t != NULL};
+    if (rc == TL_OK) memcpy(info, all, sizeof all);
+    return tlb_leave(x, rc);
+}
+static tl_tokenizer *tlb_tokenizer_of(tlb_ctx *x, uint64_t m) {
+    tl_tokenizer *t = tl_model_tokenizer(TLB_MODEL(m)->model);
+    if (!t) tlb_refuse(x, TL_E_NOT_FOUND, "the model's file carries no vocabulary");
+    return t;
+}
+int64_t tlb_tokenize(uint64_t c, uint64_t m, const char *text, int flags, int32_t *data, size_t count) {
+    int rc;
+    tlb_ctx *x = tlb_model_enter(c, m, &rc);
+    if (!x) return -1;
+    tl_tokenizer *t = tlb_tokenizer_of(x, m);
+    if (!t) return -1;
+    if (!text) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "the text is NULL"), -1;
+    size_t n = 0;
+    rc = tl_tokenize(t, text, strlen(text), (unsigned)flags, NULL, 0, &n);
+    if (rc == TL_OK && data && n <= count) rc = tl_tokenize(t, text, strlen(text), (unsigned)flags, data, count, &n);
+    return tlb_leave(x, rc) == TL_OK ? (int64_t)n : -1;
+}
+char *tlb_detokenize(uint64_t c, uint64_t m, int32_t *data, size_t count, int flags) {
+    int rc;
+    tlb_ctx *x = tlb_model_enter(c, m, &rc);
+    if (!x) return NULL;
+    tl_tokenizer *t = tlb_tokenizer_of(x, m);
+    if (!t) return NULL;
+    size_t n = 0;
+    rc = tl_detokenize(t, data, count, (unsigned)flags, NULL, 0, &n);
+    char *text = rc == TL_OK ? (char *)malloc(n + 1) : NULL;
+    if (rc == TL_OK && !text) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for the text"), NULL;
+    if (rc == TL_OK) rc = tl_detokenize(t, data, count, (unsigned)flags, text, n + 1, &n);
+    if (tlb_leave(x, rc) != TL_OK) return free(text), NULL;
+    return text;
+}
+uint64_t tlb_session_open(uint64_t c, uint64_t m, int64_t context_length, int kv_dtype, int64_t max_chunk) {
+    int rc;
+    tlb_ctx *x = tlb_model_enter(c, m, &rc);
+    if (!x) return 0;
+    if (context_length < 0 || context_length > INT32_MAX || max_chunk < 0 || max_chunk > INT32_MAX)
+        return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a session's context length and chunk are 0 to INT32_MAX"), 0;
+    tlb_session *s = (tlb_session *)malloc(sizeof *s);
+    if (!s) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for a session record"), 0;
+    tl_session_options o = TL_SESSION_OPTIONS_INIT;
+    o.context_length = (int32_t)context_length, o.kv_dtype = (tl_dtype)kv_dtype, o.max_chunk = (int32_t)max_chunk;
+    if (tlb_leave(x, tl_session_open(x->ctx, TLB_MODEL(m)->model, &o, &s->session)) != TL_OK) return free(s), 0;
+    s->model = TLB_MODEL(m);
+    atomic_fetch_add(&s->model->refs, 1);
+    return (uint64_t)(uintptr_t)s;
+}
+void tlb_session_close(uint64_t s) {
+    if (!s) return;
+    tl_session_close(TLB_SESSION(s)->session);
+    tlb_model_drop(TLB_SESSION(s)->model);
+    free(TLB_SESSION(s));
+}
+int64_t tlb_session_position(uint64_t s) { return s ? tl_session_position(TLB_SESSION(s)->session) : 0; }
+static tlb_ctx *tlb_session_enter(uint64_t c, uint64_t s, int *rc) {
+    tlb_ctx *x = tlb_enter(c);
+    *rc = x ? TL_OK : tlb_status(c);
+    if (x && !s) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the session is closed"), x = NULL;
+    return x;
+}
+int tlb_session_feed(uint64_t c, uint64_t s, int32_t *data, size_t count) {
+    int rc;
+    tlb_ctx *x = tlb_session_enter(c, s, &rc);
+    return x ? tlb_leave(x, tl_session_feed(TLB_SESSION(s)->session, data, count)) : rc;
+}
+int tlb_session_feed_text(uint64_t c, uint64_t s, const char *text, int flags) {
+    int rc;
+    tlb_ctx *x = tlb_session_enter(c, s, &rc);
+    if (!x) return rc;
+    if (!text) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "the text is NULL");
+    return tlb_leave(x, tl_session_feed_text(TLB_SESSION(s)->session, text, strlen(text), (unsigned)flags));
+}
+int tlb_session_rewind(uint64_t c, uint64_t s, int64_t keep) {
+    int rc;
+    tlb_ctx *x = tlb_session_enter(c, s, &rc);
+    if (!x) return rc;
+    if (keep < 0 || keep > INT32_MAX) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "rewind to a negative position");
+    return tlb_leave(x, tl_session_rewind(TLB_SESSION(s)->session, (int32_t)keep));
+}
+/* The sampler from its numbers, or a refusal recorded on x. */
+static int tlb_sampler(tlb_ctx *x, const double *data, size_t count, const int64_t *info, size_t ninfo, uint64_t seed,
+                       tl_sampler *p) {
+    if (!data || count < 4 || !info || ninfo < 4)
+        return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a sampler is 4 numbers and 4 integer slots");
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    *p = greedy;
+    p->temperature = (float)data[0], p->top_p = (float)data[1], p->min_p = (float)data[2];
+    p->repeat_penalty = (float)data[3];
+    p->top_k = (int32_t)(info[0] < INT32_MIN ? INT32_MIN : info[0] > INT32_MAX ? INT32_MAX : info[0]);
+    p->repeat_last_n = (int32_t)(info[1] < INT32_MIN ? INT32_MIN : info[1] > INT32_MAX ? INT32_MAX : info[1]);
+    p->seed = seed;
+    return TL_OK;
+}
+int64_t tlb_session_sample(uint64_t c, uint64_t s, double *data, size_t count, int64_t *info, size_t ninfo,
+                           uint64_t seed) {
+    int rc;
+    tlb_ctx *x = tlb_session_enter(c, s, &rc);
+    if (!x) return -1;
+    tl_sampler p;
+    if (tlb_sampler(x, data, count, info, ninfo, seed, &p) != TL_OK) return -1;
+    int32_t token = -1;
+    return tlb_leave(x, tl_session_sample(TLB_SESSION(s)->session, &p, &token)) == TL_OK ? token : -1;
+}
+char *tlb_session_generate(uint64_t c, uint64_t s, double *data, size_t count, int64_t *info, size_t ninfo,
+                           uint64_t seed) {
+    int rc;
+    tlb_ctx *x = tlb_session_enter(c, s, &rc);
+    if (!x) return NULL;
+    tl_sampler p;
+    if (tlb_sampler(x, data, count, info, ninfo, seed, &p) != TL_OK) return NULL;
+    tlb_set(x, TL_OK, "");
+    char text[1024];
+    size_t length = 0;
+    int32_t token = -1;
+    int done = 0;
+    rc = tl_session_generate(TLB_SESSION(s)->session, &p, &token, &done, text, sizeof text, &length);
+    char *out = rc == TL_OK ? strdup(text) : NULL;
+    if (rc == TL_OK && !out) rc = tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for the text");
+    if (tlb_leave(x, rc) != TL_OK) return free(out), NULL;
+    info[2] = token, info[3] = done;
+    return out;
+}
+
 /* ---- JSON: strings copied into the language, then freed here (NULL on failure) ------------- */
 /* ---- GGUF --------------------------------------------------------------------------------- */
 #define TLB_GGUF(f) ((tl_gguf_file *)(uintptr_t)(f))

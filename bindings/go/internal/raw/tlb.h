@@ -176,6 +176,38 @@ char *tlb_context_report_json(uint64_t c);
 char *tlb_tensor_to_json(uint64_t c, uint64_t bits);
 uint64_t tlb_tensor_from_json(uint64_t c, const char *json);
 
+/* ---- text in, text out (tl_text.h, tl_model.h): a model and a session are addresses -------
+ * A model lives until its language object is gone (tlb_model_release) and its last session is
+ * closed, whichever comes last, so no finalizer order can close it under a session.  Failures
+ * are recorded on c as any call's. */
+uint64_t tlb_model_open(uint64_t c, const char *path);
+void tlb_model_release(uint64_t m);
+/* info[0..8): vocab, d_model, layers, heads, kv_heads, ffn, context_length, the weights' dtype;
+ * info[8..12): the BOS, EOS, EOT and UNK ids (-1: none); info[12]: 1 when the file carries a
+ * vocabulary.  The status. */
+int tlb_model_info(uint64_t c, uint64_t m, int64_t *info, size_t ninfo);
+/* The ids of text (TL_TOKENIZE_* flags) into data[0..count): their number, which may pass count
+ * (nothing is written then: call again with room), or -1 on failure. */
+int64_t tlb_tokenize(uint64_t c, uint64_t m, const char *text, int flags, int32_t *data, size_t count);
+/* The text of ids (TL_DETOKENIZE_* flags) as a new string (released with free), NULL on failure. */
+char *tlb_detokenize(uint64_t c, uint64_t m, int32_t *data, size_t count, int flags);
+/* context_length 0: the model's (at most 4096); kv_dtype TL_F32, TL_F16 or TL_BF16; max_chunk 0: 64. */
+uint64_t tlb_session_open(uint64_t c, uint64_t m, int64_t context_length, int kv_dtype, int64_t max_chunk);
+void tlb_session_close(uint64_t s);
+int64_t tlb_session_position(uint64_t s);
+int tlb_session_feed(uint64_t c, uint64_t s, int32_t *data, size_t count);
+int tlb_session_feed_text(uint64_t c, uint64_t s, const char *text, int flags);
+int tlb_session_rewind(uint64_t c, uint64_t s, int64_t keep);
+/* The sampler as numbers: data[0..4) temperature, top_p, min_p, repeat_penalty; info[0..2)
+ * top_k, repeat_last_n (tl_sampler's fields).  tlb_session_sample: the token, -1 on failure. */
+int64_t tlb_session_sample(uint64_t c, uint64_t s, double *data, size_t count, int64_t *info, size_t ninfo,
+                           uint64_t seed);
+/* One step of tl_session_generate: its text as a new string (released with free; "" when the
+ * token ended generation) with info[2] the token and info[3] 1 when it ended generation; NULL on
+ * failure.  The call clears c's record first: tlb_status(c) is 0 after success. */
+char *tlb_session_generate(uint64_t c, uint64_t s, double *data, size_t count, int64_t *info, size_t ninfo,
+                           uint64_t seed);
+
 #ifndef SWIG
 /* ---- one bounded op, for Go's direct crossing (bindings/go/internal/raw/direct.go) ---------
  * Go calls this on its system stack without handing its processor back to the scheduler (that

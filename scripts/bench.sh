@@ -36,3 +36,11 @@ bash "$root/bindings/java/test.sh" "$root/build" --bench
 bash "$root/bindings/csharp/test.sh" "$root/build" --bench
 TL_BENCH_COUNT=5 bash "$root/bindings/go/test.sh" "$root/build" --bench | grep Benchmark
 bash "$root/bindings/python/test.sh" "$root/build" --bench | grep "python:"
+
+echo
+echo "the model runner against llama.cpp (LLamaSharp's natives) on the same files: prompt and decode"
+source "$root/scripts/stages/lib.sh"
+npm_vocabularies
+llamacpp_reference
+bash "$root/bench/llamacpp.sh" "$root/build/tests/runner" "$root/build-llamacpp" "$root/build/examples/decode" \
+  "$root/build-npm/node_modules" "$root/build-bench/llamacpp"

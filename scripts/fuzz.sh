@@ -3,17 +3,23 @@
 # tests/fuzz/corpus, growing its run corpus in build-fuzz/corpus/NAME (outside git, kept
 # between runs on one machine).  Fails on any crash, sanitizer report or leak; the input is
 # kept as crash-* in the build tree.  Prints libFuzzer's totals (runs, seconds) per harness.
-#   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds] [gguf-seconds]     (default 40, 20, 20)
+# fuzz_tokenizer tokenizes with the vocabularies TL_FUZZ_VOCAB names (':'-separated GGUF files;
+# the fuzz stage gives LLaMA 2's and Llama 3's), else a tiny one of its own.
+#   bash scripts/fuzz.sh [api-seconds] [safetensors-seconds] [gguf-seconds] [tokenizer-seconds] [vocab-seconds]
+#   (default 40, 20, 20, 20, 20)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 api_seconds="${1:-40}"
 st_seconds="${2:-20}"
 gguf_seconds="${3:-20}"
+tokenizer_seconds="${4:-20}"
+vocab_seconds="${5:-20}"
 build="$root/build-fuzz"
 CC=clang CXX=clang++ bash "$root/scripts/build.sh" "$build" -DTL_BUILD_FUZZERS=ON -DTL_SANITIZE=address,undefined \
   -DTL_BUILD_TESTS=OFF -DTL_BUILD_BENCH=OFF -DTL_BUILD_EXAMPLES=OFF -DTL_BUILD_JAVA=OFF -DTL_BUILD_CSHARP=OFF
 export ASAN_OPTIONS=allocator_may_return_null=1
-for target in api:$api_seconds safetensors:$st_seconds gguf:$gguf_seconds; do
+for target in api:$api_seconds safetensors:$st_seconds gguf:$gguf_seconds tokenizer:$tokenizer_seconds \
+              vocab:$vocab_seconds; do
   name=${target%%:*}; seconds=${target##*:}
   "$build/tests/fuzz/fuzz_$name" --help | grep -q '^usage: fuzz_' || { echo "fuzz_$name: no usage on --help"; exit 1; }
   work="$build/corpus/$name"

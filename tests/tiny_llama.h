@@ -17,7 +17,7 @@ static float lcg(unsigned *s) { return (float)((*s = *s * 1664525u + 1013904223u
 static void random_tensor(gguf_builder *b, const char *name, int64_t rows, int64_t cols, unsigned *seed, float scale,
                           float offset) {
     const int64_t n = rows * (cols ? cols : 1);
-    float *v = malloc(sizeof(float) * (size_t)n);
+    float *v = (float *)malloc(sizeof(float) * (size_t)n);
     for (int64_t i = 0; i < n; ++i) v[i] = offset + scale * lcg(seed);
     gb_tensor_f32(b, name, rows, cols, v);
     free(v);

@@ -79,8 +79,11 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) 
     tl_tensor rows = STEP(tl_slice(ctx, s.v_cache[size_t(l)], 0, pos, n, &out));
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, v, rows);
     const int64_t valid = pos + n;
-    tl_tensor mixed = STEP(tl_attention(ctx, q, cache_heads(step, s.k_cache[size_t(l)], 0, valid),
-                                        cache_heads(step, s.v_cache[size_t(l)], 0, valid), valid,
+    // The whole cache, of which valid rows are read: attention's scratch is then the same size at
+    // every position (grown once).
+    const int64_t all = s.context_length;
+    tl_tensor mixed = STEP(tl_attention(ctx, q, cache_heads(step, s.k_cache[size_t(l)], 0, all),
+                                        cache_heads(step, s.v_cache[size_t(l)], 0, all), valid,
                                         1.0 / std::sqrt(double(c.head_dim())), &out));  // [H, n, hd]
     const int64_t flat[2] = {n, c.d_model};
     mixed = STEP(tl_transpose(ctx, mixed, 0, 1, &out));

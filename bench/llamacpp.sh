@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The model runner against llama.cpp (LLamaSharp 0.30.0's natives, tests/llamacpp) on the same
+# GGUF files: a random Llama of issue 41's shape (d_model 2048, 4 layers, 32 heads over 4 KV
+# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0 and q4_0; a 512-token prompt as one
+# batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
+# rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
+# of medians.  Measures; asserts nothing.
+#   bench/llamacpp.sh RUNNER REFERENCE_DIR DECODE NODE_MODULES WORK_DIR [ROUNDS]
+set -euo pipefail
+runner=$1 reference=$2 decode=$3 npm=$4 work=$5 rounds=${6:-3}
+src="$(cd "$(dirname "$0")/.." && pwd)"
+py=/usr/bin/python3
+mkdir -p "$work/hf"
+if [ ! -f "$work/model-q4_0.gguf" ]; then
+  "$decode" --arch llama --d-model 2048 --layers 4 --heads 32 --kv-heads 4 --ffn 5632 --vocab 32000 --tokens 2 \
+    --prompt-ids 5 --seed 41 --threads 2 --save-weights "$work/hf/model.safetensors" >/dev/null
+  for type in f32 q8_0 q4_0; do
+    "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --tokenizer llama2 --npm "$npm"
+  done
+fi
+prompt=$("$py" -c 'print(",".join(str(1 + (i * 7919) % 31000) for i in range(512)))')
+stats() { "$py" -c 'import statistics, sys
+v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
+median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
+printf '%-6s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
+for type in f32 q8_0 q4_0; do
+  for threads in 1 2; do
+    ours_p=() ours_t=() ref_p=() ref_t=()
+    for r in $(seq "$rounds"); do
+      read -r p t < <("$runner" "$work/model-$type.gguf" --prompt-ids "$prompt" --tokens 32 --threads "$threads" --chunk 512 |
+        sed -n 's/^timing: //p')
+      ours_p+=("$p") ours_t+=("$t")
+      read -r p t < <(dotnet "$reference/LlamaCppReference.dll" generate "$work/model-$type.gguf" --prompt-ids "$prompt" \
+        --tokens 32 --threads "$threads" 2>/dev/null | sed -n 's/^timing: //p')
+      ref_p+=("$p") ref_t+=("$t")
+    done
+    rp=$("$py" -c "print(f'{$(median "${ours_p[@]}") / $(median "${ref_p[@]}"):.2f}x')")
+    rt=$("$py" -c "print(f'{$(median "${ours_t[@]}") / $(median "${ref_t[@]}"):.2f}x')")
+    printf '%-6s %-3s %-34s %-34s %-8s\n' "$type" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
+    printf '%-6s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
+  done
+done

@@ -164,7 +164,7 @@ Test(handles, bad_shapes_and_dtypes) {
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, -1, nine, &t), TL_E_INVALID_ARGUMENT);
     int64_t negative[2] = {3, -2};
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 2, negative, &t), TL_E_INVALID_ARGUMENT);
-    FAILS_WITH(tl_tensor_zeros(ctx, (tl_dtype)9, 1, shape4, &t), TL_E_INVALID_ARGUMENT);
+    FAILS_WITH(tl_tensor_zeros(ctx, (tl_dtype)99, 1, shape4, &t), TL_E_INVALID_ARGUMENT);
     int64_t huge[2] = {INT64_MAX / 2, 3};
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 2, huge, &t), TL_E_OUT_OF_MEMORY);
     int64_t bytes_overflow[1] = {INT64_MAX / 4 + 1}; /* the count fits int64, its bytes do not */

@@ -111,13 +111,13 @@ Test(quant, shapes_take_whole_blocks) {
 
 /* Every op that computes on elements refuses each storage dtype, naming the op and the dtype. */
 Test(quant, every_other_op_refuses_the_storage_dtypes_by_name) {
-    const tl_dtype storage[4] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
-    float x[64];
-    for (int j = 0; j < 64; ++j) x[j] = (float)j;
-    const int64_t shape[2] = {2, 32};
+    const tl_dtype storage[10] = {TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0, TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
+    float x[512];
+    for (int j = 0; j < 512; ++j) x[j] = (float)(j % 61);
+    const int64_t shape[2] = {2, 256};
     tl_tensor f;
     OK(tl_tensor_from_data(ctx, TL_F32, 2, shape, x, sizeof x, &f));
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 10; ++i) {
         tl_tensor w, out = {7};
         OK(tl_convert(ctx, f, storage[i], &w));
         const char *name = tl_dtype_name(storage[i]);
@@ -138,9 +138,9 @@ Test(quant, every_other_op_refuses_the_storage_dtypes_by_name) {
         REFUSED(tl_matmul(ctx, w, f, &out), "matmul"); /* a storage dtype as the activations */
         char *json = NULL;
         FAILS_WITH(tl_tensor_to_json(ctx, w, &json), TL_E_DTYPE);
-        if (storage[i] == TL_Q8_0 || storage[i] == TL_Q4_0) {
+        if (storage[i] != TL_F16 && storage[i] != TL_BF16) {
             REFUSED(tl_contiguous(ctx, w, &out), "contiguous");
-            const int64_t flat[1] = {64};
+            const int64_t flat[1] = {512};
             REFUSED(tl_reshape(ctx, w, 1, flat, &out), "reshape");
             tl_tensor z = {7};
             FAILS_WITH(tl_tensor_zeros(ctx, storage[i], 2, shape, &z), TL_E_DTYPE);
@@ -198,6 +198,12 @@ Test(quant, products_read_weights_as_stored) {
         check_product(all[i], 1, 64, 33, 1e-5f); /* decode: one row */
         check_product(all[i], 5, 96, 17, 1e-5f); /* prefill: a few rows */
     }
+    /* ggml's other block formats: each weight run decoded once for all rows, f32 sums. */
+    const tl_dtype more[6] = {TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
+    for (int i = 0; i < 6; ++i) {
+        check_product(more[i], 1, 512, 33, 1e-5f);
+        check_product(more[i], 7, 768, 19, 1e-5f);
+    }
     /* The stored layout is required: the weight untransposed is refused with the reason. */
     float w[64] = {0};
     const int64_t ws[2] = {2, 32}, xs[2] = {1, 2};
@@ -206,6 +212,53 @@ Test(quant, products_read_weights_as_stored) {
     OK(tl_convert(ctx, wf, TL_Q8_0, &wq));
     OK(tl_tensor_ones(ctx, TL_F32, 2, xs, &x));
     FAILS_WITH(tl_matmul(ctx, x, wq, &out), TL_E_SHAPE);
+}
+
+/* ggml's block layouts decoded by hand-worked blocks (ggml-common.h's structs). */
+static void expect_decoded(tl_dtype dt, const unsigned char *block, size_t bytes, const float *want, int n) {
+    const int64_t shape[2] = {1, n};
+    tl_tensor q, f;
+    float got[256];
+    OK(tl_tensor_from_data(ctx, dt, 2, shape, block, bytes, &q));
+    OK(tl_convert(ctx, q, TL_F32, &f));
+    OK(tl_tensor_read(ctx, f, got, sizeof(float) * (size_t)n));
+    for (int i = 0; i < n; ++i) cr_assert_eq(got[i], want[i], "%s element %d: %g, want %g", tl_dtype_name(dt), i, got[i], want[i]);
+}
+
+Test(quant, ggml_block_formats_decode_by_their_layout) {
+    unsigned char b[210] = {0};
+    float want[256];
+    /* q4_1: f16 d 0.5, f16 m -1, nibbles j and 15 - j: x * d + m. */
+    b[0] = 0x00, b[1] = 0x38, b[2] = 0x00, b[3] = 0xBC;
+    for (int j = 0; j < 16; ++j) b[4 + j] = (unsigned char)(j | (15 - j) << 4), want[j] = j * 0.5f - 1, want[j + 16] = (15 - j) * 0.5f - 1;
+    expect_decoded(TL_Q4_1, b, 20, want, 32);
+    /* q5_0: f16 d 0.25, all 32 fifth bits set, nibbles j: (x - 16) d with x = nibble | 16. */
+    memset(b, 0, sizeof b);
+    b[0] = 0x00, b[1] = 0x34, b[2] = b[3] = b[4] = b[5] = 0xFF;
+    for (int j = 0; j < 16; ++j) b[6 + j] = (unsigned char)(j | j << 4), want[j] = want[j + 16] = (float)j * 0.25f;
+    expect_decoded(TL_Q5_0, b, 22, want, 32);
+    /* q4_K: d 1, dmin 0.5, sub-block s has scale s + 1 and min s (6 bits, packed), every byte of
+     * nibbles 0x21: the low-nibble sub-blocks read 1, the high ones 2. */
+    memset(b, 0, sizeof b);
+    b[0] = 0x00, b[1] = 0x3C, b[2] = 0x00, b[3] = 0x38;
+    for (int s = 0; s < 8; ++s) {
+        if (s < 4)
+            b[4 + s] = (unsigned char)(s + 1), b[8 + s] = (unsigned char)s;
+        else
+            b[8 + s] = (unsigned char)(((s + 1) & 0xF) | ((s & 0xF) << 4));
+    }
+    memset(b + 16, 0x21, 128);
+    for (int s = 0; s < 8; ++s)
+        for (int l = 0; l < 32; ++l) want[32 * s + l] = 1.0f * (float)(s + 1) * (float)(s % 2 ? 2 : 1) - 0.5f * (float)s;
+    expect_decoded(TL_Q4_K, b, 144, want, 256);
+    /* q6_K: zero low and high bits (q = -32), int8 scales i - 8, f16 d 0.5 at the end. */
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < 16; ++i) b[192 + i] = (unsigned char)(int8_t)(i - 8);
+    b[208] = 0x00, b[209] = 0x38;
+    for (int half = 0; half < 2; ++half)
+        for (int l = 0; l < 32; ++l)
+            for (int g = 0; g < 4; ++g) want[128 * half + 32 * g + l] = 0.5f * (float)(8 * half + l / 16 + 2 * g - 8) * -32.0f;
+    expect_decoded(TL_Q6_K, b, 210, want, 256);
 }
 
 /* SKaiNET's bug, named: a quantized weight times an activation in a scope's slab at a nonzero

@@ -60,6 +60,12 @@ const (
 	BFloat16 DType = 5
 	Q8_0     DType = 6
 	Q4_0     DType = 7
+	Q4_1     DType = 8
+	Q5_0     DType = 9
+	Q5_1     DType = 10
+	Q4_K     DType = 11
+	Q5_K     DType = 12
+	Q6_K     DType = 13
 )
 
 // Growth of a scope: Grow adds chunks as needed, Fixed refuses with ErrScopeFull.

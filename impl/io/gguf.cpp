@@ -1,6 +1,7 @@
 #include "io/gguf.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -336,13 +337,47 @@ void gguf_string_at(const std::byte *p, const char **out, uint64_t *length) {
     *out = reinterpret_cast<const char *>(p + 8);
 }
 
+namespace {
+
+// ggml's names of its types, by number (ggml.h's enum ggml_type), for the refusals.
+const char *ggml_type_name(uint32_t type) {
+    static const char *const names[] = {"f32",     "f16",     "q4_0",    "q4_1",  "q4_2",   "q4_3",   "q5_0",
+                                        "q5_1",    "q8_0",    "q8_1",    "q2_K",  "q3_K",   "q4_K",   "q5_K",
+                                        "q6_K",    "q8_K",    "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s", "iq4_nl",
+                                        "iq3_s",   "iq2_s",   "iq4_xs",  "i8",    "i16",    "i32",    "i64",
+                                        "f64",     "iq1_m",   "bf16",    "q4_0_4_4", "q4_0_4_8", "q4_0_8_8",
+                                        "tq1_0",   "tq2_0",   "iq4_nl_4_4", "iq4_nl_4_8", "iq4_nl_8_8", "mxfp4"};
+    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
+}
+
+// A tensor of a type tensorlife does not hold: the type by its ggml name, and every tensor of the
+// file of that type (a user converting a file learns all that would need another type at once).
+tl_status refuse_ggml_type(const tl_gguf_file &f, const tl_gguf_file::Entry &e) {
+    char list[512];
+    size_t used = 0, count = 0;
+    list[0] = 0;
+    for (const tl_gguf_file::Entry &other : f.entries) {
+        if (other.ggml_type != e.ggml_type) continue;
+        ++count;
+        if (used < sizeof list - 64) {
+            const int n = std::snprintf(list + used, sizeof list - used, "%s'%s'", used ? ", " : "", &f.names[other.name]);
+            used += n > 0 ? size_t(n) : 0;
+            if (used >= sizeof list) used = sizeof list - 1;
+        }
+    }
+    return fail(TL_E_DTYPE,
+                "gguf: tensor '%s' is %s (ggml type %u), which tensorlife does not hold; %zu tensor%s of the file %s it: %s%s",
+                &f.names[e.name], ggml_type_name(e.ggml_type), e.ggml_type, count, count == 1 ? "" : "s",
+                count == 1 ? "is" : "are", list, used >= sizeof list - 64 ? ", ..." : "");
+}
+
+}  // namespace
+
 tl_status gguf_get(tl_context &ctx, tl_gguf_file &f, const char *name, tl_tensor *out) {
     const tl_gguf_file::Entry *e = f.find(name);
     if (!e) return fail(TL_E_NOT_FOUND, "gguf: no tensor named '%s'", name);
     tl_dtype dt;
-    if (!dtype_from_gguf(e->ggml_type, &dt))
-        return fail(TL_E_DTYPE, "gguf: tensor '%s' has ggml type %u, which tensorlife does not hold", name,
-                    e->ggml_type);
+    if (!dtype_from_gguf(e->ggml_type, &dt)) return refuse_ggml_type(f, *e);
     int64_t numel;
     size_t bytes;
     TL_TRY(check_shape(e->ndim, e->shape, dt, &numel, &bytes));  // a block type's rows: whole blocks

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/block_formats.h"
 #include "kernels/half.h"
 
 namespace tl {
@@ -120,6 +121,7 @@ void dequantize_row(tl_dtype dt, const std::byte *src, float *dst, int64_t n) {
             std::memcpy(dst, src, size_t(n) * 4);
             return;
         default:
+            if (is_ggml_block_format(dt)) decode_blocks(dt, src, dst, n);
             return;  // the ops refuse every other dtype first
     }
 }
@@ -143,6 +145,7 @@ void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n) {
             std::memcpy(dst, src, size_t(n) * 4);
             return;
         default:
+            if (is_ggml_block_format(dt)) encode_blocks(dt, src, dst, n);
             return;
     }
 }

@@ -40,6 +40,12 @@ void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale)
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
                  float *out);
+// out[r * y_stride + j] for r < xrows, j < nrows (at most 16): activation row r (k f32 values at
+// x + r * k) against weight row j (at w + j * row_bytes) of dt, a block format without an
+// integer kernel (q4_1, q5_0, q5_1, q4_K, q5_K, q6_K): each 256 weights decoded once for all
+// rows (kernels/widened_dot.cpp).
+void dot_rows_widened(tl_dtype dt, const float *x, int64_t xrows, const std::byte *w, size_t row_bytes, int64_t nrows,
+                      int64_t k, float *y, int64_t y_stride);
 // The instruction set dot_rows runs on here ("AVX2", "AVX3", "AVX3_DL", "NEON", ...).
 const char *simd_target();
 

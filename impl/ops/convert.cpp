@@ -19,7 +19,7 @@ tl_status op_convert(tl_context &ctx, tl_tensor tsrc, tl_dtype to, tl_tensor *ou
     const bool ok = (src.dtype == TL_F32 && (is_storage_dtype(to) || to == TL_F32)) ||
                     (is_storage_dtype(src.dtype) && to == TL_F32);
     if (!ok)
-        return fail(TL_E_DTYPE, "convert: %s to %s (it converts f32 to and from f16, bf16, q8_0 and q4_0)",
+        return fail(TL_E_DTYPE, "convert: %s to %s (it converts f32 to and from f16, bf16 and the block dtypes)",
                     dtype_name(src.dtype), dtype_name(to));
     TL_TRY(require_rows("convert", src));
     const int64_t n = src.ndim ? src.shape[src.ndim - 1] : 1;

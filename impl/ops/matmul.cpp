@@ -194,15 +194,18 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                     "matmul: a %s weight must be the transpose of its stored [n, k] rows (tl_transpose of the "
                     "stored weight); this one's k has stride %lld",
                     dtype_name(b.dtype), (long long)b.strides[0]);
-    if (is_block_dtype(b.dtype) && k % kQuantBlock != 0)
-        return fail(TL_E_SHAPE, "matmul: k %lld is not whole %s blocks", (long long)k, dtype_name(b.dtype));
+    if (is_block_dtype(b.dtype) && k % dtype_info(b.dtype).block != 0)
+        return fail(TL_E_SHAPE, "matmul: k %lld is not whole %s blocks of %lld", (long long)k, dtype_name(b.dtype),
+                    (long long)dtype_info(b.dtype).block);
     int64_t shape[TL_MAX_DIMS];
     for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
     shape[a.ndim - 1] = n;
     const int64_t rows = rows_of(a);
-    // Block weights take the activations quantized once per row (integer products, as ggml
-    // does); f16/bf16 weights take them as f32.
-    const bool integer = is_block_dtype(b.dtype);
+    // q8_0/q4_0 weights take the activations quantized once per row (integer products, as ggml
+    // does); the other block formats decode each run of weights once for every row (widened);
+    // f16/bf16 weights take the activations as f32.
+    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0;
+    const bool widened = is_block_dtype(b.dtype) && !integer;
     std::byte *scratch = nullptr;
     if (rows > 0 && k > 0) {
         int64_t bytes;
@@ -230,6 +233,10 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         for (int64_t j = lo; j < hi; j += 16) {
             const int64_t tile = hi - j < 16 ? hi - j : 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
+            if (widened && k > 0) {
+                dot_rows_widened(b.dtype, x, rows, w, row_bytes, tile, k, yd + j, n);
+                continue;
+            }
             for (int64_t r = 0; r < rows; ++r) {
                 float *yj = yd + r * n + j;
                 if (k == 0)

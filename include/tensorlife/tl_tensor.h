@@ -18,14 +18,16 @@ typedef struct tl_tensor {
 
 /* Every dtype, once: X(NAME, value, name, block, bytes, safetensors, gguf) with
  *   name         its lowercase name ("f32"), as tl_dtype_name returns it;
- *   block        elements stored together: 1 for element types, 32 for the block-quantized
- *                ones, whose blocks lie along a tensor's last dimension as GGUF stores them;
+ *   block        elements stored together: 1 for element types, 32 or 256 for the
+ *                block-quantized ones, whose blocks lie along a tensor's last dimension as GGUF
+ *                stores them;
  *   bytes        of one block (of one element where block is 1);
  *   safetensors  its dtype string in safetensors headers (NULL: safetensors has none);
  *   gguf         its ggml_type number in GGUF files (-1: GGUF has none).
  * Q8_0: an f16 scale d and 32 int8 q, value q * d.  Q4_0: an f16 scale d and 16 bytes of
  * nibbles, element j in the low nibble of byte j and element j + 16 in its high nibble, value
- * (q - 8) * d.  F16 is IEEE binary16, BF16 the top half of an f32.
+ * (q - 8) * d.  Q4_1, Q5_0, Q5_1 and the 256-element super blocks Q4_K, Q5_K, Q6_K are ggml's,
+ * bit for bit (docs/storage-dtypes.md).  F16 is IEEE binary16, BF16 the top half of an f32.
  * The enum, tl_dtype_size, tl_dtype_block, tl_dtype_name, the file formats' mappings and every
  * binding's list come from here. */
 /* clang-format off */
@@ -36,7 +38,13 @@ typedef struct tl_tensor {
     X(F16, 4, "f16", 1, 2, "F16", 1)           \
     X(BF16, 5, "bf16", 1, 2, "BF16", 30)       \
     X(Q8_0, 6, "q8_0", 32, 34, NULL, 8)        \
-    X(Q4_0, 7, "q4_0", 32, 18, NULL, 2)
+    X(Q4_0, 7, "q4_0", 32, 18, NULL, 2)        \
+    X(Q4_1, 8, "q4_1", 32, 20, NULL, 3)        \
+    X(Q5_0, 9, "q5_0", 32, 22, NULL, 6)        \
+    X(Q5_1, 10, "q5_1", 32, 24, NULL, 7)       \
+    X(Q4_K, 11, "q4_k", 256, 144, NULL, 12)    \
+    X(Q5_K, 12, "q5_k", 256, 176, NULL, 13)    \
+    X(Q6_K, 13, "q6_k", 256, 210, NULL, 14)
 /* clang-format on */
 
 /* The two sentinels (spelled TL_<TYPE>_FORCE_..._ in every enum) are no dtypes: they make the

@@ -5,6 +5,9 @@
 //   generate MODEL --prompt-ids 1,2,3 --tokens N [--threads T] [--teacher 4,5,6]
 //       greedy decoding with an f32 KV cache and flash attention off; prints "tokens: ...",
 //       "teacher: ..." (the argmax after each forced token) and "timing: prompt_ms per_token_ms".
+//   quantize SRC.gguf DST.gguf TYPE
+//       llama.cpp's quantizer (no importance matrix), TYPE one of LLamaFtype's names without
+//       MOSTLY_: Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -133,9 +136,16 @@ static unsafe class Reference {
         return 0;
     }
 
+    static int RunQuantize(string[] args) {
+        NativeApi.llama_empty_call();
+        var type = (LLamaFtype)Enum.Parse(typeof(LLamaFtype), "MOSTLY_" + args[3]);
+        return LLama.LLamaQuantizer.Quantize(args[1], args[2], type, 2, true, true) ? 0 : 1;
+    }
+
     static int Main(string[] args) {
         if (args.Length >= 3 && args[0] == "tokenize") return RunTokenize(args);
         if (args.Length >= 2 && args[0] == "generate") return RunGenerate(args);
+        if (args.Length == 4 && args[0] == "quantize") return RunQuantize(args);
         Console.Error.WriteLine("usage: tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special] | generate MODEL --prompt-ids IDS --tokens N [--threads T] [--teacher IDS]");
         return 2;
     }

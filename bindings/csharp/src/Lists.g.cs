@@ -99,7 +99,13 @@ namespace TensorLife {
     F16 = 4,
     BF16 = 5,
     Q8_0 = 6,
-    Q4_0 = 7
+    Q4_0 = 7,
+    Q4_1 = 8,
+    Q5_0 = 9,
+    Q5_1 = 10,
+    Q4_K = 11,
+    Q5_K = 12,
+    Q6_K = 13
   }
 
   /// <summary>A scope's growth: Grow adds chunks, Fixed refuses with ScopeFullException.</summary>

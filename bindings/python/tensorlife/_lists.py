@@ -106,6 +106,12 @@ class DType(_IntEnum):
     BF16 = 5
     Q8_0 = 6
     Q4_0 = 7
+    Q4_1 = 8
+    Q5_0 = 9
+    Q5_1 = 10
+    Q4_K = 11
+    Q5_K = 12
+    Q6_K = 13
 
 
 # The same as module names (tensorlife.F32 is DType.F32), and scope growth modes.
@@ -116,6 +122,12 @@ F16 = DType.F16
 BF16 = DType.BF16
 Q8_0 = DType.Q8_0
 Q4_0 = DType.Q4_0
+Q4_1 = DType.Q4_1
+Q5_0 = DType.Q5_0
+Q5_1 = DType.Q5_1
+Q4_K = DType.Q4_K
+Q5_K = DType.Q5_K
+Q6_K = DType.Q6_K
 GROW = 0
 FIXED = 1
 
@@ -161,4 +173,4 @@ _INFO_READ_ONLY = 20
 _INFO_COUNT = 21
 _INFO_SLOTS = 22
 
-__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'GROW', 'FIXED', 'DType', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']
+__all__ = ['TensorLifeError', 'InvalidArgumentError', 'InvalidHandleError', 'StorageClosedError', 'ShapeError', 'DtypeError', 'ScopeFullError', 'OutOfMemoryError', 'ScopeOrderError', 'IoError', 'ParseError', 'InternalError', 'BusyError', 'NotFoundError', 'F32', 'F64', 'I32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q4_K', 'Q5_K', 'Q6_K', 'GROW', 'FIXED', 'DType', 'GgufType', 'RopeMode', 'BINDING_ABI_VERSION', 'ScopeStats']

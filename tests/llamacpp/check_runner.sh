@@ -6,9 +6,13 @@
 # teacher-forced (each side fed llama.cpp's tokens).  f32: every token identical.  q8_0: both
 # sides quantize activations to q8_0 but sum in different orders, so a near-tie may go the other
 # way: teacher-forced agreement must reach 30 of 32; the greedy run is reported.
-#   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR
+# Then the files users download: llama.cpp's own quantizer writes Q4_K_M, Q5_K_M and Q6_K from the
+# f32 file (with Q5_0/Q8_0 where a row is no whole number of 256: ffn_down's 1408 here); every
+# quantized tensor must be byte-identical to tl_convert of the f32 tensor, and 24 tokens are
+# compared as above (teacher-forced agreement at least 21 of 24; the greedy run reported).
+#   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
-decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6
+decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6 quantized_bytes=$7
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 py=/usr/bin/python3 # Debian's, with setup.sh's NumPy
 rm -rf "$work" && mkdir -p "$work/hf"
@@ -44,6 +48,22 @@ for type in f32 q8_0; do
   greedy=$(prefix_same "$got" "$ref") agree=$(count_same "$forced" "$ref_forced")
   echo "runner $type: $n_prompt prompt ids ($([ "$ours" = "$theirs" ] && echo identical to || echo DIFFERENT from) llama.cpp's); greedy: the first $greedy of 32 tokens identical; teacher-forced: $agree of 32 positions agree"
   if [ $type = f32 ]; then check "$type greedy" '[ "$greedy" -eq 32 ]'; else check "$type teacher-forced" '[ "$agree" -ge 30 ]'; fi
+done
+for type in Q4_K_M Q5_K_M Q6_K; do
+  model="$work/model-$type.gguf"
+  dotnet "$reference/LlamaCppReference.dll" quantize "$work/model-f32.gguf" "$model" $type >"$work/quantize-$type.log" 2>&1
+  "$quantized_bytes" "$work/model-f32.gguf" "$model" >"$work/bytes-$type.out" && bytes_ok=1 || bytes_ok=0
+  sed 's/^/  /' "$work/bytes-$type.out"
+  check "$type bytes" '[ "$bytes_ok" = 1 ]'
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 24 >"$work/ref-$type.out" 2>/dev/null
+  ref=$(sed -n 's/^tokens: //p' "$work/ref-$type.out")
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 0 --teacher "$ref" 2>/dev/null |
+    sed -n 's/^teacher: //p' >"$work/ref-forced-$type.txt"
+  "$runner" "$model" --prompt-ids "$ours" --tokens 24 --teacher "$ref" >"$work/ours-$type.out"
+  got=$(sed -n 's/^tokens: //p' "$work/ours-$type.out") forced=$(sed -n 's/^teacher: //p' "$work/ours-$type.out")
+  greedy=$(prefix_same "$got" "$ref") agree=$(count_same "$forced" "$(cat "$work/ref-forced-$type.txt")")
+  echo "runner $type: greedy: the first $greedy of 24 tokens identical to llama.cpp's; teacher-forced: $agree of 24 positions agree"
+  check "$type teacher-forced" '[ "$agree" -ge 21 ]'
 done
 echo "runner against llama.cpp: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -72,7 +72,7 @@ tl_status tl_tokenize(tl_tokenizer *t, const char *text, size_t length, unsigned
         TL_TRY(tl::tokenize(*t, std::string_view(text ? text : "", length), flags, t->scratch));
         const size_t n = t->scratch.ids.size();
         if (ids && n > capacity) return fail(TL_E_INVALID_ARGUMENT, "tokenize: the text makes %zu ids, room for %zu", n, capacity);
-        if (ids) std::memcpy(ids, t->scratch.ids.data(), n * sizeof(int32_t));
+        if (ids && n) std::memcpy(ids, t->scratch.ids.data(), n * sizeof(int32_t));
         *count = n;
         return TL_OK;
     });
@@ -117,7 +117,7 @@ tl_status tl_detokenize(tl_tokenizer *t, const int32_t *ids, size_t n, unsigned 
             if (exact >= capacity)
                 return fail(TL_E_INVALID_ARGUMENT, "detokenize: %zu bytes of text and its NUL, room for %zu", exact + 1,
                             capacity);
-            std::memcpy(text, t->scratch.text.data(), exact);
+            if (exact) std::memcpy(text, t->scratch.text.data(), exact);
             text[exact] = 0;
             *length = exact;
             return TL_OK;

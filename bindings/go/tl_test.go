@@ -321,17 +321,17 @@ func TestStorageDtypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Close()
-	w := make([]float32, 4*32)
-	x := make([]float32, 32)
+	w := make([]float32, 4*256) // 256: the super blocks of q4_K, q5_K and q6_K
+	x := make([]float32, 256)
 	for i := range w {
 		w[i] = float32(i%7) - 3
 	}
 	for i := range x {
 		x[i] = 1
 	}
-	wf, _ := ctx.FromFloat32([]int64{4, 32}, w)
-	xf, _ := ctx.FromFloat32([]int64{1, 32}, x)
-	for _, dt := range []tl.DType{tl.Float16, tl.BFloat16, tl.Q8_0, tl.Q4_0} {
+	wf, _ := ctx.FromFloat32([]int64{4, 256}, w)
+	xf, _ := ctx.FromFloat32([]int64{1, 256}, x)
+	for _, dt := range []tl.DType{tl.Float16, tl.BFloat16, tl.Q8_0, tl.Q4_0, tl.Q4_1, tl.Q5_0, tl.Q5_1, tl.Q4_K, tl.Q5_K, tl.Q6_K} {
 		wq, err := ctx.Convert(wf, dt)
 		if err != nil {
 			t.Fatalf("convert to %d: %v", dt, err)

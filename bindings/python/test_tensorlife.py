@@ -253,3 +253,20 @@ def test_llama_ops_rope_gqa_half_cache():
         q = ctx.tensor([1.0] * 8, shape=(4, 1, 2), dtype=tl.F32)
         out = ctx.attention(q, k, v, 3, 0.5).tolist()  # query heads 0, 1 read kv head 0; 2, 3 kv head 1
         assert out == [1.0, 2.0, 1.0, 2.0, 5.0, 6.0, 5.0, 6.0]
+
+
+def test_every_storage_dtype_of_the_generated_list():
+    """Each storage dtype (the K-quants' 256-element super blocks included) converts, multiplies as
+    a stored weight like its decoded values, and is refused by elementwise ops by name."""
+    w = [float(i % 7 - 3) for i in range(4 * 256)]
+    with tl.Context() as ctx:
+        wf, xf = ctx.tensor(w, shape=(4, 256)), ctx.tensor([1.0] * 256, shape=(1, 256))
+        storage = [dt for dt in tl.DType if dt not in (tl.DType.F32, tl.DType.F64, tl.DType.I32)]
+        assert {"Q4_K", "Q5_K", "Q6_K", "Q5_0"} <= {dt.name for dt in storage}
+        for dt in storage:
+            wq = ctx.convert(wf, dt)
+            got = ctx.matmul(xf, ctx.transpose(wq, 0, 1)).tolist()
+            want = ctx.matmul(xf, ctx.transpose(ctx.convert(wq, tl.F32), 0, 1)).tolist()
+            assert all(abs(a - b) < 1e-3 for a, b in zip(got[0], want[0])), dt
+            with pytest.raises(tl.DtypeError, match=dt.name.lower()):
+                ctx.add(wq, wq)

@@ -70,7 +70,7 @@ size_t detokenize(const tl_tokenizer &t, const int32_t *ids, size_t n, bool remo
         std::string_view p = token_piece(t, ids[i], unparse_special);
         if (remove_space && !p.empty() && p[0] == ' ') p.remove_prefix(1);
         remove_space = false;
-        if (total < capacity) std::memcpy(out + total, p.data(), std::min(p.size(), capacity - total));
+        if (total < capacity && !p.empty()) std::memcpy(out + total, p.data(), std::min(p.size(), capacity - total));
         total += p.size();
     }
     if (!v.clean_spaces || total > capacity) return total;

@@ -128,7 +128,7 @@ tl_status tokenize(const tl_tokenizer &t, std::string_view text, unsigned flags,
 }
 
 std::string_view token_piece(const tl_tokenizer &t, int32_t id, bool special) {
-    if (!special && (t.vocab.attrs[size_t(id)] & (kTokenControl | kTokenUnknown))) return {};
+    if (!special && (t.vocab.attrs[size_t(id)] & (kTokenControl | kTokenUnknown))) return std::string_view("", 0);
     return {&t.pieces[t.piece_starts[size_t(id)]], size_t(t.piece_starts[size_t(id) + 1] - t.piece_starts[size_t(id)])};
 }
 

@@ -303,11 +303,12 @@ public final class TensorLifeTest {
     /** Weights in a storage dtype: converted, a matmul's weight as stored, refused by arithmetic. */
     static void storageDtypes() {
         try (Context ctx = new Context()) {
-            float[] w = new float[4 * 32], x = new float[32];
+            float[] w = new float[4 * 256], x = new float[256];  // 256: the K-quants' super blocks
             for (int i = 0; i < w.length; i++) w[i] = (i % 7) - 3;
             java.util.Arrays.fill(x, 1f);
-            Tensor wf = ctx.fromFloats(new long[] {4, 32}, w), xf = ctx.fromFloats(new long[] {1, 32}, x);
-            for (DType dt : new DType[] {DType.F16, DType.BF16, DType.Q8_0, DType.Q4_0}) {
+            Tensor wf = ctx.fromFloats(new long[] {4, 256}, w), xf = ctx.fromFloats(new long[] {1, 256}, x);
+            for (DType dt : DType.values()) {  // every storage dtype of the generated list
+                if (dt == DType.F32 || dt == DType.F64 || dt == DType.I32) continue;
                 Tensor wq = ctx.convert(wf, dt);
                 check(wq.info().dtype() == dt, "dtype " + dt);
                 float[] got = ctx.matmul(xf, ctx.transpose(wq, 0, 1)).toFloats();

@@ -100,6 +100,13 @@ tl_status find_key(const tl_gguf_file *f, const char *key, const tl_gguf_file::K
 
 extern "C" {
 
+tl_status tl_gguf_open_memory(tl_context *ctx, const void *data, size_t size, tl_gguf_file **out) {
+    return with_context(ctx, out, [&](tl_context &c) {
+        if (!data && size) return fail(TL_E_INVALID_ARGUMENT, "data is NULL");
+        return tl::gguf_open_memory(c, data, size, out);
+    });
+}
+
 tl_status tl_gguf_open(tl_context *ctx, const char *path, tl_gguf_file **out) {
     return with_context(ctx, out, [&](tl_context &c) {
         if (!path) return fail(TL_E_INVALID_ARGUMENT, "path is NULL");

@@ -28,6 +28,11 @@ tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out) {
     return guarded([&] { return tl::model_open(ctx, path, out); });
 }
 
+tl_status tl_model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out) {
+    if (!ctx || !data || !out) return fail(TL_E_INVALID_ARGUMENT, "context, data or output is NULL");
+    return guarded([&] { return tl::model_open_memory(ctx, data, size, out); });
+}
+
 tl_status tl_model_close(tl_model *m) { return m ? guarded([&] { return tl::model_close(m); }) : TL_OK; }
 
 tl_tokenizer *tl_model_tokenizer(const tl_model *m) { return m ? m->tokenizer : nullptr; }

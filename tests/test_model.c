@@ -215,3 +215,37 @@ Test(model, many_sessions_share_one_model_and_give_everything_back) {
     tl_context_destroy(own);
     cr_assert_eq(counter.live_bytes, 0);
 }
+
+Test(model, a_model_from_memory_the_caller_holds_generates_as_from_its_file) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    write_model("model.gguf", "llama", D);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = aligned_block_alloc((size_t)size + 1, 64);
+    cr_assert_eq(fread(bytes, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    tl_model *from_file, *from_memory, *misaligned;
+    OK(tl_model_open(ctx, path, &from_file));
+    OK(tl_model_open_memory(ctx, bytes, (size_t)size, &from_memory));
+    FAILS_WITH(tl_model_open_memory(ctx, bytes + 1, (size_t)size - 1, &misaligned), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "aligned"), "%s", tl_last_error());
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    int32_t a[12], b[12];
+    tl_session *s, *t;
+    OK(tl_session_open(ctx, from_file, NULL, &s));
+    OK(tl_session_open(ctx, from_memory, NULL, &t));
+    OK(tl_session_feed_text(s, "abc ab", 6, TL_TOKENIZE_ADD_SPECIAL));
+    OK(tl_session_feed_text(t, "abc ab", 6, TL_TOKENIZE_ADD_SPECIAL));
+    generate(s, &greedy, 12, a);
+    generate(t, &greedy, 12, b);
+    cr_assert_arr_eq(a, b, sizeof a);
+    tl_session_close(s), tl_session_close(t);
+    OK(tl_model_close(from_file));
+    OK(tl_model_close(from_memory));
+    aligned_block_free(bytes); /* the caller's memory, given back once the model is closed */
+    FAILS_WITH(tl_model_open_memory(ctx, NULL, 0, &misaligned), TL_E_INVALID_ARGUMENT);
+}

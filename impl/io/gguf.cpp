@@ -231,6 +231,28 @@ tl_status parse(tl_gguf_file &f, Cursor &c) {
 
 }  // namespace
 
+namespace {
+
+// Parses the region f holds (its index into f's memory); f is closed on a refusal.
+tl_status parse_region(tl_gguf_file *f, const char *label, tl_gguf_file **out) {
+    const std::byte *begin = f->region->data;
+    Cursor c{begin, begin, begin + f->region->bytes, label};
+    tl_status st;
+    try {
+        st = parse(*f, c);
+    } catch (const std::bad_alloc &) {
+        st = allocation_refused("%s: no memory for the file's index", label);
+    }
+    if (st != TL_OK) {
+        gguf_close(f);
+        return st;
+    }
+    *out = f;
+    return TL_OK;
+}
+
+}  // namespace
+
 tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out) {
     platform::File file;
     uint64_t bytes = 0;
@@ -244,21 +266,25 @@ tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out) {
     tl_status st = bytes > SIZE_MAX ? fail(TL_E_IO, "%s: too large to map", path)
                                     : MappedRegion::map(f->memory, file, size_t(bytes), path, &f->region);
     platform::close(&file);  // the mapping outlives the descriptor
-    if (st == TL_OK) {
-        const std::byte *begin = f->region->data;
-        Cursor c{begin, begin, begin + bytes, path};
-        try {
-            st = parse(*f, c);
-        } catch (const std::bad_alloc &) {
-            st = allocation_refused("%s: no memory for the file's index", path);
-        }
-    }
     if (st != TL_OK) {
         gguf_close(f);
         return st;
     }
-    *out = f;
-    return TL_OK;
+    return parse_region(f, path, out);
+}
+
+tl_status gguf_open_memory(tl_context &ctx, const void *data, size_t bytes, tl_gguf_file **out) {
+    if (reinterpret_cast<uintptr_t>(data) % 32 != 0)
+        return fail(TL_E_INVALID_ARGUMENT, "gguf: memory at %p is not aligned to 32 bytes (GGUF's alignment)", data);
+    void *p = ctx.memory.allocate(sizeof(tl_gguf_file), alignof(tl_gguf_file));
+    if (!p) return allocation_refused("gguf in memory: no memory for the file's index");
+    tl_gguf_file *f = new (p) tl_gguf_file(ctx.memory);
+    const tl_status st = MappedRegion::borrow(f->memory, static_cast<const std::byte *>(data), bytes, &f->region);
+    if (st != TL_OK) {
+        gguf_close(f);
+        return st;
+    }
+    return parse_region(f, "gguf in memory", out);
 }
 
 void gguf_close(tl_gguf_file *f) {

@@ -48,6 +48,8 @@ struct tl_gguf_file {
 namespace tl {
 
 tl_status gguf_open(tl_context &ctx, const char *path, tl_gguf_file **out);
+// The same over bytes the caller holds (32-byte aligned), read where they lie.
+tl_status gguf_open_memory(tl_context &ctx, const void *data, size_t bytes, tl_gguf_file **out);
 void gguf_close(tl_gguf_file *f);
 tl_status gguf_get(tl_context &ctx, tl_gguf_file &f, const char *name, tl_tensor *out);
 

@@ -165,13 +165,18 @@ bool ends_with(const std::string &s, const char *tail) {
     return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
 }
 
+// The GGUF file's hyperparameters and tokenizer, once it is open.
+tl_status from_gguf(const char *label, tl_model &m) {
+    TL_TRY(gguf_config(m.gguf, label, &m.cfg));
+    if (m.gguf->key("tokenizer.ggml.model")) TL_TRY(tokenizer_open(*m.gguf, m.memory, &m.tokenizer));
+    return TL_OK;
+}
+
 tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
     const std::string p(path);
     if (ends_with(p, ".gguf")) {
         TL_TRY(tl_gguf_open(ctx, path, &m.gguf));
-        TL_TRY(gguf_config(m.gguf, path, &m.cfg));
-        if (m.gguf->key("tokenizer.ggml.model")) TL_TRY(tokenizer_open(*m.gguf, m.memory, &m.tokenizer));
-        return TL_OK;
+        return from_gguf(path, m);
     }
     // A Hugging Face folder, or its model.safetensors: config.json beside it.
     const std::string weights = ends_with(p, ".safetensors") ? p : p + (ends_with(p, "/") ? "" : "/") + "model.safetensors";
@@ -183,11 +188,15 @@ tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
 
 }  // namespace
 
-tl_status model_open(tl_context *ctx, const char *path, tl_model **out) {
+namespace {
+
+// A model whose files open_files_of opens; checked whole, or closed with the refusal.
+template <class Open>
+tl_status open_model(tl_context *ctx, const char *path, Open open_files_of, tl_model **out) {
     void *at = ctx->memory.allocate(sizeof(tl_model), alignof(tl_model));
     if (!at) return allocation_refused("no memory for a model");
     tl_model *m = new (at) tl_model(ctx->memory);
-    tl_status st = open_files(ctx, path, *m);
+    tl_status st = open_files_of(*m);
     if (st == TL_OK) st = check_config(m->cfg, path);
     if (st == TL_OK) st = check_weights(ctx, *m, path);
     if (st == TL_OK && m->tokenizer && m->tokenizer->vocab.size() != m->cfg.vocab)
@@ -200,6 +209,20 @@ tl_status model_open(tl_context *ctx, const char *path, tl_model **out) {
     }
     *out = m;
     return TL_OK;
+}
+
+}  // namespace
+
+tl_status model_open(tl_context *ctx, const char *path, tl_model **out) {
+    return open_model(ctx, path, [&](tl_model &m) { return open_files(ctx, path, m); }, out);
+}
+
+tl_status model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out) {
+    static const char kLabel[] = "gguf in memory";
+    return open_model(ctx, kLabel, [&](tl_model &m) {
+        TL_TRY(tl_gguf_open_memory(ctx, data, size, &m.gguf));
+        return from_gguf(kLabel, m);
+    }, out);
 }
 
 tl_status model_close(tl_model *m) {

@@ -45,6 +45,7 @@ struct tl_model {
 namespace tl {
 
 tl_status model_open(tl_context *ctx, const char *path, tl_model **out);
+tl_status model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out);
 tl_status model_close(tl_model *m);
 
 }  // namespace tl

@@ -78,6 +78,10 @@ typedef enum tl_gguf_type {
 } tl_gguf_type;
 
 TL_API tl_status tl_gguf_open(tl_context *ctx, const char *path, tl_gguf_file **out);
+/* The same over size bytes the caller holds (a mapping of its own, a package's data), aligned to
+ * 32 bytes, read where they lie: they must stay valid and unchanged until the file is closed and
+ * the last tensor over them has died. */
+TL_API tl_status tl_gguf_open_memory(tl_context *ctx, const void *data, size_t size, tl_gguf_file **out);
 /* NULL is a no-op.  The file keeps its own copy of the allocator, so it may outlive its context. */
 TL_API void tl_gguf_close(tl_gguf_file *f);
 /* Tensors in file order (0 and NULL past the end or for NULL). */

@@ -30,6 +30,9 @@ typedef struct tl_session tl_session;
 
 /* path: a .gguf file, or a folder (or its model.safetensors) holding a Hugging Face Llama. */
 TL_API tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out);
+/* A GGUF model in size bytes the caller holds (32-byte aligned; tl_gguf_open_memory): they must
+ * stay valid and unchanged until the model and its last session are closed. */
+TL_API tl_status tl_model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out);
 /* TL_E_BUSY while sessions of the model are open (close them first); NULL is a no-op. */
 TL_API tl_status tl_model_close(tl_model *m);
 /* The model's tokenizer (owned by the model), or NULL when the file carries no vocabulary. */

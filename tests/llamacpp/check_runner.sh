@@ -49,6 +49,12 @@ for type in f32 q8_0; do
   echo "runner $type: $n_prompt prompt ids ($([ "$ours" = "$theirs" ] && echo identical to || echo DIFFERENT from) llama.cpp's); greedy: the first $greedy of 32 tokens identical; teacher-forced: $agree of 32 positions agree"
   if [ $type = f32 ]; then check "$type greedy" '[ "$greedy" -eq 32 ]'; else check "$type teacher-forced" '[ "$agree" -ge 30 ]'; fi
 done
+# The Hugging Face folder the GGUF files came from, opened by the runner itself (rotate-half RoPE,
+# q and k unpermuted): the f32 file's greedy tokens.
+"$runner" "$work/hf" --prompt-ids "$ours" --tokens 32 >"$work/ours-hf.out"
+hf=$(sed -n 's/^tokens: //p' "$work/ours-hf.out") f32=$(sed -n 's/^tokens: //p' "$work/ours-f32.out")
+echo "runner on the Hugging Face folder: the first $(prefix_same "$hf" "$f32") of 32 greedy tokens as from the f32 GGUF file"
+check "Hugging Face folder" '[ "$hf" = "$f32" ]'
 for type in Q4_K_M Q5_K_M Q6_K; do
   model="$work/model-$type.gguf"
   dotnet "$reference/LlamaCppReference.dll" quantize "$work/model-f32.gguf" "$model" $type >"$work/quantize-$type.log" 2>&1

@@ -52,20 +52,7 @@ void bpe_word(const Vocabulary &v, std::string_view word, TokenizeScratch &s) {
             return;
         }
     }
-    for (int32_t i = 1; i < int32_t(s.symbols.size()); ++i) try_pair(v, s, i - 1, i);
-    while (!s.heap.empty()) {
-        std::pop_heap(s.heap.begin(), s.heap.end(), lower_priority);
-        const Bigram b = s.heap.back();
-        s.heap.pop_back();
-        Symbol &l = s.symbols[size_t(b.left)], &r = s.symbols[size_t(b.right)];
-        if (l.length == 0 || r.length == 0 || l.length + r.length != b.length) continue;  // merged since
-        l.length += r.length;
-        r.length = 0;
-        l.next = r.next;
-        if (r.next >= 0) s.symbols[size_t(r.next)].prev = b.left;
-        try_pair(v, s, l.prev, b.left);
-        try_pair(v, s, b.left, l.next);
-    }
+    merge_pairs(s, lower_priority, [&](int32_t left, int32_t right) { try_pair(v, s, left, right); });
     for (int32_t i = 0; i != -1; i = s.symbols[size_t(i)].next) {
         const Symbol &sym = s.symbols[size_t(i)];
         const int32_t id = id_of(v, s, sym);

@@ -109,6 +109,7 @@ static void tlc_fail(const char *file, int line, const char *expr, const char *f
 #define cr_assert_null(p, ...) cr_assert((p) == NULL, __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
 #define cr_assert_str_eq(a, b, ...) cr_assert((a) && (b) && strcmp((a), (b)) == 0, __VA_ARGS__)
+#define cr_assert_arr_eq(a, b, size, ...) cr_assert(memcmp((a), (b), (size)) == 0, __VA_ARGS__)
 #define cr_assert_float_eq(a, b, eps, ...) cr_assert(fabs((double)(a) - (double)(b)) <= (eps), __VA_ARGS__)
 #define cr_assert_fail(...) tlc_fail(__FILE__, __LINE__, "The assertion failed.", "" __VA_ARGS__)
 #define cr_log_info(...) (fprintf(stderr, "[----] " __VA_ARGS__), fputc('\n', stderr))

@@ -194,6 +194,21 @@ Test(gguf, hostile_files_are_refused_by_name) {
     str(&b, "t"), u32(&b, 1), u64(&b, 4), u32(&b, 0), u64(&b, 32);
     align_to(&b, 32);
     expect_refused(dir, &b, "given twice");
+    header(&b, 3, 1, 0), str(&b, "t"), u32(&b, 0), u32(&b, 0), u64(&b, 0);
+    expect_refused(dir, &b, "0 dims");
+    /* Exactly at the end, no padding: a string one byte longer than the file holds, and a data
+     * section that would start past the end (24 bytes of header, aligned to 32). */
+    char exact[300];
+    snprintf(exact, sizeof exact, "%s/exact.gguf", dir);
+    tl_gguf_file *g = (tl_gguf_file *)0x1;
+    header(&b, 3, 0, 1), str(&b, "k"), u32(&b, 8), u64(&b, 5), put(&b, "abcd", 4);
+    write_file(exact, &b);
+    FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);
+    header(&b, 3, 0, 0);
+    write_file(exact, &b);
+    FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "data section starts past the end"), "%s", tl_last_error());
+    cr_assert_eq(g, (tl_gguf_file *)0x1, "the output is untouched");
     /* Well formed, but a tensor's data runs past the end: refused at its get, by name. */
     header(&b, 3, 1, 0), str(&b, "t"), u32(&b, 1), u64(&b, 1024), u32(&b, 0), u64(&b, 0);
     align_to(&b, 32);

@@ -197,6 +197,7 @@ Test(quant, products_read_weights_as_stored) {
     for (int i = 0; i < 4; ++i) {
         check_product(all[i], 1, 64, 33, 1e-5f); /* decode: one row */
         check_product(all[i], 5, 96, 17, 1e-5f); /* prefill: a few rows */
+        if (i < 2) check_product(all[i], 2, 77, 9, 1e-5f); /* f16/bf16: a tail of 13 past the 32s */
     }
     /* ggml's other block formats: each weight run decoded once for all rows, f32 sums. */
     const tl_dtype more[6] = {TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
@@ -212,6 +213,34 @@ Test(quant, products_read_weights_as_stored) {
     OK(tl_convert(ctx, wf, TL_Q8_0, &wq));
     OK(tl_tensor_ones(ctx, TL_F32, 2, xs, &x));
     FAILS_WITH(tl_matmul(ctx, x, wq, &out), TL_E_SHAPE);
+    /* ... also where k is whole blocks, so nothing else would refuse it. */
+    float w2[64 * 64] = {0};
+    const int64_t w2s[2] = {64, 64}, x2s[2] = {1, 64};
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, w2s, w2, sizeof w2, &wf));
+    OK(tl_convert(ctx, wf, TL_Q8_0, &wq));
+    OK(tl_tensor_ones(ctx, TL_F32, 2, x2s, &x));
+    FAILS_WITH(tl_matmul(ctx, x, wq, &out), TL_E_SHAPE);
+    cr_assert(strstr(tl_last_error(), "transpose"), "%s", tl_last_error());
+}
+
+/* Round to nearest even at exact ties, where rounding half up would differ: bf16 from
+ * 0x3F818000 (half way between 0x3F81 and 0x3F82) is 0x3F82; f16 from 0x3F803000 (half way between
+ * 0x3C01 and 0x3C02) is 0x3C02. */
+Test(quant, half_and_bfloat16_round_ties_to_even) {
+    const uint32_t bits[2] = {0x3F818000u, 0x3F803000u};
+    const tl_dtype to[2] = {TL_BF16, TL_F16};
+    const uint16_t want[2] = {0x3F82, 0x3C02};
+    for (int i = 0; i < 2; ++i) {
+        float v;
+        memcpy(&v, &bits[i], 4);
+        const int64_t one = 1;
+        tl_tensor f, h;
+        uint16_t got;
+        OK(tl_tensor_from_data(ctx, TL_F32, 1, &one, &v, 4, &f));
+        OK(tl_convert(ctx, f, to[i], &h));
+        OK(tl_tensor_read(ctx, h, &got, 2));
+        cr_assert_eq(got, want[i], "%s of 0x%08x: 0x%04x, want 0x%04x", tl_dtype_name(to[i]), bits[i], got, want[i]);
+    }
 }
 
 /* ggml's block layouts decoded by hand-worked blocks (ggml-common.h's structs). */

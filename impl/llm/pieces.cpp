@@ -1,7 +1,6 @@
 // Tokens back to bytes (llama.cpp's token_to_piece with special = true, made once at open) and
 // whole id lists back to text (its detokenize: BOS/EOS dropped when asked, the space prefix
 // taken off, and BPE vocabularies' clean-up of spaces before punctuation).
-#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -27,8 +26,8 @@ void append_piece(const Vocabulary &v, int32_t id, AllocVector<char> &out) {
             }
         }
     } else if (v.kind == VocabKind::sentencepiece && (attr & kTokenByte)) {
-        unsigned byte = 0;
-        if (t.size() == 6 && std::sscanf(t.data() + 3, "%2X", &byte) == 1) out.push_back(char(byte));
+        const int byte = byte_of_token_text(t);
+        if (byte >= 0) out.push_back(char(byte));
     } else if (v.kind == VocabKind::bpe && (attr & kTokenNormal)) {
         // GPT-2's characters back to bytes; a character outside the alphabet stays as it is.
         const auto *p = reinterpret_cast<const unsigned char *>(t.data());

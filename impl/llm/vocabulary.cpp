@@ -203,12 +203,8 @@ tl_status vocabulary_load(const tl_gguf_file &f, Vocabulary *v) {
             v->end_ids.push_back(i);
         }
         if (v->attrs[size_t(i)] & (kTokenControl | kTokenUserDefined | kTokenUnknown)) v->specials.push_back(i);
-        if (v->kind == VocabKind::sentencepiece && t.size() == 6 && t.substr(0, 3) == "<0x" && t[5] == '>') {
-            unsigned byte;
-            char hex[3] = {t[3], t[4], 0};
-            if (std::strspn(hex, "0123456789ABCDEF") == 2 && std::sscanf(hex, "%2X", &byte) == 1)
-                v->byte_token[byte] = i;
-        }
+        const int byte = v->kind == VocabKind::sentencepiece ? byte_of_token_text(t) : -1;
+        if (byte >= 0) v->byte_token[byte] = i;
     }
     for (int32_t id : {v->eos, v->eot})
         if (id >= 0 && !v->is_end(id)) v->end_ids.push_back(id);

@@ -67,6 +67,14 @@ struct Vocabulary {
     bool is_end(int32_t id) const;
 };
 
+// The byte a SentencePiece byte token's text <0xXX> names (upper-case hex, as llama.cpp writes
+// and looks them up), or -1.
+inline int byte_of_token_text(std::string_view t) {
+    const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+    if (t.size() != 6 || t.substr(0, 3) != "<0x" || t[5] != '>' || hex(t[3]) < 0 || hex(t[4]) < 0) return -1;
+    return hex(t[3]) * 16 + hex(t[4]);
+}
+
 // Reads f's tokenizer.ggml.* keys into *v (empty, made on v's memory).
 tl_status vocabulary_load(const tl_gguf_file &f, Vocabulary *v);
 

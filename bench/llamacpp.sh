@@ -5,6 +5,7 @@
 # batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
+# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.
 #   bench/llamacpp.sh RUNNER REFERENCE_DIR DECODE NODE_MODULES WORK_DIR [ROUNDS]
 set -euo pipefail
 runner=$1 reference=$2 decode=$3 npm=$4 work=$5 rounds=${6:-3}
@@ -18,13 +19,15 @@ if [ ! -f "$work/model-q4_0.gguf" ]; then
     "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --tokenizer llama2 --npm "$npm"
   done
 fi
+[ -f "$work/model-Q4_K_M.gguf" ] ||
+  dotnet "$reference/LlamaCppReference.dll" quantize "$work/model-f32.gguf" "$work/model-Q4_K_M.gguf" Q4_K_M >/dev/null 2>&1
 prompt=$("$py" -c 'print(",".join(str(1 + (i * 7919) % 31000) for i in range(512)))')
 stats() { "$py" -c 'import statistics, sys
 v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
 median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
 printf '%-6s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
-for type in f32 q8_0 q4_0; do
+for type in f32 q8_0 q4_0 Q4_K_M; do
   for threads in 1 2; do
     ours_p=() ours_t=() ref_p=() ref_t=()
     for r in $(seq "$rounds"); do

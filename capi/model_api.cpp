@@ -19,6 +19,14 @@ tl_status check_session(const tl_session *s) {
     return s ? TL_OK : fail(TL_E_INVALID_ARGUMENT, "session is NULL");
 }
 
+// The caller's sampler over the greedy defaults (struct_size checked first).
+tl_status read_sampler(const tl_sampler &in, tl_sampler *out) {
+    TL_TRY(tl::check_struct_size(in, "tl_sampler"));
+    *out = TL_SAMPLER_GREEDY;
+    tl::read_versioned(in, out);
+    return TL_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -104,9 +112,8 @@ tl_status tl_session_rewind(tl_session *s, int32_t keep) {
 tl_status tl_session_sample(tl_session *s, const tl_sampler *sampler, int32_t *token) {
     TL_TRY(check_session(s));
     if (!sampler || !token) return fail(TL_E_INVALID_ARGUMENT, "sampler or token is NULL");
-    TL_TRY(tl::check_struct_size(*sampler, "tl_sampler"));
-    tl_sampler p = TL_SAMPLER_GREEDY;
-    tl::read_versioned(*sampler, &p);
+    tl_sampler p;
+    TL_TRY(read_sampler(*sampler, &p));
     return guarded([&] { return tl::session_sample(s, p, token); });
 }
 
@@ -116,9 +123,8 @@ tl_status tl_session_generate(tl_session *s, const tl_sampler *sampler, int32_t 
     if (!sampler || !token || !done || !text || !length)
         return fail(TL_E_INVALID_ARGUMENT, "sampler, token, done, text or length is NULL");
     if (!s->model->tokenizer) return fail(TL_E_NOT_FOUND, "session: the model's file carries no vocabulary");
-    TL_TRY(tl::check_struct_size(*sampler, "tl_sampler"));
-    tl_sampler p = TL_SAMPLER_GREEDY;
-    tl::read_versioned(*sampler, &p);
+    tl_sampler p;
+    TL_TRY(read_sampler(*sampler, &p));
     return guarded([&] {
         const uint64_t draws = s->draws;
         int32_t id;

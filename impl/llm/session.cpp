@@ -119,6 +119,19 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
 }
 #undef STEP
 
+// A norm's weight as f32 (rmsnorm takes f32 weights): a file's f16/bf16 norm converted once, the
+// tensor over the file freed.
+tl_status norm_as_f32(tl_context *ctx, tl_tensor *t) {
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    TL_TRY(tl_tensor_info_get(ctx, *t, &info));
+    if (info.dtype == TL_F32) return TL_OK;
+    tl_tensor f32;
+    TL_TRY(tl_convert(ctx, *t, TL_F32, &f32));
+    TL_TRY(tl_tensor_free(ctx, *t));
+    *t = f32;
+    return TL_OK;
+}
+
 tl_status take_weights(tl_session &s) {
     const tl_model &m = *s.model;
     char buf[128];
@@ -127,26 +140,11 @@ tl_status take_weights(tl_session &s) {
         for (int w = 0; w < kLayerWeights; ++w) {
             tl_tensor *t = &s.layers[size_t(l)].w[w];
             TL_TRY(m.get(s.ctx, m.weight_name(l, w, buf), t));
-            if (w == kAttnNorm || w == kFfnNorm) {  // rmsnorm takes f32 weights
-                tl_tensor_info info = TL_TENSOR_INFO_INIT;
-                TL_TRY(tl_tensor_info_get(s.ctx, *t, &info));
-                if (info.dtype != TL_F32) {
-                    tl_tensor f32;
-                    TL_TRY(tl_convert(s.ctx, *t, TL_F32, &f32));
-                    TL_TRY(tl_tensor_free(s.ctx, *t));
-                    *t = f32;
-                }
-            }
+            if (w == kAttnNorm || w == kFfnNorm) TL_TRY(norm_as_f32(s.ctx, t));
         }
     TL_TRY(m.get(s.ctx, m.weight_name(-1, 0, buf), &s.embed));
     TL_TRY(m.get(s.ctx, m.weight_name(-1, 1, buf), &s.final_norm));
-    tl_tensor_info info = TL_TENSOR_INFO_INIT;
-    TL_TRY(tl_tensor_info_get(s.ctx, s.final_norm, &info));
-    if (info.dtype != TL_F32) {
-        tl_tensor f32;
-        TL_TRY(tl_convert(s.ctx, s.final_norm, TL_F32, &f32));
-        s.final_norm = f32;
-    }
+    TL_TRY(norm_as_f32(s.ctx, &s.final_norm));
     if (m.tied) {
         s.lm_head = s.embed;
         return TL_OK;

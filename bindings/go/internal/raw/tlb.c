@@ -891,6 +891,15 @@ int tlb_safetensors_save(uint64_t c, const char *path, const char *names_by_line
     return tlb_leave(x, rc);
 }
 
+/* A call on c about an object the language passes by address (a file, a model, a session): the
+ * record entered, or NULL with the status in *rc, TL_E_INVALID_HANDLE naming a closed one (0). */
+static tlb_ctx *tlb_enter_open(uint64_t c, uint64_t handle, const char *closed, int *rc) {
+    tlb_ctx *x = tlb_enter(c);
+    *rc = x ? TL_OK : tlb_status(c);
+    if (x && !handle) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, closed), x = NULL;
+    return x;
+}
+
 /* ---- text in, text out ---------------------------------------------------------------------- */
 typedef struct tlb_model {
     tl_model *model;
@@ -922,10 +931,7 @@ void tlb_model_release(uint64_t m) {
     if (m) tlb_model_drop(TLB_MODEL(m));
 }
 static tlb_ctx *tlb_model_enter(uint64_t c, uint64_t m, int *rc) {
-    tlb_ctx *x = tlb_enter(c);
-    *rc = x ? TL_OK : tlb_status(c);
-    if (x && !m) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the model is closed"), x = NULL;
-    return x;
+    return tlb_enter_open(c, m, "the model is closed", rc);
 }
 int tlb_model_info(uint64_t c, uint64_t m, int64_t *info, size_t ninfo) {
     int rc;
@@ -995,10 +1001,7 @@ void tlb_session_close(uint64_t s) {
 }
 int64_t tlb_session_position(uint64_t s) { return s ? tl_session_position(TLB_SESSION(s)->session) : 0; }
 static tlb_ctx *tlb_session_enter(uint64_t c, uint64_t s, int *rc) {
-    tlb_ctx *x = tlb_enter(c);
-    *rc = x ? TL_OK : tlb_status(c);
-    if (x && !s) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the session is closed"), x = NULL;
-    return x;
+    return tlb_enter_open(c, s, "the session is closed", rc);
 }
 int tlb_session_feed(uint64_t c, uint64_t s, int32_t *data, size_t count) {
     int rc;
@@ -1089,9 +1092,7 @@ const char *tlb_gguf_key_name(uint64_t f, int64_t i) { return i < 0 ? NULL : tl_
 
 /* The status of a metadata read, recorded on c like any call's. */
 static tlb_ctx *tlb_gguf_enter(uint64_t c, uint64_t f, const char *key, int *rc) {
-    tlb_ctx *x = tlb_enter(c);
-    *rc = x ? TL_OK : tlb_status(c);
-    if (x && !f) *rc = tlb_refuse(x, TL_E_INVALID_HANDLE, "the GGUF file is closed"), x = NULL;
+    tlb_ctx *x = tlb_enter_open(c, f, "the GGUF file is closed", rc);
     if (x && !key) *rc = tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a GGUF key is NULL"), x = NULL;
     return x;
 }

@@ -201,14 +201,6 @@ constexpr bool kByteDots = false;
 // q8_0's starting values (n / 4 int32), then q4_0's; each part at this many times n bytes.
 constexpr int64_t kStartsQ8 = 1, kStartsQ4 = 2;
 
-template <class V16, class V32>
-HWY_INLINE V32 MulPairs(V16 w, V16 x, V32 acc) {
-    const D32 d32;
-    auto odd = hn::Zero(d32);  // NEON's second half of the pairs; x86 sums them in acc
-    acc = hn::ReorderWidenMulAccumulate(d32, w, x, acc, odd);
-    return hn::Add(acc, odd);
-}
-
 // Rows of blocks of kBlockBytes, one block a step: out[r] = the sum over the row's blocks of the
 // block's f16 scale x the activations' scale xd[b] x block_sum(block, b), the block's products
 // summed exactly in int32 lanes.
@@ -225,16 +217,16 @@ HWY_INLINE void OverBlocks(const float *HWY_RESTRICT xd, const uint8_t *HWY_REST
              [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; });
 }
 
-// A row of activations to Q8Activations: per block of 32, scale = max|x| / 127 in f32 and
-// q = x * (1 / scale) rounded half away from zero (ggml's quantize_row_q8_0_ref, as
-// quant.cpp's scalar code does it for weights: the same values).  A block holding an infinity
-// or NaN gets a NaN scale (its products NaN); one whose scale is subnormal divides by it.
+// A row of activations to Q8Activations as llama.cpp's x86 code quantizes them for its q8_0 and
+// q4_0 products (quantize_row_q8_0, the same on every target here): per block of 32, amax =
+// max|x|, q = x * (127 / amax) rounded half to even, and the scale amax / 127 rounded to f16 as
+// the block stores it (kept in f32 where f16 would overflow).  A block holding an infinity or NaN
+// gets a NaN scale (its products NaN); one whose 127 / amax overflows divides instead.
 void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RESTRICT out, float *HWY_RESTRICT scale) {
     const DF df;
-    const hn::RebindToSigned<DF> di;
     const hn::Rebind<int16_t, DF> d16;
     const size_t lanes = hn::Lanes(df);
-    const auto half = hn::Set(df, 0.5f), one = hn::Set(df, 1.0f), zero = hn::Zero(df);
+    const auto zero = hn::Zero(df);
     // The layout: int16 values (written in place), or the byte-dot layout (from a block's int16s).
     int16_t *wide = reinterpret_cast<int16_t *>(out);
     int8_t *bytes = reinterpret_cast<int8_t *>(out);
@@ -254,15 +246,14 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
             scale[b] = std::numeric_limits<float>::quiet_NaN();
             std::memset(qb, 0, sizeof block);
         } else {
-            const float d = hn::GetLane(hn::MaxOfLanes(df, top)) / 127, id = d != 0 ? 1.0f / d : 0.0f;
-            const bool tiny = id > std::numeric_limits<float>::max();  // a subnormal d: 1 / d overflowed
-            scale[b] = d;
+            const float amax = hn::GetLane(hn::MaxOfLanes(df, top)), d = amax / 127;
+            const float id = amax != 0 ? 127 / amax : 0.0f;
+            const bool tiny = id > std::numeric_limits<float>::max();  // amax below 127 / FLT_MAX
+            scale[b] = d < 65520.0f ? f16_to_float(float_to_f16(d)) : d;  // 65520 and up: f16's infinity
             for (size_t i = 0; i < size_t(kQuantBlock); i += lanes) {
                 const auto x8 = hn::LoadU(df, xb + i);
-                const auto v = tiny ? hn::Div(x8, hn::Set(df, d)) : hn::Mul(x8, hn::Set(df, id));
-                const auto t = hn::Trunc(v);  // |v - t| is exact: the fraction decides, ties away from zero
-                const auto r = hn::IfThenElse(hn::Ge(hn::Abs(hn::Sub(v, t)), half), hn::Add(t, hn::CopySign(one, v)), t);
-                hn::StoreU(hn::DemoteTo(d16, hn::ConvertTo(di, r)), d16, qb + i);
+                const auto v = tiny ? hn::Mul(hn::Div(x8, hn::Set(df, amax)), hn::Set(df, 127.0f)) : hn::Mul(x8, hn::Set(df, id));
+                hn::StoreU(hn::DemoteTo(d16, hn::NearestInt(v)), d16, qb + i);
             }
         }
         if (!kByteDots) continue;
@@ -276,7 +267,10 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
 
 #if HWY_TARGET == HWY_AVX3_DL
 // On AVX3_DL q8_0 takes one block a step: its 32 weight bytes, offset by 128, in one 256-bit
-// vpdpbusd.  q4_0 takes two blocks a step in 512-bit vectors: each block's nibbles as 32 unsigned
+// vpdpbusd, then the two scales' product times the eight lanes into one accumulator, its lanes
+// added as llama.cpp's hsum_float_8: the order of additions of llama.cpp's x86 kernels
+// (ggml_vec_dot_q8_0_q8_0 and llamafile's tinyBLAS), so a product is theirs bit for bit
+// (tests/llamacpp/ggml_products.c).  q4_0 takes two blocks a step in 512-bit vectors: each block's nibbles as 32 unsigned
 // bytes in its half (moved into place by VBMI's byte permute), one vpdpbusd for both, the two f16
 // scales spread by one word permute and widened together.  Measured on Zen 5 (bench_kernels,
 // bench/README.md): q4_0's pairs from L3 0.84 -> 0.57-0.62 ns a block; q8_0's pairs (two
@@ -294,16 +288,49 @@ template <class V>
 HWY_INLINE V PermuteWords(V table, V index) {
     return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
 }
-void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
-    const hn::Repartition<uint8_t, D16> du8;
+// Rows of kBlockBytes blocks of 32 signed weights, each block's weights as unsigned bytes offset
+// by 128 from weights(block): llama.cpp's order, as above.
+using DU8 = hn::Repartition<uint8_t, D16>;
+template <size_t kBlockBytes, class Weights>
+HWY_INLINE void OverSignedBlocks(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+                                 size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out, Weights weights) {
     const hn::Repartition<int8_t, D16> d8;
+    const DF32 df;
     const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
     const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n);
+    for (int64_t r = 0; r < nrows; ++r) {
+        const uint8_t *row = base + r * row_bytes;
+        auto acc = hn::Zero(df);
+        for (int64_t b = 0; b < n / kQuantBlock; ++b) {
+            const uint8_t *block = row + b * int64_t(kBlockBytes);
+            const auto sum = DotBytes(hn::LoadU(D32(), starts + b * 8), weights(block), hn::LoadU(d8, x8 + b * kQuantBlock));
+            acc = hn::MulAdd(hn::Set(df, half_scale(block) * xd[b]), hn::ConvertTo(df, sum), acc);
+        }
+        HWY_ALIGN float lane[8];
+        hn::Store(acc, df, lane);
+        const float t0 = lane[0] + lane[4], t1 = lane[1] + lane[5], t2 = lane[2] + lane[6], t3 = lane[3] + lane[7];
+        out[r] = (t0 + t2) + (t1 + t3);
+    }
+}
+void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const DU8 du8;
     const auto offset = hn::Set(du8, 0x80);
-    OverBlocks<kQ8Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
-        const auto u = hn::Xor(hn::LoadU(du8, block + 2), offset);
-        return DotBytes(hn::LoadU(D32(), starts + b * 8), u, hn::LoadU(d8, x8 + b * kQuantBlock));
+    OverSignedBlocks<kQ8Bytes>(xq, xd, base, row_bytes, nrows, n, out,
+                               [&](const uint8_t *block) { return hn::Xor(hn::LoadU(du8, block + 2), offset); });
+}
+// q5_0: the low nibbles of its 16 bytes are weights 0..15 and the high ones 16..31, each with a
+// fifth bit from the 32-bit qh (bit j for weight j), standing for value - 16.
+void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const __m256i low4 = _mm256_set1_epi8(0x0f), fifth = _mm256_set1_epi8(0x10), offset = _mm256_set1_epi8(128 - 16);
+    OverSignedBlocks<kQ5Bytes>(xq, xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block) {
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 6));
+        const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
+        uint32_t high;
+        std::memcpy(&high, block + 2, 4);
+        const __m256i values = _mm256_or_si256(nibbles, _mm256_maskz_mov_epi8(__mmask32(high), fifth));
+        return hn::Vec<DU8>{_mm256_add_epi8(values, offset)};
     });
 }
 
@@ -392,6 +419,25 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
         return sum;
     });
 }
+
+void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+    const D16 d16;
+    const size_t lanes = hn::Lanes(d16);
+    OverBlocks<kQ5Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
+        uint32_t high;
+        std::memcpy(&high, block + 2, 4);
+        HWY_ALIGN int16_t w[kQuantBlock];
+        for (int j = 0; j < 16; ++j) {
+            w[j] = int16_t((block[6 + j] & 0xf) + int((high >> j) & 1) * 16 - 16);
+            w[j + 16] = int16_t((block[6 + j] >> 4) + int((high >> (j + 16)) & 1) * 16 - 16);
+        }
+        const int16_t *xb = reinterpret_cast<const int16_t *>(xq) + b * kQuantBlock;
+        auto sum = hn::Zero(D32());
+        for (size_t j = 0; j < size_t(kQuantBlock); j += lanes) sum = MulPairs(hn::Load(d16, w + j), hn::LoadU(d16, xb + j), sum);
+        return sum;
+    });
+}
 #endif
 
 }  // namespace HWY_NAMESPACE
@@ -407,6 +453,7 @@ HWY_EXPORT(DotBF16);
 HWY_EXPORT(QuantizeActivations);
 HWY_EXPORT(DotQ8_0);
 HWY_EXPORT(DotQ4_0);
+HWY_EXPORT(DotQ5_0);
 
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out) {
@@ -425,6 +472,7 @@ void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, siz
     const auto *r = reinterpret_cast<const uint8_t *>(rows);
     const auto *q = reinterpret_cast<const uint8_t *>(x.q);
     if (dt == TL_Q8_0) return HWY_DYNAMIC_DISPATCH(DotQ8_0)(q, x.scale, r, row_bytes, nrows, n, out);
+    if (dt == TL_Q5_0) return HWY_DYNAMIC_DISPATCH(DotQ5_0)(q, x.scale, r, row_bytes, nrows, n, out);
     HWY_DYNAMIC_DISPATCH(DotQ4_0)(q, x.scale, r, row_bytes, nrows, n, out);
 }
 

@@ -11,7 +11,7 @@
 namespace tl {
 
 constexpr int64_t kQuantBlock = 32;
-constexpr size_t kQ8Bytes = 34, kQ4Bytes = 18;
+constexpr size_t kQ8Bytes = 34, kQ4Bytes = 18, kQ5Bytes = 22;
 
 // Round to nearest even; out of range gives infinity; NaN stays a (quiet) NaN.  The other way is
 // half.h's, exact.
@@ -27,22 +27,39 @@ void quantize_row(tl_dtype dt, const float *src, std::byte *dst, int64_t n);
 // (kernels/dot_rows.cpp, Highway), whatever nrows is.
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out);
-// A row of f32 activations quantized for the integer products with q8_0/q4_0 weights: per block
-// of 32, scale = max|x| / 127 (kept in f32) and q = round(x / scale), ggml's rounding.  The values
-// are kept as the CPU's target multiplies them (dot_rows.cpp), kQ8ActivationBytes bytes a value.
+// A row of f32 activations quantized for the integer products with q8_0/q4_0/q5_0 weights as
+// llama.cpp's x86 code does it (quantize_row_q8_0): per block of 32, q = x * (127 / max|x|)
+// rounded half to even and the scale max|x| / 127 rounded to f16 (kept in f32 past f16's range).
+// The values are kept as the CPU's target multiplies them (dot_rows.cpp), kQ8ActivationBytes
+// bytes a value.
 constexpr size_t kQ8ActivationBytes = 3;
 struct Q8Activations {
     const std::byte *q;  // n * kQ8ActivationBytes bytes
     const float *scale;  // n / 32 scales
 };
 void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale);
-// The same against rows of dt (q8_0 or q4_0) for such activations: each block's products exact
+// The same against rows of dt (q8_0, q4_0 or q5_0) for such activations: each block's products exact
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
                  float *out);
+// A row of activations quantized for q4_K, q5_K and q6_K weights as ggml's q8_K (its reference
+// quantizer, which llama.cpp's x86 code runs): per 256 values, q = x * (-127 / max) rounded half to
+// even, where max is the value of largest magnitude, the scale 1 / that factor in f32, and the
+// sums of each 16 q.  A run holding an infinity or NaN gets a NaN scale.
+struct Q8KRow {
+    int8_t *q;       // n values
+    int16_t *sums;   // n / 16
+    float *scale;    // n / 256
+};
+void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out);
+// out[r] = row r of nrows rows of dt (q4_K, q5_K, q6_K) . such activations: each super block's
+// products exact in int32, scaled and summed in f32 in an order fixed by n and the CPU's target
+// (kernels/kquant_dot.cpp).
+void dot_rows_q8k(tl_dtype dt, const Q8KRow &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
+                  float *out);
 // out[r * y_stride + j] for r < xrows, j < nrows (at most 16): activation row r (k f32 values at
 // x + r * k) against weight row j (at w + j * row_bytes) of dt, a block format without an
-// integer kernel (q4_1, q5_0, q5_1, q4_K, q5_K, q6_K): each 256 weights decoded once for all
+// integer kernel (q4_1, q5_1): each 256 weights decoded once for all
 // rows (kernels/widened_dot.cpp).
 void dot_rows_widened(tl_dtype dt, const float *x, int64_t xrows, const std::byte *w, size_t row_bytes, int64_t nrows,
                       int64_t k, float *y, int64_t y_stride);

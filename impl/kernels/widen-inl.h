@@ -1,5 +1,5 @@
 // Loading stored elements into wider lanes, for every kernel that reads f16, bf16 or f32 and
-// computes in f32 or f64: one source (Highway's -inl.h convention), included by each kernel
+// computes in f32 or f64, and int16 products widened into int32 sums: one source (Highway's -inl.h convention), included by each kernel
 // file after hwy/highway.h and compiled for each of its targets.  Exact: every f16, bf16 and f32
 // value is representable in the wider type.
 #if defined(TL_KERNELS_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)  // once per target
@@ -31,6 +31,16 @@ HWY_INLINE hn::Vec<D> LoadWide(D d, const T *HWY_RESTRICT p) {
         const hn::Rebind<float, D> df;
         return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(hn::Rebind<T, D>(), p)));
     }
+}
+
+// acc + the products of int16 lanes w and x, summed in pairs into int32 lanes (vpmaddwd on x86,
+// smlal on NEON): exact.  Which products share a lane is the target's.
+template <class V16, class D32 = hn::Repartition<int32_t, hn::DFromV<V16>>>
+HWY_INLINE hn::Vec<D32> MulPairs(V16 w, V16 x, hn::Vec<D32> acc) {
+    const D32 d32;
+    auto odd = hn::Zero(d32);  // NEON's second half of the pairs; x86 sums them in acc
+    acc = hn::ReorderWidenMulAccumulate(d32, w, x, acc, odd);
+    return hn::Add(acc, odd);
 }
 
 }  // namespace HWY_NAMESPACE

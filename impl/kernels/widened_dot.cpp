@@ -1,8 +1,8 @@
-// Products with weights in the block formats that have no integer kernel of their own (q4_1,
-// q5_0, q5_1, q4_K, q5_K, q6_K): each run of 256 weights of a tile of rows is decoded to f32
-// once, on the stack, and dotted with every activation row there (dot_rows' f32 kernel), so a
-// batch of rows (a prompt) pays for the decoding once.  The sums run chunk by chunk in an order
-// fixed by k and the instruction set.
+// Products with weights in the block formats that have no integer kernel of their own (q4_1 and
+// q5_1, whose llama.cpp products take q8_1 activations, not written here): each run of 256
+// weights of a tile of rows is decoded to f32 once, on the stack, and dotted with every
+// activation row there (dot_rows' f32 kernel), so a batch of rows (a prompt) pays for the
+// decoding once.  The sums run chunk by chunk in an order fixed by k and the instruction set.
 #include "kernels/kernels.h"
 #include "kernels/quant.h"
 

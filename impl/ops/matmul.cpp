@@ -201,18 +201,21 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
     shape[a.ndim - 1] = n;
     const int64_t rows = rows_of(a);
-    // q8_0/q4_0 weights take the activations quantized once per row (integer products, as ggml
-    // does); the other block formats decode each run of weights once for every row (widened);
+    // q8_0/q4_0/q5_0 weights take the activations quantized once per row, q4_K/q5_K/q6_K take them as
+    // q8_K (integer products, as ggml does); the other block formats decode each run of weights
+    // once for every row (widened);
     // f16/bf16 weights take the activations as f32.
-    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0;
-    const bool widened = is_block_dtype(b.dtype) && !integer;
+    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0;
+    const bool super_blocks = b.dtype == TL_Q4_K || b.dtype == TL_Q5_K || b.dtype == TL_Q6_K;
+    const bool widened = is_block_dtype(b.dtype) && !integer && !super_blocks;
     std::byte *scratch = nullptr;
     if (rows > 0 && k > 0) {
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
         static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
-        if (integer) bytes += bytes;  // beside the f32 rows: k quantized values (kQ8ActivationBytes each), k / 32 scales
+        // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32 scales
+        if (integer || super_blocks) bytes += bytes;
         TL_TRY(ctx.scratch(size_t(bytes), &scratch));
     }
     NewTensor made;
@@ -222,9 +225,14 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     float *x = reinterpret_cast<float *>(scratch);
     std::byte *xq = reinterpret_cast<std::byte *>(x + rows * k);
     float *xscale = reinterpret_cast<float *>(xq + rows * k * kQ8ActivationBytes);  // 4-aligned: k is whole blocks
+    const auto q8k_row = [&](int64_t r) {  // k is whole 256s: the sums 2-aligned
+        std::byte *q = xq + r * k * kQ8ActivationBytes;
+        return Q8KRow{reinterpret_cast<int8_t *>(q), reinterpret_cast<int16_t *>(q + k), xscale + r * (k / kQuantBlock)};
+    };
     for (int64_t r = 0; r < rows && k > 0; ++r) {
         row_as_f32(a, r, x + r * k);
         if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
+        if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
     }
     float *yd = reinterpret_cast<float *>(y.data);
     // Each tile of weight rows against every activation row while it is in cache.
@@ -241,6 +249,8 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                 float *yj = yd + r * n + j;
                 if (k == 0)
                     std::fill(yj, yj + tile, 0.0f);
+                else if (super_blocks)
+                    dot_rows_q8k(b.dtype, q8k_row(r), w, row_bytes, tile, k, yj);
                 else if (integer)
                     dot_rows_q8(b.dtype, Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
                                 k, yj);

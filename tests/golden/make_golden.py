@@ -318,7 +318,7 @@ tensors.append(("quant.x.f16", xq.astype(np.float16).view(np.uint16).astype(np.i
 bits = xq.view(np.uint32).astype(np.uint64)
 tensors.append(("quant.x.bf16", (((bits + 0x7fff + ((bits >> 16) & 1)) >> 16) & 0xffff).astype(np.int32)))
 act, wq = rand("f32", (3, 64)), rand("f32", (5, 64))
-act[2, :32] = np.arange(-15.5, 16.5, dtype=np.float32)  # scale 1 (127 below): ties, rounded away from zero
+act[2, :32] = np.arange(-15.5, 16.5, dtype=np.float32)  # scale 1 (127 below): ties, rounded to even
 act[2, 0] = -127
 tensors.append(("quant.act", act))
 tensors.append(("quant.w", wq))
@@ -326,14 +326,15 @@ tensors.append(("quant.w", wq))
 
 def q8_activations(row):
     """The exact values a row of activations takes in the integer products with block weights:
-    q8_0's rounding with the scale kept in f32 (q * d, exact in double)."""
+    llama.cpp's x86 rounding (q = x * (127 / amax) to nearest even, the scale amax / 127 as f16),
+    q * d exact in double."""
     vals = []
     for b in range(0, row.size, 32):
         x = row[b:b + 32].astype(np.float32)
-        d = np.float32(np.float32(np.abs(x).max()) / np.float32(127))
-        inv = np.float32(1) / d if d != 0 else np.float32(0)
-        v = (x * inv).astype(np.float64)
-        vals += list(np.sign(v) * np.floor(np.abs(v) + 0.5) * np.float64(d))
+        amax = np.float32(np.abs(x).max())
+        d = np.float32(np.float16(amax / np.float32(127)))
+        inv = np.float32(127) / amax if amax != 0 else np.float32(0)
+        vals += list(np.rint(x * inv).astype(np.float64) * np.float64(d))
     return np.array(vals)
 
 

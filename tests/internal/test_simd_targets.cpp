@@ -1,6 +1,6 @@
-// The f32, q8_0 and q4_0 products on every instruction set this CPU offers, not only the best
-// one: each target has its own way to the block sums (int16 pairs, or VNNI's byte dot products on
-// AVX3_DL) and its own vector width for f32's rows four at a time, so each is checked against a
+// The f32, q8_0, q4_0, q5_0, q4_K, q5_K and q6_K products on every instruction set this CPU offers, not
+// only the best one: each target has its own way to the block sums (int16 pairs, VNNI's byte dot
+// products on AVX3_DL, or AVX-512's byte pairs for the super blocks) and its own vector width for f32's rows four at a time, so each is checked against a
 // double-precision reference here, whatever machine runs the test.
 // Highway's target mock picks the target (hence the static library).
 #include <criterion/criterion.h>
@@ -20,22 +20,33 @@ namespace {
 // An odd block count, rows not a multiple of four, and for f32 a row not whole lines: the tails.
 // f32 takes more rows: a one-row product reaches its own kernel from 512 KiB of weights (matmul.cpp).
 constexpr int64_t kBlocks = 37, kK = 32 * kBlocks, kN = 19, kF32Tail = 7, kF32Rows = 119;
+constexpr int64_t kSuperK = 256 * 5;  // q4_K, q5_K, q6_K: super blocks of 256
 
-// For the block dtypes, ggml's activation rounding, as quant.h states it: scale max|x| / 127 kept
-// in f32, q rounded half away from zero.  The products' exact value for these activations, and
-// its magnitude.
+// For the block dtypes, the activation rounding quant.h states (llama.cpp's x86 quantize_row_q8_0):
+// q = x * (127 / amax) rounded half to even, the scale amax / 127 rounded to f16.  The products'
+// exact value for these activations, and its magnitude.
 struct Reference {
     std::vector<double> value, magnitude;
 };
 
-Reference reference(const std::vector<float> &x, const std::vector<float> &w, bool quantized) {
+enum class Activations { f32, q8_0, q8_K };
+
+Reference reference(const std::vector<float> &x, const std::vector<float> &w, Activations kind) {
     const int64_t k = int64_t(x.size()), n = int64_t(w.size()) / k;
     std::vector<double> xq(x.begin(), x.end());
-    for (int64_t b = 0; quantized && b < kBlocks; ++b) {
+    for (int64_t b = 0; kind == Activations::q8_0 && b < k / 32; ++b) {
         float top = 0;
         for (int64_t i = 0; i < 32; ++i) top = std::fmax(top, std::fabs(x[b * 32 + i]));
-        const float d = top / 127, id = d != 0 ? 1.0f / d : 0.0f;
-        for (int64_t i = 0; i < 32; ++i) xq[b * 32 + i] = double(d) * std::round(x[b * 32 + i] * id);
+        const float d = float(static_cast<_Float16>(top / 127)), id = top != 0 ? 127 / top : 0.0f;
+        for (int64_t i = 0; i < 32; ++i) xq[b * 32 + i] = double(d) * std::nearbyint(x[b * 32 + i] * id);
+    }
+    // q8_K (quant.h): per 256, q = x * (-127 / max) to nearest even, the scale 1 / that factor.
+    for (int64_t b = 0; kind == Activations::q8_K && b < k / 256; ++b) {
+        float top = 0, max = 0;
+        for (int64_t i = 0; i < 256; ++i)
+            if (std::fabs(x[b * 256 + i]) > top) top = std::fabs(x[b * 256 + i]), max = x[b * 256 + i];
+        const float iscale = -127.0f / max;
+        for (int64_t i = 0; i < 256; ++i) xq[b * 256 + i] = double(1 / iscale) * std::nearbyint(iscale * x[b * 256 + i]);
     }
     Reference r{std::vector<double>(n), std::vector<double>(n)};
     for (int64_t j = 0; j < n; ++j)
@@ -47,7 +58,8 @@ Reference reference(const std::vector<float> &x, const std::vector<float> &w, bo
 void check_every_target(tl_dtype dt) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    const int64_t k = dt == TL_F32 ? kK + kF32Tail : kK, n = dt == TL_F32 ? kF32Rows : kN;
+    const bool super_blocks = dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K;
+    const int64_t k = dt == TL_F32 ? kK + kF32Tail : super_blocks ? kSuperK : kK, n = dt == TL_F32 ? kF32Rows : kN;
     std::vector<float> x(k), w(n * k);
     for (float &v : x) v = uniform(rng) * 4;
     for (float &v : w) v = uniform(rng);
@@ -64,7 +76,8 @@ void check_every_target(tl_dtype dt) {
         OK(tl_tensor_read(ctx, wback, w.data(), w.size() * 4));
     }
     OK(tl_transpose(ctx, wq, 0, 1, &wtq));
-    const Reference want = reference(x, w, dt != TL_F32);
+    const Reference want =
+        reference(x, w, dt == TL_F32 ? Activations::f32 : super_blocks ? Activations::q8_K : Activations::q8_0);
     int tested = 0;
     const int64_t supported = hwy::SupportedTargets();
     for (int bit = 0; bit < 63; ++bit) {
@@ -92,3 +105,7 @@ void check_every_target(tl_dtype dt) {
 Test(simd_targets, f32_products_on_every_target) { check_every_target(TL_F32); }
 Test(simd_targets, q8_0_products_on_every_target) { check_every_target(TL_Q8_0); }
 Test(simd_targets, q4_0_products_on_every_target) { check_every_target(TL_Q4_0); }
+Test(simd_targets, q5_0_products_on_every_target) { check_every_target(TL_Q5_0); }
+Test(simd_targets, q4_K_products_on_every_target) { check_every_target(TL_Q4_K); }
+Test(simd_targets, q5_K_products_on_every_target) { check_every_target(TL_Q5_K); }
+Test(simd_targets, q6_K_products_on_every_target) { check_every_target(TL_Q6_K); }

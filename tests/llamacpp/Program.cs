@@ -2,9 +2,10 @@
 //   tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special]
 //       each line of CORPUS a JSON string; prints one JSON line a text: {"ids":[...],"text":"..."}
 //       (text: llama_detokenize of the ids, with unparse_special as --parse-special)
-//   generate MODEL --prompt-ids 1,2,3 --tokens N [--threads T] [--teacher 4,5,6]
+//   generate MODEL --prompt-ids 1,2,3 --tokens N [--threads T] [--teacher 4,5,6] [--logits FILE]
 //       greedy decoding with an f32 KV cache and flash attention off; prints "tokens: ...",
-//       "teacher: ..." (the argmax after each forced token) and "timing: prompt_ms per_token_ms".
+//       "teacher: ..." (the argmax after each forced token) and "timing: prompt_ms per_token_ms";
+//       --logits writes the logits after the prompt as raw f32.
 //   quantize SRC.gguf DST.gguf TYPE
 //       llama.cpp's quantizer (no importance matrix), TYPE one of LLamaFtype's names without
 //       MOSTLY_: Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1.
@@ -14,6 +15,7 @@ using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Reflection;
+using System.Runtime.InteropServices;
 using System.Text;
 using System.Text.Json;
 using LLama.Native;
@@ -108,6 +110,9 @@ static unsafe class Reference {
         double promptMs = watch.Elapsed.TotalMilliseconds;
         var got = new List<int>();
         int pos = prompt.Length, next = Argmax(ctx.GetLogitsIth(batch.TokenCount - 1), nVocab);
+        var logitsFile = Option(args, "--logits", "");  // the logits after the prompt, raw f32
+        if (logitsFile != "")
+            System.IO.File.WriteAllBytes(logitsFile, MemoryMarshal.AsBytes(ctx.GetLogitsIth(batch.TokenCount - 1).Slice(0, nVocab)).ToArray());
         watch.Restart();
         for (int k = 0; k < tokens; ++k) {
             got.Add(next);
@@ -146,7 +151,7 @@ static unsafe class Reference {
         if (args.Length >= 3 && args[0] == "tokenize") return RunTokenize(args);
         if (args.Length >= 2 && args[0] == "generate") return RunGenerate(args);
         if (args.Length == 4 && args[0] == "quantize") return RunQuantize(args);
-        Console.Error.WriteLine("usage: tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special] | generate MODEL --prompt-ids IDS --tokens N [--threads T] [--teacher IDS]");
+        Console.Error.WriteLine("usage: tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special] | generate MODEL --prompt-ids IDS --tokens N [--threads T] [--teacher IDS] [--logits FILE]");
         return 2;
     }
 }

@@ -2,14 +2,17 @@
 # The model runner against llama.cpp on the same GGUF files: a random Llama (GQA, LLaMA 2's
 # vocabulary) written by scripts/llama_to_gguf.py in f32 and q8_0, a text prompt of more than 64
 # tokens tokenized by tensorlife (its ids equal to llama.cpp's, checked), then 32 greedy tokens on
-# each side (llama.cpp with an f32 KV cache, flash attention off), and the same 32 positions
-# teacher-forced (each side fed llama.cpp's tokens).  f32: every token identical.  q8_0: both
-# sides quantize activations to q8_0 but sum in different orders, so a near-tie may go the other
-# way: teacher-forced agreement must reach 30 of 32; the greedy run is reported.
+# each side (llama.cpp with an f32 KV cache, flash attention off), the same 32 positions
+# teacher-forced (each side fed llama.cpp's tokens), and how far the logits after the prompt lie
+# apart.  Both must give all 32 greedy tokens identical (q8_0's products are llama.cpp's bit for
+# bit, tests/llamacpp/ggml_products.c).
 # Then the files users download: llama.cpp's own quantizer writes Q4_K_M, Q5_K_M and Q6_K from the
-# f32 file (with Q5_0/Q8_0 where a row is no whole number of 256: ffn_down's 1408 here); every
+# f32 file (with Q5_0/Q5_1/Q8_0 where a row is no whole number of 256: ffn_down's 1408 here); every
 # quantized tensor must be byte-identical to tl_convert of the f32 tensor, and 24 tokens are
-# compared as above (teacher-forced agreement at least 21 of 24; the greedy run reported).
+# compared as above: teacher-forced agreement at least 21 of 24, the greedy run reported against
+# the bar of 16.  A random model's next-token logits stand close together, so where the two
+# sides' f32 operations (silu, softmax, RoPE: same to about 1e-7) differ by a rounding of an
+# activation's quantization, a near tie can go the other way and the greedy runs part there.
 #   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
 decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6 quantized_bytes=$7
@@ -25,6 +28,9 @@ check() { # label, condition
   if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "runner: FAILED: $1"; fi
 }
 count_same() { "$py" -c 'import sys; a, b = (s.split(",") for s in sys.argv[1:3]); print(sum(x == y for x, y in zip(a, b)))' "$1" "$2"; }
+logits_apart() { "$py" -c 'import sys, numpy as np
+a, b = (np.fromfile(f, dtype=np.float32).astype(np.float64) for f in sys.argv[1:3])
+print(f"max {np.abs(a - b).max():.2g}, mean {np.abs(a - b).mean():.2g} (logits spread {b.std():.2g})")' "$1" "$2"; }
 prefix_same() { "$py" -c 'import sys
 a, b = (s.split(",") for s in sys.argv[1:3]); n = 0
 while n < min(len(a), len(b)) and a[n] == b[n]: n += 1
@@ -38,16 +44,18 @@ for type in f32 q8_0; do
     "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
   n_prompt=$(tr , '\n' <<<"$ours" | wc -l)
   check "$type prompt ids" '[ "$ours" = "$theirs" ] && [ "$n_prompt" -ge 64 ]'
-  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 32 >"$work/ref-$type.out" 2>"$work/ref-$type.log"
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 32 --logits "$work/ref-$type.logits" \
+    >"$work/ref-$type.out" 2>"$work/ref-$type.log"
   ref=$(sed -n 's/^tokens: //p' "$work/ref-$type.out")
   dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 0 --teacher "$ref" >"$work/ref-forced-$type.out" 2>>"$work/ref-$type.log"
   ref_forced=$(sed -n 's/^teacher: //p' "$work/ref-forced-$type.out")
-  "$runner" "$model" --prompt-ids "$ours" --tokens 32 --teacher "$ref" >"$work/ours-$type.out"
+  "$runner" "$model" --prompt-ids "$ours" --tokens 32 --teacher "$ref" --logits "$work/ours-$type.logits" >"$work/ours-$type.out"
   got=$(sed -n 's/^tokens: //p' "$work/ours-$type.out")
   forced=$(sed -n 's/^teacher: //p' "$work/ours-$type.out")
   greedy=$(prefix_same "$got" "$ref") agree=$(count_same "$forced" "$ref_forced")
-  echo "runner $type: $n_prompt prompt ids ($([ "$ours" = "$theirs" ] && echo identical to || echo DIFFERENT from) llama.cpp's); greedy: the first $greedy of 32 tokens identical; teacher-forced: $agree of 32 positions agree"
-  if [ $type = f32 ]; then check "$type greedy" '[ "$greedy" -eq 32 ]'; else check "$type teacher-forced" '[ "$agree" -ge 30 ]'; fi
+  echo "runner $type: $n_prompt prompt ids ($([ "$ours" = "$theirs" ] && echo identical to || echo DIFFERENT from) llama.cpp's); greedy: the first $greedy of 32 tokens identical; teacher-forced: $agree of 32 positions agree; logits after the prompt apart by $(logits_apart "$work/ours-$type.logits" "$work/ref-$type.logits")"
+  check "$type greedy" '[ "$greedy" -eq 32 ]'
+  check "$type teacher-forced" '[ "$agree" -ge 30 ]'
 done
 # The Hugging Face folder the GGUF files came from, opened by the runner itself (rotate-half RoPE,
 # q and k unpermuted): the f32 file's greedy tokens.
@@ -61,14 +69,15 @@ for type in Q4_K_M Q5_K_M Q6_K; do
   "$quantized_bytes" "$work/model-f32.gguf" "$model" >"$work/bytes-$type.out" && bytes_ok=1 || bytes_ok=0
   sed 's/^/  /' "$work/bytes-$type.out"
   check "$type bytes" '[ "$bytes_ok" = 1 ]'
-  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 24 >"$work/ref-$type.out" 2>/dev/null
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 24 --logits "$work/ref-$type.logits" \
+    >"$work/ref-$type.out" 2>/dev/null
   ref=$(sed -n 's/^tokens: //p' "$work/ref-$type.out")
   dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 0 --teacher "$ref" 2>/dev/null |
     sed -n 's/^teacher: //p' >"$work/ref-forced-$type.txt"
-  "$runner" "$model" --prompt-ids "$ours" --tokens 24 --teacher "$ref" >"$work/ours-$type.out"
+  "$runner" "$model" --prompt-ids "$ours" --tokens 24 --teacher "$ref" --logits "$work/ours-$type.logits" >"$work/ours-$type.out"
   got=$(sed -n 's/^tokens: //p' "$work/ours-$type.out") forced=$(sed -n 's/^teacher: //p' "$work/ours-$type.out")
   greedy=$(prefix_same "$got" "$ref") agree=$(count_same "$forced" "$(cat "$work/ref-forced-$type.txt")")
-  echo "runner $type: greedy: the first $greedy of 24 tokens identical to llama.cpp's; teacher-forced: $agree of 24 positions agree"
+  echo "runner $type: greedy: the first $greedy of 24 tokens identical to llama.cpp's ($([ "$greedy" -ge 16 ] && echo "at least" || echo "BELOW") the bar of 16); teacher-forced: $agree of 24 positions agree; logits after the prompt apart by $(logits_apart "$work/ours-$type.logits" "$work/ref-$type.logits")"
   check "$type teacher-forced" '[ "$agree" -ge 21 ]'
 done
 echo "runner against llama.cpp: $passed passed, $failed failed"

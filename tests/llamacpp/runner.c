@@ -1,9 +1,10 @@
 /* tensorlife's model runner from the command line, in the reference program's (Program.cs)
  * output format, so the two compare line by line:
  *   runner MODEL (--prompt-ids IDS | --prompt TEXT) --tokens N [--threads T] [--teacher IDS]
- *          [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X]
+ *          [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE]
  * prints "prompt: ids" (for --prompt), "tokens: ...", "teacher: ..." (the argmax after each
- * forced token, from a rewound session) and "timing: prompt_ms per_token_ms". */
+ * forced token, from a rewound session) and "timing: prompt_ms per_token_ms"; --logits writes
+ * the logits after the prompt as raw f32. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static int32_t argmax(tl_session *s) {
 
 int main(int argc, char **argv) {
     const char *usage = "usage: runner MODEL (--prompt-ids IDS | --prompt TEXT) --tokens N [--threads T] [--teacher IDS]\n"
-                        "              [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X]\n";
+                        "              [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE]\n";
     answer_help(argc, argv, usage);
     if (argc < 4) return fputs(usage, stderr), 2;
     static int32_t prompt[1 << 16], teacher[1 << 12];
@@ -79,6 +80,13 @@ int main(int argc, char **argv) {
     const double t0 = (now_ns() * 1e-9);
     TL_CHECK(tl_session_feed(s, prompt, (size_t)n_prompt));
     const double t1 = (now_ns() * 1e-9);
+    if (option(argc, argv, "--logits")) { /* the logits after the prompt, raw f32 */
+        const float *l;
+        size_t nl;
+        TL_CHECK(tl_session_logits(s, &l, &nl));
+        FILE *f = fopen(option(argc, argv, "--logits"), "wb");
+        if (!f || fwrite(l, sizeof(float), nl, f) != nl || fclose(f)) return fputs("runner: cannot write the logits\n", stderr), 1;
+    }
     tl_sampler sampler = TL_SAMPLER_GREEDY;
     if (option(argc, argv, "--temperature")) sampler.temperature = (float)atof(option(argc, argv, "--temperature"));
     if (option(argc, argv, "--seed")) sampler.seed = strtoull(option(argc, argv, "--seed"), NULL, 10);
@@ -88,6 +96,7 @@ int main(int argc, char **argv) {
         TL_CHECK(tl_session_sample(s, &sampler, &next));
         printf("%s%d", k ? "," : " ", next);
         TL_CHECK(tl_session_feed(s, &next, 1));
+
     }
     const double t2 = (now_ns() * 1e-9);
     printf("\n");

@@ -3,10 +3,11 @@
 // values and the sums of each 16), each super block's products summed exactly in int32 and
 // weighted by its 6- or 8-bit sub-block scales, then scaled once by the two f32 scales.  The
 // weights are read where they lie; nothing of them is decoded to float.
-// Two ways, by target: on AVX3 and AVX3_DL (AVX-512 BW), 64 weights a step unpacked in
-// registers and multiplied by vpmaddubsw, the sub-block scales applied by vpmaddwd (Highway
-// 1.0.3 has neither, nor a 16-bit permute: intrinsics); on every other target a super block's
-// values unpacked to bytes first, then int16 pairs (MulPairs).  The order of every addition
+// Two ways, by target: on x86 with AVX2 (Highway's AVX2, AVX3 and AVX3_DL targets) 32 weights a
+// step unpacked in registers and multiplied by vpmaddubsw, the sub-block scales applied by
+// vpmaddwd, as llama.cpp's AVX2 kernels do it (Highway 1.0.3 has neither op: intrinsics; 256-bit
+// vectors, which Zen 4 runs as fast as its double-pumped 512-bit ones, measured); on every other
+// target a super block's values unpacked to bytes first, then int16 pairs (MulPairs).  The order of every addition
 // depends on n and the target alone, as for dot_rows.
 #define HWY_WANT_AVX3_DL
 #undef HWY_TARGET_INCLUDE
@@ -33,7 +34,7 @@ namespace {
 constexpr int64_t kSuper = 256;
 constexpr size_t kQ4KBytes = 144, kQ5KBytes = 176, kQ6KBytes = 210;
 
-float load_half(const uint8_t *p) {
+inline float load_half(const uint8_t *p) {
     uint16_t h;
     std::memcpy(&h, p, 2);
     return f16_to_float(h);
@@ -41,7 +42,7 @@ float load_half(const uint8_t *p) {
 
 // q4_K/q5_K's 12 bytes of packed 6-bit scales and mins as 8 scale bytes then 8 min bytes
 // (ggml's get_scale_min_k4, all eight at once).
-void unpack_scales_mins(const uint8_t *packed, uint8_t out[16]) {
+inline void unpack_scales_mins(const uint8_t *packed, uint8_t out[16]) {
     uint32_t w[3];
     std::memcpy(w, packed, 12);
     constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
@@ -61,32 +62,33 @@ namespace tl {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// 64 unsigned weights (0..63) times 64 activations, in pairs, then times each pair's int16
-// scale, summed in pairs into sixteen int32 lanes and added to acc.
-HWY_INLINE __m512i ScaledProducts(__m512i acc, __m512i weights, const int8_t *x, __m512i scales) {
-    const __m512i pairs = _mm512_maddubs_epi16(weights, _mm512_loadu_si512(x));
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(pairs, scales));
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// A block's f16 scale by F16C (exact, as the table lookup elsewhere).
+HWY_INLINE float HalfAt(const uint8_t *p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
 }
-// The word permutes that spread a block's int16 scales over the 32 pairs of 64 weights: step c's
-// lane i takes scale first + c x 32 / per + i / per (per: the weights of a scale over two).
-struct Spreads {
-    __m512i step[4];
-    Spreads(int per) {
-        for (int c = 0; c < 4; ++c) {
-            alignas(64) int16_t index[32];
-            for (int i = 0; i < 32; ++i) index[i] = int16_t((32 * c + i) / per);
-            step[c] = _mm512_load_si512(index);
-        }
-    }
-    __m512i operator()(int c, __m512i scales) const { return _mm512_permutexvar_epi16(step[c], scales); }
-};
-// A super block's sixteen int32 lanes folded to eight (exact), then into eight f32 lanes
-// scaled by d: lane i holds the products of bytes 4i..4i+3 of every 32 weights, as llama.cpp's
-// AVX2 kernels hold them, so the f32 sums round as theirs do.
-HWY_INLINE __m256 AddScaled(__m256 acc, float d, __m512i sum) {
-    const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-    return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(folded), acc);
+// 32 unsigned weights (0..63) times 32 activations in pairs (vpmaddubsw), each pair times its
+// int16 scale and summed in pairs (vpmaddwd): eight int32 lanes, lane i the products of bytes
+// 4i..4i+3, as llama.cpp's AVX2 kernels keep them, so the f32 sums round as theirs do.
+HWY_INLINE __m256i ScaledProducts(__m256i weights, const int8_t *x, __m256i scales) {
+    return _mm256_madd_epi16(scales, _mm256_maddubs_epi16(weights, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x))));
+}
+// vpshufb indices that spread word w of each 128-bit half over the half, and bytes 2v and 2v + 1
+// of 16 over 8 each.
+HWY_INLINE __m256i WordIndex(int w) { return _mm256_set1_epi16(int16_t((2 * w + 1) << 8 | 2 * w)); }
+HWY_INLINE __m128i PairIndex(int v) { return _mm_set_epi64x(0x0101010101010101LL * (2 * v + 1), 0x0101010101010101LL * (2 * v)); }
+// unpack_scales_mins in four lanes: the 8 scales then the 8 mins, widened to words.  The 16
+// bytes read at packed run 4 past the 12 (into the block's nibbles).
+HWY_INLINE __m256i ScalesMins(const uint8_t *packed) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i *>(packed));  // w0 w1 w2 -
+    const __m128i a = _mm_shuffle_epi32(w, _MM_SHUFFLE(2, 1, 2, 0));                 // w0 w2 w1 w2
+    const __m128i b = _mm_shuffle_epi32(w, _MM_SHUFFLE(1, 1, 0, 0));                 // w0 w0 w1 w1
+    const __m128i low = _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
+                                      _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    const __m128i top = _mm_and_si128(_mm_srli_epi32(b, 6), _mm_setr_epi32(0, 0x03030303, 0, 0x03030303));
+    return _mm256_cvtepu8_epi16(_mm_or_si128(low, _mm_slli_epi32(top, 4)));
 }
 // Four lanes, then eight, added in llama.cpp's order (hsum_float_8).
 HWY_INLINE float SumLanes(__m128 v) {
@@ -95,41 +97,34 @@ HWY_INLINE float SumLanes(__m128 v) {
 }
 HWY_INLINE float SumLanes(__m256 v) { return SumLanes(_mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v))); }
 
+// Up to kRows activation rows a pass: a block's weights are unpacked once into registers and
+// dotted with each row, each row's sums the same operations as alone (a prompt's rows give the
+// bits of one token at a time).
+constexpr int kRows = 4;
+
 // q4_K and q5_K: per 64 weights (two sub-blocks of 32) the 32 bytes of nibbles, low nibbles the
 // first sub-block and high the second, plus for q5_K a fifth bit from qh (bits 2c and 2c + 1).
 // The mins against the activations' sums of each 32: four f32 lanes for q4_K, one integer for
 // q5_K, as llama.cpp adds them.
-template <bool kFive>
-void DotKMin(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
-             const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+template <bool kFive, int M>
+void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+                 int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     constexpr size_t kBytes = kFive ? kQ5KBytes : kQ4KBytes;
     const __m256i low4 = _mm256_set1_epi8(0x0f), bit = _mm256_set1_epi8(0x01);
-    const Spreads spread(16);  // a scale per 32 weights
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
-        __m256 acc = _mm256_setzero_ps();
-        __m128 acc_min = _mm_setzero_ps();
-        float mins_total = 0;
+        __m256 acc[M];
+        __m128 acc_min[M];
+        float mins_total[M];
+        for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps(), acc_min[i] = _mm_setzero_ps(), mins_total[i] = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
             const uint8_t *block = row + s * int64_t(kBytes);
             const uint8_t *qs = block + (kFive ? 48 : 16);
-            alignas(16) uint8_t scales_mins[16];
-            unpack_scales_mins(block + 4, scales_mins);
-            const __m256i wide = _mm256_cvtepu8_epi16(_mm_load_si128(reinterpret_cast<const __m128i *>(scales_mins)));
-            const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(xsums + s * 16));
-            const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(sums16), _mm256_extracti128_si256(sums16, 1));
-            const __m128i min_products = _mm_madd_epi16(_mm256_extracti128_si256(wide, 1), sums32);
-            const float dmin = -xd[s] * load_half(block + 2);
-            if (kFive) {
-                const __m128i pairs = _mm_hadd_epi32(min_products, _mm_setzero_si128());
-                mins_total += dmin * float(_mm_cvtsi128_si32(_mm_hadd_epi32(pairs, _mm_setzero_si128())));
-            } else {
-                acc_min = _mm_fmadd_ps(_mm_set1_ps(dmin), _mm_cvtepi32_ps(min_products), acc_min);
-            }
-            const __m512i scales = _mm512_castsi256_si512(wide);
+            const __m256i wide = ScalesMins(block + 4);
+            const __m256i scales = _mm256_permute2x128_si256(wide, wide, 0x00);  // the 8 scales in each half
             __m256i high = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 16)) : _mm256_setzero_si256();
-            __m512i sum = _mm512_setzero_si512();
-            const int8_t *x = xq + s * kSuper;
+            __m256i weights[8], weight_scales[8];  // weights 32c..32c+31 and their scale, c < 8
+#pragma GCC unroll 4
             for (int c = 0; c < 4; ++c) {
                 const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 32 * c));
                 __m256i lo = _mm256_and_si256(q, low4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
@@ -138,12 +133,35 @@ void DotKMin(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, c
                     hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 1), bit), 4));
                     high = _mm256_srli_epi16(high, 2);
                 }
-                const __m512i weights = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-                sum = ScaledProducts(sum, weights, x + 64 * c, spread(c, scales));
+                weights[2 * c] = lo, weights[2 * c + 1] = hi;
+                weight_scales[2 * c] = _mm256_shuffle_epi8(scales, WordIndex(2 * c));
+                weight_scales[2 * c + 1] = _mm256_shuffle_epi8(scales, WordIndex(2 * c + 1));
             }
-            acc = AddScaled(acc, xd[s] * load_half(block), sum);
+            const float d = HalfAt(block), dmin = HalfAt(block + 2);
+            for (int i = 0; i < M; ++i) {
+                // The mins against the row's sums of each 32 (pairs of its sums of 16).
+                const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[i].sums + s * 16));
+                const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(sums16), _mm256_extracti128_si256(sums16, 1));
+                const __m128i min_products = _mm_madd_epi16(_mm256_extracti128_si256(wide, 1), sums32);
+                const float row_dmin = -x[i].scale[s] * dmin;
+                if (kFive) {
+                    const __m128i pairs = _mm_hadd_epi32(min_products, _mm_setzero_si128());
+                    mins_total[i] += row_dmin * float(_mm_cvtsi128_si32(_mm_hadd_epi32(pairs, _mm_setzero_si128())));
+                } else {
+                    acc_min[i] = _mm_fmadd_ps(_mm_set1_ps(row_dmin), _mm_cvtepi32_ps(min_products), acc_min[i]);
+                }
+                const int8_t *xs = x[i].q + s * kSuper;
+                __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c)
+                    sum = _mm256_add_epi32(sum, _mm256_add_epi32(ScaledProducts(weights[2 * c], xs + 64 * c, weight_scales[2 * c]),
+                                                                 ScaledProducts(weights[2 * c + 1], xs + 64 * c + 32,
+                                                                                weight_scales[2 * c + 1])));
+                acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(x[i].scale[s] * d), _mm256_cvtepi32_ps(sum), acc[i]);
+            }
         }
-        out[r] = kFive ? SumLanes(acc) + mins_total : SumLanes(acc) + SumLanes(acc_min);
+        for (int i = 0; i < M; ++i)
+            out[i * out_stride + r] = kFive ? SumLanes(acc[i]) + mins_total[i] : SumLanes(acc[i]) + SumLanes(acc_min[i]);
     }
 }
 
@@ -151,37 +169,90 @@ void DotKMin(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, c
 // 0..63 standing for -32..31, sixteen int8 scales of 16 weights each.  The products are taken of
 // the unsigned values and 32 x scale x (the activations' sum of each 16) taken off after, lane by
 // lane as llama.cpp does (lane i: the scales and sums 2i and 2i + 1).
-void DotQ6K(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
-            const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f), two = _mm512_set1_epi8(0x03);
-    const Spreads spread(8);  // a scale per 16 weights
+template <int M>
+void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+                int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
+    const __m256i low4 = _mm256_set1_epi8(0x0f), two = _mm256_set1_epi8(0x03);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
-        __m256 acc = _mm256_setzero_ps();
+        __m256 acc[M];
+        for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
         for (int64_t s = 0; s < n / kSuper; ++s) {
             const uint8_t *block = row + s * int64_t(kQ6KBytes);
-            const __m256i wide = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 192)));
-            const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(xsums + s * 16));
-            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sums16, wide), 5);
-            const __m512i scales = _mm512_castsi256_si512(wide);
-            __m512i sum = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_zextsi256_si512(offset));
-            const int8_t *x = xq + s * kSuper;
+            const __m128i scales8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 192));
+            const __m256i wide = _mm256_cvtepi8_epi16(scales8);
+            __m256i weights[8], weight_scales[8];  // weights 32v..32v+31, and the scales of their two 16s
+#pragma GCC unroll 2
             for (int h = 0; h < 2; ++h) {
-                const __m512i ql = _mm512_loadu_si512(block + 64 * h);
+                const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 64 * h));
+                const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 64 * h + 32));
                 const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 128 + 32 * h));
-                const __m512i pairs = _mm512_inserti64x4(_mm512_castsi256_si512(qh), _mm256_srli_epi16(qh, 2), 1);
-                const __m512i first = _mm512_or_si512(_mm512_and_si512(ql, low4),
-                                                      _mm512_slli_epi16(_mm512_and_si512(pairs, two), 4));
-                const __m512i second =
-                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), low4),
-                                    _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(pairs, 4), two), 4));
-                sum = ScaledProducts(sum, first, x + 128 * h, spread(2 * h, scales));
-                sum = ScaledProducts(sum, second, x + 128 * h + 64, spread(2 * h + 1, scales));
+                weights[4 * h] = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_slli_epi16(_mm256_and_si256(qh, two), 4));
+                weights[4 * h + 1] = _mm256_or_si256(_mm256_and_si256(ql1, low4),
+                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), two), 4));
+                weights[4 * h + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), two), 4));
+                weights[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), two), 4));
+                // Vector v = 4h + k holds groups 2v and 2v + 1: their scales, 8 words each.
+                for (int k = 0; k < 4; ++k)
+                    weight_scales[4 * h + k] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales8, PairIndex(4 * h + k)));
             }
-            acc = AddScaled(acc, xd[s] * load_half(block + 208), sum);
+            const float d = HalfAt(block + 208);
+            for (int i = 0; i < M; ++i) {
+                const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[i].sums + s * 16));
+                const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sums16, wide), 5);
+                const int8_t *xs = x[i].q + s * kSuper;
+                __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+                for (int v = 0; v < 8; v += 2)
+                    sum = _mm256_add_epi32(sum, _mm256_add_epi32(ScaledProducts(weights[v], xs + 32 * v, weight_scales[v]),
+                                                                 ScaledProducts(weights[v + 1], xs + 32 * v + 32, weight_scales[v + 1])));
+                sum = _mm256_sub_epi32(sum, offset);
+                acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(x[i].scale[s] * d), _mm256_cvtepi32_ps(sum), acc[i]);
+            }
         }
-        out[r] = SumLanes(acc);
+        for (int i = 0; i < M; ++i) out[i * out_stride + r] = SumLanes(acc[i]);
     }
+}
+
+// Rows of activations kRows at a time, the rest 1 to kRows - 1.
+template <template <int> class Kernel>
+HWY_INLINE void InGroups(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows,
+                         int64_t n, float *out, int64_t out_stride) {
+    int64_t i = 0;
+    for (; i + kRows <= xrows; i += kRows) Kernel<kRows>::run(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
+    for (; i < xrows; ++i) Kernel<1>::run(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
+}
+template <int M>
+struct Q4KKernel {
+    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
+        DotKMinRows<false, M>(x, w, rb, nr, n, o, os);
+    }
+};
+template <int M>
+struct Q5KKernel {
+    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
+        DotKMinRows<true, M>(x, w, rb, nr, n, o, os);
+    }
+};
+template <int M>
+struct Q6KKernel {
+    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
+        DotQ6KRows<M>(x, w, rb, nr, n, o, os);
+    }
+};
+void DotQ4K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    InGroups<Q4KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
+}
+void DotQ5K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    InGroups<Q5KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
+}
+void DotQ6K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    InGroups<Q6KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
 }
 #else
 // A super block's 256 values unpacked to bytes with the int16 scale of each 16 (and for q4_K and
@@ -208,8 +279,8 @@ HWY_INLINE int32_t ScaledGroups(const uint8_t *values, const int8_t *x, const in
 }
 
 template <bool kFive>
-void DotKMin(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
-             const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotKMinRow(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
+                const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     constexpr size_t kBytes = kFive ? kQ5KBytes : kQ4KBytes;
     for (int64_t r = 0; r < nrows; ++r) {
         float acc = 0, acc_min = 0;
@@ -237,8 +308,8 @@ void DotKMin(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, c
     }
 }
 
-void DotQ6K(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
-            const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ6KRow(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, const float *HWY_RESTRICT xd,
+               const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     for (int64_t r = 0; r < nrows; ++r) {
         float acc = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
@@ -263,16 +334,20 @@ void DotQ6K(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums, co
         out[r] = acc;
     }
 }
-#endif
 
-void DotQ4K(const int8_t *xq, const int16_t *xsums, const float *xd, const uint8_t *base, size_t row_bytes,
-            int64_t nrows, int64_t n, float *out) {
-    DotKMin<false>(xq, xsums, xd, base, row_bytes, nrows, n, out);
+void DotQ4K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    for (int64_t i = 0; i < xrows; ++i) DotKMinRow<false>(x[i].q, x[i].sums, x[i].scale, base, row_bytes, nrows, n, out + i * out_stride);
 }
-void DotQ5K(const int8_t *xq, const int16_t *xsums, const float *xd, const uint8_t *base, size_t row_bytes,
-            int64_t nrows, int64_t n, float *out) {
-    DotKMin<true>(xq, xsums, xd, base, row_bytes, nrows, n, out);
+void DotQ5K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    for (int64_t i = 0; i < xrows; ++i) DotKMinRow<true>(x[i].q, x[i].sums, x[i].scale, base, row_bytes, nrows, n, out + i * out_stride);
 }
+void DotQ6K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
+            int64_t out_stride) {
+    for (int64_t i = 0; i < xrows; ++i) DotQ6KRow(x[i].q, x[i].sums, x[i].scale, base, row_bytes, nrows, n, out + i * out_stride);
+}
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tl
@@ -309,12 +384,12 @@ void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out) {
     }
 }
 
-void dot_rows_q8k(tl_dtype dt, const Q8KRow &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
-                  float *out) {
+void dot_rows_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows, size_t row_bytes, int64_t nrows,
+                  int64_t n, float *out, int64_t out_stride) {
     const auto *w = reinterpret_cast<const uint8_t *>(rows);
-    if (dt == TL_Q4_K) return HWY_DYNAMIC_DISPATCH(DotQ4K)(x.q, x.sums, x.scale, w, row_bytes, nrows, n, out);
-    if (dt == TL_Q5_K) return HWY_DYNAMIC_DISPATCH(DotQ5K)(x.q, x.sums, x.scale, w, row_bytes, nrows, n, out);
-    HWY_DYNAMIC_DISPATCH(DotQ6K)(x.q, x.sums, x.scale, w, row_bytes, nrows, n, out);
+    if (dt == TL_Q4_K) return HWY_DYNAMIC_DISPATCH(DotQ4K)(x, xrows, w, row_bytes, nrows, n, out, out_stride);
+    if (dt == TL_Q5_K) return HWY_DYNAMIC_DISPATCH(DotQ5K)(x, xrows, w, row_bytes, nrows, n, out, out_stride);
+    HWY_DYNAMIC_DISPATCH(DotQ6K)(x, xrows, w, row_bytes, nrows, n, out, out_stride);
 }
 
 }  // namespace tl

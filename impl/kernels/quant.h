@@ -52,11 +52,11 @@ struct Q8KRow {
     float *scale;    // n / 256
 };
 void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out);
-// out[r] = row r of nrows rows of dt (q4_K, q5_K, q6_K) . such activations: each super block's
-// products exact in int32, scaled and summed in f32 in an order fixed by n and the CPU's target
-// (kernels/kquant_dot.cpp).
-void dot_rows_q8k(tl_dtype dt, const Q8KRow &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
-                  float *out);
+// out[i * out_stride + r] = row r of nrows rows of dt (q4_K, q5_K, q6_K) . activation row x[i],
+// i < xrows: each super block's products exact in int32, scaled and summed in f32 in an order fixed
+// by n and the CPU's target, whatever xrows is (kernels/kquant_dot.cpp).
+void dot_rows_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows, size_t row_bytes, int64_t nrows,
+                  int64_t n, float *out, int64_t out_stride);
 // out[r * y_stride + j] for r < xrows, j < nrows (at most 16): activation row r (k f32 values at
 // x + r * k) against weight row j (at w + j * row_bytes) of dt, a block format without an
 // integer kernel (q4_1, q5_1): each 256 weights decoded once for all

@@ -289,42 +289,64 @@ HWY_INLINE V PermuteWords(V table, V index) {
     return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
 }
 // Rows of kBlockBytes blocks of 32 signed weights, each block's weights as unsigned bytes offset
-// by 128 from weights(block): llama.cpp's order, as above.
+// by 128 from weights(block), against M activation rows at once (a prompt's: the block read and
+// unpacked once for all, each row its own accumulator): llama.cpp's order, as above, for each.
 using DU8 = hn::Repartition<uint8_t, D16>;
-template <size_t kBlockBytes, class Weights>
-HWY_INLINE void OverSignedBlocks(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-                                 size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out, Weights weights) {
+template <size_t kBlockBytes, int M, class Weights>
+HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes,
+                                 int64_t nrows, int64_t n, float *HWY_RESTRICT out, int64_t out_stride, Weights weights) {
     const hn::Repartition<int8_t, D16> d8;
     const DF32 df;
-    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
-    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ8 * n);
+    const int8_t *x8[M];
+    const int32_t *starts[M];
+    for (int i = 0; i < M; ++i) {
+        const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
+        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + kStartsQ8 * n);
+    }
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
-        auto acc = hn::Zero(df);
+        hn::Vec<DF32> acc[M];
+#pragma GCC unroll 4
+        for (int i = 0; i < M; ++i) acc[i] = hn::Zero(df);
         for (int64_t b = 0; b < n / kQuantBlock; ++b) {
             const uint8_t *block = row + b * int64_t(kBlockBytes);
-            const auto sum = DotBytes(hn::LoadU(D32(), starts + b * 8), weights(block), hn::LoadU(d8, x8 + b * kQuantBlock));
-            acc = hn::MulAdd(hn::Set(df, half_scale(block) * xd[b]), hn::ConvertTo(df, sum), acc);
+            const auto u = weights(block);
+            const float scale = half_scale(block);
+#pragma GCC unroll 4
+            for (int i = 0; i < M; ++i) {
+                const auto sum = DotBytes(hn::LoadU(D32(), starts[i] + b * 8), u, hn::LoadU(d8, x8[i] + b * kQuantBlock));
+                acc[i] = hn::MulAdd(hn::Set(df, scale * x[i].scale[b]), hn::ConvertTo(df, sum), acc[i]);
+            }
         }
-        HWY_ALIGN float lane[8];
-        hn::Store(acc, df, lane);
-        const float t0 = lane[0] + lane[4], t1 = lane[1] + lane[5], t2 = lane[2] + lane[6], t3 = lane[3] + lane[7];
-        out[r] = (t0 + t2) + (t1 + t3);
+        for (int i = 0; i < M; ++i) {
+            HWY_ALIGN float lane[8];
+            hn::Store(acc[i], df, lane);
+            const float t0 = lane[0] + lane[4], t1 = lane[1] + lane[5], t2 = lane[2] + lane[6], t3 = lane[3] + lane[7];
+            out[i * out_stride + r] = (t0 + t2) + (t1 + t3);
+        }
     }
 }
-void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+template <size_t kBlockBytes, class Weights>
+HWY_INLINE void SignedBlocksByFour(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes,
+                                   int64_t nrows, int64_t n, float *out, int64_t out_stride, Weights weights) {
+    int64_t i = 0;
+    for (; i + 4 <= xrows; i += 4)
+        OverSignedBlocks<kBlockBytes, 4>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride, weights);
+    for (; i < xrows; ++i) OverSignedBlocks<kBlockBytes, 1>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride, weights);
+}
+void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+             int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     const DU8 du8;
     const auto offset = hn::Set(du8, 0x80);
-    OverSignedBlocks<kQ8Bytes>(xq, xd, base, row_bytes, nrows, n, out,
-                               [&](const uint8_t *block) { return hn::Xor(hn::LoadU(du8, block + 2), offset); });
+    SignedBlocksByFour<kQ8Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride,
+                                 [&](const uint8_t *block) { return hn::Xor(hn::LoadU(du8, block + 2), offset); });
 }
 // q5_0: the low nibbles of its 16 bytes are weights 0..15 and the high ones 16..31, each with a
 // fifth bit from the 32-bit qh (bit j for weight j), standing for value - 16.
-void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+             int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     const __m256i low4 = _mm256_set1_epi8(0x0f), fifth = _mm256_set1_epi8(0x10), offset = _mm256_set1_epi8(128 - 16);
-    OverSignedBlocks<kQ5Bytes>(xq, xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block) {
+    SignedBlocksByFour<kQ5Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 6));
         const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
         uint32_t high;
@@ -340,8 +362,8 @@ void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
 // sum passes FLT_MAX / 16 or falls among the subnormals).  The two f16 scales (each block's first
 // word) are spread to their halves by one word permute.  A row's last, odd block is read alone
 // and the upper lanes add 0.
-void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ4_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+                size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const DB du8;
     const DQ df;
     const hn::ScalableTag<int8_t> d8;
@@ -386,8 +408,8 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
              [&](hn::Vec<DQ> v) { return hn::Mul(v, lane_scale); });
 }
 #else
-void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ8_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+                size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const D16 d16;
     const hn::Rebind<int8_t, D16> d8;
     const size_t lanes = hn::Lanes(d16);
@@ -401,8 +423,8 @@ void DotQ8_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     });
 }
 
-void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ4_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+                size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const D16 d16;
     const hn::Rebind<uint8_t, D16> du8;
     const size_t lanes = hn::Lanes(d16);
@@ -420,8 +442,8 @@ void DotQ4_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     });
 }
 
-void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-             size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+void DotQ5_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
+                size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
     const D16 d16;
     const size_t lanes = hn::Lanes(d16);
     OverBlocks<kQ5Bytes>(xd, base, row_bytes, nrows, n, out, [&](const uint8_t *block, int64_t b) {
@@ -439,6 +461,28 @@ void DotQ5_0(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const
     });
 }
 #endif
+
+// One activation row at a time through a one-row kernel, out[i * out_stride + r].
+template <class RowKernel>
+HWY_INLINE void EachRow(RowKernel kernel, const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes,
+                        int64_t nrows, int64_t n, float *out, int64_t out_stride) {
+    for (int64_t i = 0; i < xrows; ++i)
+        kernel(reinterpret_cast<const uint8_t *>(x[i].q), x[i].scale, base, row_bytes, nrows, n, out + i * out_stride);
+}
+#if HWY_TARGET != HWY_AVX3_DL
+void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    EachRow(DotQ8_0Row, x, xrows, base, row_bytes, nrows, n, out, out_stride);
+}
+void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    EachRow(DotQ5_0Row, x, xrows, base, row_bytes, nrows, n, out, out_stride);
+}
+#endif
+void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    EachRow(DotQ4_0Row, x, xrows, base, row_bytes, nrows, n, out, out_stride);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tl
@@ -467,13 +511,12 @@ void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale)
     HWY_DYNAMIC_DISPATCH(QuantizeActivations)(x, n, reinterpret_cast<uint8_t *>(q), scale);
 }
 
-void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
-                 float *out) {
+void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
+                 int64_t nrows, int64_t n, float *out, int64_t out_stride) {
     const auto *r = reinterpret_cast<const uint8_t *>(rows);
-    const auto *q = reinterpret_cast<const uint8_t *>(x.q);
-    if (dt == TL_Q8_0) return HWY_DYNAMIC_DISPATCH(DotQ8_0)(q, x.scale, r, row_bytes, nrows, n, out);
-    if (dt == TL_Q5_0) return HWY_DYNAMIC_DISPATCH(DotQ5_0)(q, x.scale, r, row_bytes, nrows, n, out);
-    HWY_DYNAMIC_DISPATCH(DotQ4_0)(q, x.scale, r, row_bytes, nrows, n, out);
+    if (dt == TL_Q8_0) return HWY_DYNAMIC_DISPATCH(DotQ8_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
+    if (dt == TL_Q5_0) return HWY_DYNAMIC_DISPATCH(DotQ5_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
+    HWY_DYNAMIC_DISPATCH(DotQ4_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
 }
 
 const char *simd_target() {

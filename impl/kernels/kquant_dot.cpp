@@ -116,6 +116,7 @@ void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base,
         __m256 acc[M];
         __m128 acc_min[M];
         float mins_total[M];
+#pragma GCC unroll 4
         for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps(), acc_min[i] = _mm_setzero_ps(), mins_total[i] = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
             const uint8_t *block = row + s * int64_t(kBytes);
@@ -138,6 +139,7 @@ void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base,
                 weight_scales[2 * c + 1] = _mm256_shuffle_epi8(scales, WordIndex(2 * c + 1));
             }
             const float d = HalfAt(block), dmin = HalfAt(block + 2);
+#pragma GCC unroll 4
             for (int i = 0; i < M; ++i) {
                 // The mins against the row's sums of each 32 (pairs of its sums of 16).
                 const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[i].sums + s * 16));
@@ -176,6 +178,7 @@ void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, 
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         __m256 acc[M];
+#pragma GCC unroll 4
         for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
         for (int64_t s = 0; s < n / kSuper; ++s) {
             const uint8_t *block = row + s * int64_t(kQ6KBytes);
@@ -199,6 +202,7 @@ void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, 
                     weight_scales[4 * h + k] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales8, PairIndex(4 * h + k)));
             }
             const float d = HalfAt(block + 208);
+#pragma GCC unroll 4
             for (int i = 0; i < M; ++i) {
                 const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[i].sums + s * 16));
                 const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sums16, wide), 5);

@@ -40,8 +40,8 @@ struct Q8Activations {
 void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale);
 // The same against rows of dt (q8_0, q4_0 or q5_0) for such activations: each block's products exact
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
-void dot_rows_q8(tl_dtype dt, const Q8Activations &x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
-                 float *out);
+void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
+                 int64_t nrows, int64_t n, float *out, int64_t out_stride);
 // A row of activations quantized for q4_K, q5_K and q6_K weights as ggml's q8_K (its reference
 // quantizer, which llama.cpp's x86 code runs): per 256 values, q = x * (-127 / max) rounded half to
 // even, where max is the value of largest magnitude, the scale 1 / that factor in f32, and the

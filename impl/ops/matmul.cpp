@@ -245,22 +245,23 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                 dot_rows_widened(b.dtype, x, rows, w, row_bytes, tile, k, yd + j, n);
                 continue;
             }
-            if (super_blocks && k > 0) {  // the activation rows a few at a time, each block unpacked once for them
-                for (int64_t r = 0; r < rows; r += 4) {
-                    Q8KRow group[4];
-                    const int64_t m = rows - r < 4 ? rows - r : 4;
-                    for (int64_t i = 0; i < m; ++i) group[i] = q8k_row(r + i);
-                    dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
+            // The activation rows a few at a time, each weight block read and unpacked once for them.
+            for (int64_t r = 0; (super_blocks || integer) && k > 0 && r < rows; r += 4) {
+                const int64_t m = rows - r < 4 ? rows - r : 4;
+                Q8KRow group[4];
+                Q8Activations blocks[4];
+                for (int64_t i = 0; i < m; ++i) {
+                    if (super_blocks) group[i] = q8k_row(r + i);
+                    else blocks[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
                 }
-                continue;
+                if (super_blocks) dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
+                else dot_rows_q8(b.dtype, blocks, m, w, row_bytes, tile, k, yd + r * n + j, n);
             }
+            if ((super_blocks || integer) && k > 0) continue;
             for (int64_t r = 0; r < rows; ++r) {
                 float *yj = yd + r * n + j;
                 if (k == 0)
                     std::fill(yj, yj + tile, 0.0f);
-                else if (integer)
-                    dot_rows_q8(b.dtype, Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)}, w, row_bytes, tile,
-                                k, yj);
                 else
                     dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
             }

@@ -7,6 +7,9 @@
  *  - tl_copy_into handles overlapping source and destination "as if src were copied first",
  *    for non-contiguous overlaps too;
  *  - views die with their base ("they share their base's storage and die with it");
+ *  - tl_matmul on views whose rows are contiguous (row slices, offsets, batches in any layout)
+ *    gives the bits of the same values made contiguous, and a transposed operand stays within
+ *    rounding (tl_ops.h; scripts/check_blas_cores.sh runs this under several OpenBLAS kernels);
  *  - safetensors F16 and BF16 arrive as f32 exactly: subnormals, +-0, inf and NaN included,
  *    against values computed here from the bit layout (ldexp), not by the library's decoder. */
 #include <math.h>
@@ -278,4 +281,81 @@ Test(promises, f16_and_bf16_decode_exactly_including_subnormals_inf_and_nan) {
     }
     tl_safetensors_close(f);
     temp_dir_remove(dir);
+}
+
+/* ---- tl_matmul on views: the bits of contiguous operands ------------------------------------ */
+
+static unsigned view_seed = 11;
+static int64_t pick(int64_t lo, int64_t hi) {
+    view_seed = view_seed * 1664525u + 1013904223u;
+    return lo + (int64_t)((view_seed >> 8) % (unsigned)(hi - lo + 1));
+}
+static tl_tensor random_f32(int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    float *v = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; ++i) v[i] = (float)pick(-1000000, 1000000) / 1e6f;
+    tl_tensor t = make_f32(ctx, ndim, shape, v);
+    free(v);
+    return t;
+}
+/* y = av bv against the same values made contiguous: 1 if bit-identical; else asserts the two
+ * agree within rounding (k ulps of the magnitude) and returns 0. */
+static int product_keeps_bits(tl_tensor av, tl_tensor bv, int64_t k) {
+    tl_tensor ac, bc, y1, y2;
+    OK(tl_contiguous(ctx, av, &ac));
+    OK(tl_contiguous(ctx, bv, &bc));
+    OK(tl_matmul(ctx, av, bv, &y1));
+    OK(tl_matmul(ctx, ac, bc, &y2));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, y1, &info));
+    int64_t n = 1;
+    for (int d = 0; d < info.ndim; ++d) n *= info.shape[d];
+    float *p = malloc(sizeof(float) * (size_t)n), *q = malloc(sizeof(float) * (size_t)n);
+    OK(tl_tensor_read(ctx, y1, p, sizeof(float) * (size_t)n));
+    OK(tl_tensor_read(ctx, y2, q, sizeof(float) * (size_t)n));
+    const int same = memcmp(p, q, sizeof(float) * (size_t)n) == 0;
+    for (int64_t i = 0; i < n; ++i)  /* |terms| <= 1: a sum of k of them rounds by at most k ulps of k */
+        cr_assert(fabsf(p[i] - q[i]) <= (float)k * (float)k * 1.2e-7f, "element %lld: %.9g vs %.9g", (long long)i, p[i], q[i]);
+    free(p), free(q);
+    return same;
+}
+
+Test(promises, matmul_on_row_views_gives_the_bits_of_contiguous_operands) {
+    int transposed_differ = 0, transposed = 0;
+    for (int t = 0; t < 120; ++t) {
+        tl_scope s;
+        OK(tl_scope_open(ctx, "views", 0, &s));
+        const int big = t % 10 == 0; /* one-row products from 512 KiB: the matrix-vector kernels */
+        const int64_t m = big ? 1 : pick(1, 60), k = big ? pick(400, 1200) : pick(1, 70), n = big ? pick(400, 1200) : pick(1, 50);
+        const int64_t batches = pick(2, 4);
+        tl_tensor a, b, av, bv;
+        /* a's rows sliced out of wider rows, at an offset */
+        const int64_t wide_a[2] = {m, k + 3}, plain_b[2] = {k, n};
+        a = random_f32(2, wide_a);
+        OK(tl_slice(ctx, a, 1, 2, k, &av));
+        cr_assert(product_keeps_bits(av, random_f32(2, plain_b), k), "a row-sliced, [%lld,%lld]x[%lld,%lld]", (long long)m,
+                  (long long)k, (long long)k, (long long)n);
+        /* b's rows sliced, and b taken from a later row of a bigger matrix */
+        const int64_t plain_a[2] = {m, k}, wide_b[2] = {k + 4, n + 5};
+        b = random_f32(2, wide_b);
+        OK(tl_slice(ctx, b, 1, 1, n, &bv));
+        OK(tl_slice(ctx, bv, 0, 4, k, &bv));
+        cr_assert(product_keeps_bits(random_f32(2, plain_a), bv, k), "b row-sliced at an offset");
+        /* batches sliced out of a taller stack, and batches transposed, against a shared b */
+        const int64_t tall[3] = {batches, m + 2, k}, turned[3] = {batches, k, m};
+        a = random_f32(3, tall);
+        OK(tl_slice(ctx, a, 1, 1, m, &av));
+        cr_assert(product_keeps_bits(av, random_f32(2, plain_b), k), "batches sliced");
+        a = random_f32(3, turned);
+        OK(tl_transpose(ctx, a, 1, 2, &av));
+        cr_assert(product_keeps_bits(av, random_f32(2, plain_b), k), "batches transposed");
+        /* a transposed weight: within rounding, bits not promised */
+        const int64_t stored[2] = {n, k};
+        b = random_f32(2, stored);
+        OK(tl_transpose(ctx, b, 0, 1, &bv));
+        transposed_differ += !product_keeps_bits(random_f32(2, plain_a), bv, k), ++transposed;
+        OK(tl_scope_close(ctx, s));
+    }
+    cr_log_info("transposed weights: %d of %d products differ in their last bits", transposed_differ, transposed);
 }

@@ -133,6 +133,12 @@ tl_status plan(const View &a, const View &b, Plan *p) {
                     (long long)p->batches, (long long)p->m, (long long)p->k, (long long)mb.rows, (long long)p->n);
     p->copy_a = !blas_form(ma, &p->fa);
     p->copy_b = !blas_form(mb, &p->fb);
+    // A batched a against a shared b runs as one product of B*m rows when its batches stack as one
+    // matrix; any other layout of a is copied so, since OpenBLAS's kernels may give a row other
+    // last bits in B calls of m rows than in one call (tl_ops.h's promise on views).
+    if (p->batched && b.ndim == 2 && p->batches > 1 && !p->copy_a &&
+        !(p->fa.trans == blas::Trans::no && a.strides[0] == p->m * p->fa.ld))
+        p->copy_a = true;
     return TL_OK;
 }
 

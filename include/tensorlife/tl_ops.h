@@ -2,7 +2,12 @@
  *
  * Every op checks its handles first, then writes a new tensor, placed in the current target,
  * to *out.  Inputs may have any strides and offsets (views, slab slices); the numbers are the
- * same as on fresh contiguous tensors.  Negative axes count from the end, as in NumPy.
+ * same, bit for bit, as on fresh contiguous tensors, with one exception: tl_matmul with an
+ * operand whose last dim is not contiguous (tl_transpose of a matrix, as a weight stored [n, k]
+ * is taken) may run another kernel than its contiguous copy would (a one-row product reads such a
+ * weight's stored rows; OpenBLAS's small-matrix kernels differ by layout), so its last bits may
+ * differ within rounding.  Row slices, offsets and batches in any layout keep the bits.
+ * Negative axes count from the end, as in NumPy.
  * Float ops take TL_F32 and TL_F64; operands of one op share one dtype (TL_E_DTYPE otherwise).
  *
  * The storage dtypes (TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0: weights as models store them) are taken

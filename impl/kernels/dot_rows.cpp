@@ -362,8 +362,11 @@ void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT 
 // sum passes FLT_MAX / 16 or falls among the subnormals).  The two f16 scales (each block's first
 // word) are spread to their halves by one word permute.  A row's last, odd block is read alone
 // and the upper lanes add 0.
-void DotQ4_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
-                size_t row_bytes, int64_t nrows, int64_t n, float *HWY_RESTRICT out) {
+// M activation rows against each pair of blocks, the pair's weights unpacked once: each row's
+// four accumulators and final sum as OverRows makes them for one row (the same bits).
+template <int M>
+void DotQ4_0Rows(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+                 int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     const DB du8;
     const DQ df;
     const hn::ScalableTag<int8_t> d8;
@@ -384,28 +387,57 @@ void DotQ4_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, co
     const auto lane_scale = hn::Load(df, high_back);
     const auto both = hn::FirstN(du8, 2 * kQ4Bytes), one = hn::FirstN(du8, kQ4Bytes);
     const auto upper = hn::Not(hn::FirstN(df, 8));  // the second block's lanes
-    const int64_t blocks = n / kQuantBlock;
-    const int8_t *x8 = reinterpret_cast<const int8_t *>(xq);
-    const int32_t *starts = reinterpret_cast<const int32_t *>(xq + kStartsQ4 * n);
-    const auto step = [&](const uint8_t *row, int64_t pair, hn::Vec<DQ> acc) {
-        const int64_t b = 2 * pair;
-        const bool whole = b + 2 <= blocks;
-        const uint8_t *at = row + b * int64_t(kQ4Bytes);
-        // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
-        // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
-        const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
-        const auto u = hn::And(PermuteBytes(raw, index), nibble_mask);
-        const auto start = whole ? hn::LoadU(d32, starts + b * 8) : hn::MaskedLoad(hn::FirstN(d32, 8), d32, starts + b * 8);
-        const auto x = whole ? hn::LoadU(d8, x8 + b * kQuantBlock)
-                             : hn::MaskedLoad(hn::FirstN(d8, kQuantBlock), d8, x8 + b * kQuantBlock);
-        const auto sum = DotBytes(start, u, x);
-        const auto words = hn::LowerHalf(PermuteWords(hn::BitCast(DW(), raw), word_index));
-        const auto weight_scale = hn::PromoteTo(df, hn::BitCast(dhalf, words));
-        const auto x_scale = hn::IfThenElse(upper, hn::Set(df, whole ? xd[b + 1] : 0.0f), hn::Set(df, xd[b]));
-        return hn::MulAdd(weight_scale, hn::Mul(hn::ConvertTo(df, sum), x_scale), acc);
-    };
-    OverRows(df, (blocks + 1) / 2, base, row_bytes, nrows, step, [&](int64_t r, const uint8_t *, float sum) { out[r] = sum; },
-             [&](hn::Vec<DQ> v) { return hn::Mul(v, lane_scale); });
+    const int64_t blocks = n / kQuantBlock, pairs = (blocks + 1) / 2;
+    const int8_t *x8[M];
+    const int32_t *starts[M];
+    for (int i = 0; i < M; ++i) {
+        const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
+        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + kStartsQ4 * n);
+    }
+    for (int64_t r = 0; r < nrows; ++r) {
+        const uint8_t *row = base + r * row_bytes;
+        hn::Vec<DQ> acc[M][4];
+#pragma GCC unroll 4
+        for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = hn::Zero(df);
+        const auto step = [&](int64_t pair, auto slot_constant) {  // the slot a compile-time index: acc stays in registers
+            constexpr int slot = decltype(slot_constant)::value;
+            const int64_t b = 2 * pair;
+            const bool whole = b + 2 <= blocks;
+            const uint8_t *at = row + b * int64_t(kQ4Bytes);
+            // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
+            // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
+            const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
+            const auto u = hn::And(PermuteBytes(raw, index), nibble_mask);
+            const auto words = hn::LowerHalf(PermuteWords(hn::BitCast(DW(), raw), word_index));
+            const auto weight_scale = hn::PromoteTo(df, hn::BitCast(dhalf, words));
+#pragma GCC unroll 4
+            for (int i = 0; i < M; ++i) {
+                const auto start = whole ? hn::LoadU(d32, starts[i] + b * 8)
+                                         : hn::MaskedLoad(hn::FirstN(d32, 8), d32, starts[i] + b * 8);
+                const auto xv = whole ? hn::LoadU(d8, x8[i] + b * kQuantBlock)
+                                      : hn::MaskedLoad(hn::FirstN(d8, kQuantBlock), d8, x8[i] + b * kQuantBlock);
+                const auto sum = DotBytes(start, u, xv);
+                const auto x_scale = hn::IfThenElse(upper, hn::Set(df, whole ? x[i].scale[b + 1] : 0.0f), hn::Set(df, x[i].scale[b]));
+                acc[i][slot] = hn::MulAdd(weight_scale, hn::Mul(hn::ConvertTo(df, sum), x_scale), acc[i][slot]);
+            }
+        };
+        int64_t p = 0;
+        using S0 = std::integral_constant<int, 0>;
+        for (; p + 4 <= pairs; p += 4)
+            step(p, S0()), step(p + 1, std::integral_constant<int, 1>()), step(p + 2, std::integral_constant<int, 2>()),
+                step(p + 3, std::integral_constant<int, 3>());
+        for (; p < pairs; ++p) step(p, S0());
+        for (int i = 0; i < M; ++i) {
+            const auto all = hn::Mul(hn::Add(hn::Add(acc[i][0], acc[i][1]), hn::Add(acc[i][2], acc[i][3])), lane_scale);
+            out[i * out_stride + r] = hn::GetLane(hn::SumOfLanes(df, all));
+        }
+    }
+}
+void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    int64_t i = 0;
+    for (; i + 4 <= xrows; i += 4) DotQ4_0Rows<4>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
+    for (; i < xrows; ++i) DotQ4_0Rows<1>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
 }
 #else
 void DotQ8_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,
@@ -478,12 +510,11 @@ void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t 
              float *out, int64_t out_stride) {
     EachRow(DotQ5_0Row, x, xrows, base, row_bytes, nrows, n, out, out_stride);
 }
-#endif
 void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
              float *out, int64_t out_stride) {
     EachRow(DotQ4_0Row, x, xrows, base, row_bytes, nrows, n, out, out_stride);
 }
-
+#endif
 }  // namespace HWY_NAMESPACE
 }  // namespace tl
 HWY_AFTER_NAMESPACE();

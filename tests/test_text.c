@@ -299,3 +299,71 @@ Test(text, tokenizing_again_allocates_nothing_and_open_reports_every_refusal) {
     tl_context_destroy(own);
     cr_assert_eq(counter.live_bytes, 0);
 }
+
+/* The merge loop's rules that only a crafted vocabulary reaches (the real ones are compared with
+ * llama.cpp's in the llamacpp stage): SentencePiece's equal scores join the leftmost pair first; a
+ * queued pair whose side has joined another since is skipped, not joined as text no rule made;
+ * Llama 3's pre-tokenizer takes a word that is a token whole, merges or not. */
+static void small_bpe_keys(gguf_buf *b, const char *pre, const char *const *merges, size_t n_merges) {
+    const char *tokens[] = {"a", "b", "c", "ab", "bc", "abc", "ca"};
+    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1};
+    b->n = 0, b->keys = 0;
+    key_string(b, "tokenizer.ggml.model", "gpt2");
+    key_string(b, "tokenizer.ggml.pre", pre);
+    key_strings(b, "tokenizer.ggml.tokens", tokens, 7);
+    key_ints(b, "tokenizer.ggml.token_type", types, 7);
+    key_strings(b, "tokenizer.ggml.merges", merges, n_merges);
+    key_u32(b, "tokenizer.ggml.bos_token_id", 0); /* llama-bpe adds one */
+}
+
+Test(text, merges_take_the_leftmost_tie_skip_stale_pairs_and_whole_words) {
+    static gguf_buf b;
+    int32_t ids[64];
+    /* "abc": b+c (rank 0) first; a+b (rank 1) was queued before and its right side is bc now:
+     * skipped, so a, bc (not the text "abc", which is a token but no rule makes it). */
+    const char *merges[] = {"b c", "a b"};
+    small_bpe_keys(&b, "gpt-2", merges, 2);
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    cr_assert_eq(ids_of(t, "abc", 0, ids), 2);
+    cr_assert(ids[0] == 0 && ids[1] == 4, "a, bc: got %d, %d", ids[0], ids[1]);
+    /* "ca" has no rule: c, a under gpt-2's pre-tokenizer ... */
+    cr_assert_eq(ids_of(t, "ca", 0, ids), 2);
+    tl_tokenizer_close(t);
+    /* ... and the token ca whole under Llama 3's (llama.cpp's ignore_merges). */
+    small_bpe_keys(&b, "llama-bpe", merges, 2);
+    t = open_vocab(&b, TL_OK);
+    cr_assert_eq(ids_of(t, "ca", 0, ids), 1);
+    cr_assert_eq(ids[0], 6);
+    tl_tokenizer_close(t);
+
+    /* SentencePiece: "aaa" with "aa" (score -0.1) above "\u2581a": the pairs (a,a) at 1-2 and 2-3
+     * tie, the leftmost joins: \u2581, aa, a (the rightmost would leave \u2581a, aa). */
+    static char byte_names[256][8];
+    const char *tokens[SPM_FIRST + 3];
+    float scores[SPM_FIRST + 3];
+    int32_t types[SPM_FIRST + 3];
+    tokens[0] = "<unk>", tokens[1] = "<s>", tokens[2] = "</s>";
+    types[0] = 2, types[1] = types[2] = 3;
+    for (int i = 0; i < 256; ++i) snprintf(byte_names[i], 8, "<0x%02X>", i), tokens[3 + i] = byte_names[i], types[3 + i] = 6;
+    for (int i = 0; i < SPM_FIRST + 3; ++i) scores[i] = 0;
+    tokens[SPM_FIRST] = "\xe2\x96\x81", tokens[SPM_FIRST + 1] = "a", tokens[SPM_FIRST + 2] = "aa";
+    scores[SPM_FIRST] = -1, scores[SPM_FIRST + 1] = -2, scores[SPM_FIRST + 2] = -0.1f;
+    types[SPM_FIRST] = types[SPM_FIRST + 1] = types[SPM_FIRST + 2] = 1;
+    const char *with_prefix[SPM_FIRST + 4];
+    memcpy(with_prefix, tokens, sizeof tokens);
+    with_prefix[SPM_FIRST + 3] = "\xe2\x96\x81" "a";
+    float prefix_scores[SPM_FIRST + 4];
+    int32_t prefix_types[SPM_FIRST + 4];
+    memcpy(prefix_scores, scores, sizeof scores), memcpy(prefix_types, types, sizeof types);
+    prefix_scores[SPM_FIRST + 3] = -4, prefix_types[SPM_FIRST + 3] = 1;
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", with_prefix, SPM_FIRST + 4);
+    key_floats(&b, "tokenizer.ggml.scores", prefix_scores, SPM_FIRST + 4);
+    key_ints(&b, "tokenizer.ggml.token_type", prefix_types, SPM_FIRST + 4);
+    t = open_vocab(&b, TL_OK);
+    cr_assert_eq(ids_of(t, "aaa", 0, ids), 3);
+    cr_assert(ids[0] == SPM_FIRST && ids[1] == SPM_FIRST + 2 && ids[2] == SPM_FIRST + 1, "\u2581, aa, a: got %d %d %d",
+              ids[0], ids[1], ids[2]);
+    tl_tokenizer_close(t);
+}

@@ -9,10 +9,13 @@
 #     cache: each run passes the demo's own checks (ambient = scoped bitwise, 0 allocator calls in
 #     the steady state); agreement with PyTorch's f32 reference is printed, and must stay above a
 #     floor that quantization noise alone does not reach down to.
-#   check_decode_llama.sh DECODE SOURCE_DIR WORK_DIR
+#  4. the library's model runner (tests/llamacpp/runner) on the same GGUF and Hugging Face files:
+#     its greedy tokens equal the demo's f32 tokens (and so PyTorch's), fed the prompt at once
+#     and a token a call.
+#   check_decode_llama.sh DECODE SOURCE_DIR WORK_DIR RUNNER
 set -euo pipefail
 export LC_ALL=C # the decoded text holds raw bytes
-decode=$1 src=$2 work=$3
+decode=$1 src=$2 work=$3 runner=$4
 py=/usr/bin/python3 # Debian's, with setup.sh's NumPy and PyTorch
 rm -rf "$work" && mkdir -p "$work/hf"
 shape=(--arch llama --d-model 256 --layers 2 --heads 8 --kv-heads 2 --ffn 512 --vocab 1000)
@@ -34,6 +37,16 @@ if [[ "$(tokens_of "$work/gguf-f32.out")" != "$(tokens_of "$work/f32.out")" ]]; 
 fi
 grep -aq '^text: .' "$work/gguf-f32.out" || { echo "no decoded text from the GGUF vocabulary"; exit 1; }
 "$py" "$src/scripts/llama_reference.py" "$work/hf" "$work/gguf-f32.json" --prompt-ids 5,6,7 --label "f32 (GGUF)"
+# The runner on the same files: the demo's generated tokens (its outputs from the last prompt
+# position on), so PyTorch's.
+demo_generated=$("$py" -c 'import json, sys; s = json.load(open(sys.argv[1]))["modes"]["scoped"]
+print(",".join(str(x["token"]) for x in s[2:]))' "$work/gguf-f32.json")
+for source in "$work/model-f32.gguf" "$work/hf"; do
+  for chunk in 512 1; do
+    got=$("$runner" "$source" --prompt-ids 5,6,7 --tokens 38 --chunk $chunk --threads 2 | sed -n 's/^tokens: //p')
+    [ "$got" = "$demo_generated" ] || { echo "runner on $source, chunk $chunk: $got"; echo "demo: $demo_generated"; exit 1; }
+  done
+done
 # --prompt: text through the library's runner, printed as it comes, allocation-free once warm.
 "$decode" --weights "$work/model-q8_0.gguf" --prompt "the cat sat" --tokens 12 --threads 2 --kv-dtype f16 \
   --temperature 0.8 --top-k 40 --sample-seed 3 >"$work/prompt.out"
@@ -72,4 +85,4 @@ sed 's/"intermediate_size":[^,]*/"intermediate_size": 640/' "$work/hf/config.jso
 refused "mlp.gate_proj.weight' is not \[640, 256\]" --arch llama --weights "$work/bad-config/model.safetensors"
 head -c 5000 "$work/model-q8_0.gguf" >"$work/cut.gguf"
 refused 'cut.gguf' --weights "$work/cut.gguf"
-echo "decode --arch llama: f32 identical to PyTorch from both files; storage dtypes above their floors; bad files refused"
+echo "decode --arch llama: f32 identical to PyTorch from both files, the runner's tokens too; storage dtypes above their floors; bad files refused"

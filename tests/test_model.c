@@ -249,3 +249,28 @@ Test(model, a_model_from_memory_the_caller_holds_generates_as_from_its_file) {
     aligned_block_free(bytes); /* the caller's memory, given back once the model is closed */
     FAILS_WITH(tl_model_open_memory(ctx, NULL, 0, &misaligned), TL_E_INVALID_ARGUMENT);
 }
+
+/* Tied logits (output.weight all zero: every logit 0) go to the lowest id, as tl_model.h says of
+ * greedy and as the sampler's candidate order keeps for top-k: the k lowest ids tie for the cut. */
+Test(model, tied_logits_go_to_the_lowest_ids) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/flat.gguf", dir);
+    cr_assert_eq(write_tiny_llama_scaled(path, "llama", D, 0.0f), 0);
+    tl_model *m;
+    OK(tl_model_open(ctx, path, &m));
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    const int32_t prompt[2] = {1, 260};
+    OK(tl_session_feed(s, prompt, 2));
+    tl_sampler greedy = TL_SAMPLER_GREEDY, top = TL_SAMPLER_GREEDY;
+    int32_t token;
+    OK(tl_session_sample(s, &greedy, &token));
+    cr_assert_eq(token, 0);
+    top.temperature = 1.0f, top.top_k = 3, top.seed = 5;
+    for (int i = 0; i < 20; ++i) {
+        OK(tl_session_sample(s, &top, &token));
+        cr_assert(token >= 0 && token < 3, "draw %d among the three lowest ids, got %d", i, token);
+    }
+    tl_session_close(s);
+    OK(tl_model_close(m));
+}

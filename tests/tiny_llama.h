@@ -24,8 +24,8 @@ static void random_tensor(gguf_builder *b, const char *name, int64_t rows, int64
 }
 
 /* The model at path (0, or -1 when it cannot be written); the architecture and layer 0's attn_q
- * rows can be spoiled for the refusals. */
-static int write_tiny_llama(const char *path, const char *arch, int64_t q_rows) {
+ * rows can be spoiled for the refusals, and output.weight scaled (0: every logit 0, all tied). */
+static int write_tiny_llama_scaled(const char *path, const char *arch, int64_t q_rows, float output_scale) {
     gguf_builder b = {0};
     static char byte_names[256][8];
     const char *tokens[VOCAB];
@@ -66,8 +66,11 @@ static int write_tiny_llama(const char *path, const char *arch, int64_t q_rows) 
         }
     }
     random_tensor(&b, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
-    random_tensor(&b, "output.weight", VOCAB, D, &seed, 0.5f, 0);
+    random_tensor(&b, "output.weight", VOCAB, D, &seed, output_scale, 0);
     return gb_write(&b, path);
+}
+static int write_tiny_llama(const char *path, const char *arch, int64_t q_rows) {
+    return write_tiny_llama_scaled(path, arch, q_rows, 0.5f);
 }
 
 #endif

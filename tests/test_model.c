@@ -274,3 +274,24 @@ Test(model, tied_logits_go_to_the_lowest_ids) {
     tl_session_close(s);
     OK(tl_model_close(m));
 }
+
+/* llama.cpp's repetition penalty: a seen token's positive logit divided, a negative one
+ * multiplied.  At a huge penalty no token seen in the window wins again while an unseen one has a
+ * positive logit: twenty greedy tokens, all different, none of the prompt's. */
+Test(model, a_huge_repetition_penalty_never_repeats) {
+    tl_model *m = open_model(ctx);
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    const int32_t prompt[3] = {1, 260, 262};
+    OK(tl_session_feed(s, prompt, 3));
+    tl_sampler p = TL_SAMPLER_GREEDY;
+    p.repeat_penalty = 1e6f, p.repeat_last_n = 64;
+    int32_t got[20];
+    generate(s, &p, 20, got);
+    for (int i = 0; i < 20; ++i) {
+        for (int j = 0; j < 3; ++j) cr_assert_neq(got[i], prompt[j], "token %d repeats the prompt's %d", i, prompt[j]);
+        for (int j = 0; j < i; ++j) cr_assert_neq(got[i], got[j], "tokens %d and %d are both %d", j, i, got[i]);
+    }
+    tl_session_close(s);
+    OK(tl_model_close(m));
+}

@@ -271,6 +271,12 @@ Test(model, tied_logits_go_to_the_lowest_ids) {
         OK(tl_session_sample(s, &top, &token));
         cr_assert(token >= 0 && token < 3, "draw %d among the three lowest ids, got %d", i, token);
     }
+    /* top-p keeps candidates until their mass reaches p: two of 0.5 each and p 0.5 keep one. */
+    top.top_k = 2, top.top_p = 0.5f;
+    for (int i = 0; i < 20; ++i) {
+        OK(tl_session_sample(s, &top, &token));
+        cr_assert_eq(token, 0, "draw %d: top-p 0.5 of two equal candidates keeps the first", i);
+    }
     tl_session_close(s);
     OK(tl_model_close(m));
 }

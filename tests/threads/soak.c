@@ -10,10 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <tensorlife/tl.h>
+#include <unistd.h>
 
 #include "../tiny_llama.h"
+#include "aligned_block.h"
 #include "check.h"
 #include "resident_memory.h"
 #include "temp_dir.h"
@@ -24,9 +25,8 @@ typedef struct counting {
 } counting;
 static void *counting_alloc(void *user, size_t size, size_t alignment) {
     counting *c = user;
-    void *p = NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    if (posix_memalign(&p, alignment, size ? size : 1)) return NULL;
+    void *p = aligned_block_alloc(size ? size : 1, alignment);
+    if (!p) return NULL;
     c->live_bytes += (long long)size, c->blocks++, c->calls++;
     return p;
 }
@@ -34,7 +34,7 @@ static void counting_free(void *user, void *ptr, size_t size) {
     counting *c = user;
     if (!ptr) return;
     c->live_bytes -= (long long)size, c->blocks--, c->calls++;
-    free(ptr);
+    aligned_block_free(ptr);
 }
 
 typedef struct reading {

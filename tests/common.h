@@ -10,6 +10,7 @@
 #include <tensorlife/tl.h>
 
 #include "aligned_block.h"
+#include "counting_allocator.h"
 #include "process_probe.h"
 #include "temp_dir.h"
 
@@ -86,35 +87,6 @@ static inline void temp_dir_remove(const char *dir) {
     temp_dir_remove(dir);                     \
   }                                           \
   TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
-
-/* An allocator that counts calls and bytes and can refuse the Nth allocation. */
-typedef struct counting_allocator {
-    long allocs, frees;
-    long long live_bytes;
-    long fail_at; /* 0: never; else the allocation with this number (1-based) fails */
-} counting_allocator;
-
-static inline void *counting_alloc(void *user, size_t size, size_t alignment) {
-    counting_allocator *c = (counting_allocator *)user;
-    c->allocs++;
-    if (c->fail_at && c->allocs == c->fail_at) return NULL;
-    void *p = aligned_block_alloc(size, alignment);
-    if (!p) return NULL;
-    c->live_bytes += (long long)size;
-    return p;
-}
-
-static inline void counting_free(void *user, void *ptr, size_t size) {
-    counting_allocator *c = (counting_allocator *)user;
-    c->frees++;
-    c->live_bytes -= (long long)size;
-    aligned_block_free(ptr);
-}
-
-static inline tl_allocator counting_allocator_of(counting_allocator *c) {
-    tl_allocator a = {c, counting_alloc, counting_free};
-    return a;
-}
 
 /* Deterministic pseudo-random floats in [-1, 1). */
 static inline float rand_unit(unsigned *state) {

@@ -14,28 +14,11 @@
 #include <unistd.h>
 
 #include "../tiny_llama.h"
-#include "aligned_block.h"
+#include "../counting_allocator.h"
 #include "check.h"
 #include "resident_memory.h"
 #include "temp_dir.h"
 #include "usage.h"
-
-typedef struct counting {
-    long long live_bytes, blocks, calls;
-} counting;
-static void *counting_alloc(void *user, size_t size, size_t alignment) {
-    counting *c = user;
-    void *p = aligned_block_alloc(size ? size : 1, alignment);
-    if (!p) return NULL;
-    c->live_bytes += (long long)size, c->blocks++, c->calls++;
-    return p;
-}
-static void counting_free(void *user, void *ptr, size_t size) {
-    counting *c = user;
-    if (!ptr) return;
-    c->live_bytes -= (long long)size, c->blocks--, c->calls++;
-    aligned_block_free(ptr);
-}
 
 typedef struct reading {
     long long step, rss_kib, live_bytes, blocks;
@@ -51,8 +34,8 @@ int main(int argc, char **argv) {
         if (write_tiny_llama(path, "llama", 32)) return perror(path), 1;
         model_path = path;
     }
-    counting meter = {0, 0, 0};
-    const tl_allocator alloc = {&meter, counting_alloc, counting_free};
+    counting_allocator meter = {0, 0, 0, 0};
+    const tl_allocator alloc = counting_allocator_of(&meter);
     tl_context *ctx;
     TL_CHECK(tl_context_create(&alloc, &ctx));
     tl_model *model;
@@ -79,7 +62,7 @@ int main(int argc, char **argv) {
             TL_CHECK(tl_session_open(ctx, model, &opts, &s));
             TL_CHECK(tl_session_feed_text(s, "abc ab c", 8, 0));
         }
-        const long long calls = meter.calls;
+        const long long calls = (meter.allocs + meter.frees);
         /* the caller's own step beside the session's, in a scope reset every step */
         const int64_t shape[1] = {16};
         tl_tensor a, b;
@@ -93,9 +76,9 @@ int main(int argc, char **argv) {
         TL_CHECK(tl_session_generate(s, &sampler, &token, &done, piece, sizeof piece, &piece_len));
         generated_bytes += (long long)piece_len;
         if (done) TL_CHECK(tl_session_feed(s, &token, 1)); /* an end token: fed anyway, the soak goes on */
-        if (step % 250 > 1 && step >= marks[0]) warm_calls += meter.calls - calls; /* past each session's first steps */
+        if (step % 250 > 1 && step >= marks[0]) warm_calls += (meter.allocs + meter.frees) - calls; /* past each session's first steps */
         if (next_mark < 3 && step + 1 == marks[next_mark]) {
-            at[next_mark] = (reading){step + 1, resident_kib(), meter.live_bytes, meter.blocks};
+            at[next_mark] = (reading){step + 1, resident_kib(), meter.live_bytes, (meter.allocs - meter.frees)};
             ++next_mark;
         }
     }
@@ -110,10 +93,10 @@ int main(int argc, char **argv) {
         printf("soak: after %lld steps: resident %lld KiB, allocator %lld bytes in %lld blocks\n", at[i].step, at[i].rss_kib,
                at[i].live_bytes, at[i].blocks);
     printf("soak: allocator calls in warm steps: %lld; after destroy: %lld bytes in %lld blocks\n", warm_calls,
-           meter.live_bytes, meter.blocks);
+           meter.live_bytes, (meter.allocs - meter.frees));
     const int flat = at[2].live_bytes == at[1].live_bytes && at[2].blocks == at[1].blocks &&
                      at[2].rss_kib <= at[1].rss_kib + 256; /* a page or so of the C library's own */
-    const int ok = flat && warm_calls == 0 && meter.live_bytes == 0 && meter.blocks == 0;
+    const int ok = flat && warm_calls == 0 && meter.live_bytes == 0 && (meter.allocs - meter.frees) == 0;
     printf("soak: %s\n", ok ? "flat (1 passed, 0 failed)" : "GREW or LEAKED (0 passed, 1 failed)");
     return ok ? 0 : 1;
 }

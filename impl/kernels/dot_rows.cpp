@@ -288,6 +288,15 @@ template <class V>
 HWY_INLINE V PermuteWords(V table, V index) {
     return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
 }
+// M rows of activations in the byte-dot layout: each row's int8 values, and its starting values
+// for q8_0 (kStartsQ8) or q4_0 (kStartsQ4).
+template <int M>
+HWY_INLINE void ByteDotRows(const Q8Activations *x, int64_t n, int64_t part, const int8_t **x8, const int32_t **starts) {
+    for (int i = 0; i < M; ++i) {
+        const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
+        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + part * n);
+    }
+}
 // Rows of kBlockBytes blocks of 32 signed weights, each block's weights as unsigned bytes offset
 // by 128 from weights(block), against M activation rows at once (a prompt's: the block read and
 // unpacked once for all, each row its own accumulator): llama.cpp's order, as above, for each.
@@ -299,10 +308,7 @@ HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint
     const DF32 df;
     const int8_t *x8[M];
     const int32_t *starts[M];
-    for (int i = 0; i < M; ++i) {
-        const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
-        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + kStartsQ8 * n);
-    }
+    ByteDotRows<M>(x, n, kStartsQ8, x8, starts);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         hn::Vec<DF32> acc[M];
@@ -327,26 +333,25 @@ HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint
     }
 }
 template <size_t kBlockBytes, class Weights>
-HWY_INLINE void SignedBlocksByFour(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes,
-                                   int64_t nrows, int64_t n, float *out, int64_t out_stride, Weights weights) {
-    int64_t i = 0;
-    for (; i + 4 <= xrows; i += 4)
-        OverSignedBlocks<kBlockBytes, 4>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride, weights);
-    for (; i < xrows; ++i) OverSignedBlocks<kBlockBytes, 1>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride, weights);
+HWY_INLINE void SignedBlocks(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows,
+                             int64_t n, float *out, int64_t out_stride, Weights weights) {
+    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8Activations *rows, float *o) {
+        OverSignedBlocks<kBlockBytes, decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride, weights);
+    });
 }
 void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     const DU8 du8;
     const auto offset = hn::Set(du8, 0x80);
-    SignedBlocksByFour<kQ8Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride,
-                                 [&](const uint8_t *block) { return hn::Xor(hn::LoadU(du8, block + 2), offset); });
+    SignedBlocks<kQ8Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride,
+                           [&](const uint8_t *block) { return hn::Xor(hn::LoadU(du8, block + 2), offset); });
 }
 // q5_0: the low nibbles of its 16 bytes are weights 0..15 and the high ones 16..31, each with a
 // fifth bit from the 32-bit qh (bit j for weight j), standing for value - 16.
 void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     const __m256i low4 = _mm256_set1_epi8(0x0f), fifth = _mm256_set1_epi8(0x10), offset = _mm256_set1_epi8(128 - 16);
-    SignedBlocksByFour<kQ5Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
+    SignedBlocks<kQ5Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 6));
         const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
         uint32_t high;
@@ -390,10 +395,7 @@ void DotQ4_0Rows(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRIC
     const int64_t blocks = n / kQuantBlock, pairs = (blocks + 1) / 2;
     const int8_t *x8[M];
     const int32_t *starts[M];
-    for (int i = 0; i < M; ++i) {
-        const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
-        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + kStartsQ4 * n);
-    }
+    ByteDotRows<M>(x, n, kStartsQ4, x8, starts);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         hn::Vec<DQ> acc[M][4];
@@ -435,9 +437,9 @@ void DotQ4_0Rows(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRIC
 }
 void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
              float *out, int64_t out_stride) {
-    int64_t i = 0;
-    for (; i + 4 <= xrows; i += 4) DotQ4_0Rows<4>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
-    for (; i < xrows; ++i) DotQ4_0Rows<1>(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
+    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8Activations *rows, float *o) {
+        DotQ4_0Rows<decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride);
+    });
 }
 #else
 void DotQ8_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, const uint8_t *HWY_RESTRICT base,

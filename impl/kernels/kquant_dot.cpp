@@ -97,10 +97,9 @@ HWY_INLINE float SumLanes(__m128 v) {
 }
 HWY_INLINE float SumLanes(__m256 v) { return SumLanes(_mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v))); }
 
-// Up to kRows activation rows a pass: a block's weights are unpacked once into registers and
-// dotted with each row, each row's sums the same operations as alone (a prompt's rows give the
-// bits of one token at a time).
-constexpr int kRows = 4;
+// Up to kRowGroup activation rows a pass (ByRowGroups): a block's weights are unpacked once into
+// registers and dotted with each row, each row's sums the same operations as alone (a prompt's
+// rows give the bits of one token at a time).
 
 // q4_K and q5_K: per 64 weights (two sub-blocks of 32) the 32 bytes of nibbles, low nibbles the
 // first sub-block and high the second, plus for q5_K a fifth bit from qh (bits 2c and 2c + 1).
@@ -220,43 +219,23 @@ void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, 
     }
 }
 
-// Rows of activations kRows at a time, the rest 1 to kRows - 1.
-template <template <int> class Kernel>
-HWY_INLINE void InGroups(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows,
-                         int64_t n, float *out, int64_t out_stride) {
-    int64_t i = 0;
-    for (; i + kRows <= xrows; i += kRows) Kernel<kRows>::run(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
-    for (; i < xrows; ++i) Kernel<1>::run(x + i, base, row_bytes, nrows, n, out + i * out_stride, out_stride);
-}
-template <int M>
-struct Q4KKernel {
-    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
-        DotKMinRows<false, M>(x, w, rb, nr, n, o, os);
-    }
-};
-template <int M>
-struct Q5KKernel {
-    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
-        DotKMinRows<true, M>(x, w, rb, nr, n, o, os);
-    }
-};
-template <int M>
-struct Q6KKernel {
-    static void run(const Q8KRow *x, const uint8_t *w, size_t rb, int64_t nr, int64_t n, float *o, int64_t os) {
-        DotQ6KRows<M>(x, w, rb, nr, n, o, os);
-    }
-};
 void DotQ4K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
             int64_t out_stride) {
-    InGroups<Q4KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
+    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8KRow *rows, float *o) {
+        DotKMinRows<false, decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride);
+    });
 }
 void DotQ5K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
             int64_t out_stride) {
-    InGroups<Q5KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
+    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8KRow *rows, float *o) {
+        DotKMinRows<true, decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride);
+    });
 }
 void DotQ6K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n, float *out,
             int64_t out_stride) {
-    InGroups<Q6KKernel>(x, xrows, base, row_bytes, nrows, n, out, out_stride);
+    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8KRow *rows, float *o) {
+        DotQ6KRows<decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride);
+    });
 }
 #else
 // A super block's 256 values unpacked to bytes with the int16 scale of each 16 (and for q4_K and

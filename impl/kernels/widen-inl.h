@@ -1,5 +1,6 @@
 // Loading stored elements into wider lanes, for every kernel that reads f16, bf16 or f32 and
-// computes in f32 or f64, and int16 products widened into int32 sums: one source (Highway's -inl.h convention), included by each kernel
+// computes in f32 or f64, int16 products widened into int32 sums, and a prompt's rows taken in
+// groups: one source (Highway's -inl.h convention), included by each kernel
 // file after hwy/highway.h and compiled for each of its targets.  Exact: every f16, bf16 and f32
 // value is representable in the wider type.
 #if defined(TL_KERNELS_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)  // once per target
@@ -31,6 +32,17 @@ HWY_INLINE hn::Vec<D> LoadWide(D d, const T *HWY_RESTRICT p) {
         const hn::Rebind<float, D> df;
         return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(hn::Rebind<T, D>(), p)));
     }
+}
+
+// A prompt's activation rows through a kernel kRowGroup at a time (each weight block unpacked once
+// for the group), the rest one by one: kernel(std::integral_constant<int, M>(), x + i, out +
+// i * out_stride) for M rows from row i.  Each kernel gives a row the bits it gives it alone.
+constexpr int kRowGroup = 4;
+template <class Row, class Kernel>
+HWY_INLINE void ByRowGroups(const Row *x, int64_t xrows, float *out, int64_t out_stride, Kernel kernel) {
+    int64_t i = 0;
+    for (; i + kRowGroup <= xrows; i += kRowGroup) kernel(std::integral_constant<int, kRowGroup>(), x + i, out + i * out_stride);
+    for (; i < xrows; ++i) kernel(std::integral_constant<int, 1>(), x + i, out + i * out_stride);
 }
 
 // acc + the products of int16 lanes w and x, summed in pairs into int32 lanes (vpmaddwd on x86,

@@ -32,8 +32,17 @@ tl_status read_sampler(const tl_sampler &in, tl_sampler *out) {
 extern "C" {
 
 tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out) {
+    return tl_model_open_with(ctx, path, nullptr, out);
+}
+
+tl_status tl_model_open_with(tl_context *ctx, const char *path, const tl_model_options *options, tl_model **out) {
     if (!ctx || !path || !out) return fail(TL_E_INVALID_ARGUMENT, "context, path or output is NULL");
-    return guarded([&] { return tl::model_open(ctx, path, out); });
+    tl_model_options o = TL_MODEL_OPTIONS_INIT;
+    if (options) {
+        TL_TRY(tl::check_struct_size(*options, "tl_model_options"));
+        tl::read_versioned(*options, &o);
+    }
+    return guarded([&] { return tl::model_open(ctx, path, o, out); });
 }
 
 tl_status tl_model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out) {
@@ -72,6 +81,14 @@ void tl_session_close(tl_session *s) {
 int32_t tl_session_position(const tl_session *s) { return s ? int32_t(s->history.size()) : 0; }
 
 int32_t tl_session_context_length(const tl_session *s) { return s ? s->context_length : 0; }
+
+tl_status tl_session_step_stats(const tl_session *s, tl_scope_stats *out) {
+    TL_TRY(check_session(s));
+    if (!out) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
+    TL_TRY(tl::check_struct_size(*out, "tl_scope_stats"));
+    tl::write_versioned(s->last_step, out);
+    return TL_OK;
+}
 
 tl_status tl_session_history(const tl_session *s, const int32_t **ids, size_t *n) {
     TL_TRY(check_session(s));

@@ -301,3 +301,126 @@ Test(model, a_huge_repetition_penalty_never_repeats) {
     tl_session_close(s);
     OK(tl_model_close(m));
 }
+
+/* An ambient session (tl_session_options.ambient) computes the same bits as a scoped one: the
+ * logits after a prompt in one batch and after each of 12 greedy tokens; it allocates every
+ * step and has no step scope, the scoped one allocates nothing once warm and reports its scope. */
+Test(model, an_ambient_session_gives_the_scoped_bits) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    tl_model *m = open_model(own);
+    tl_session *s[2];
+    float logits[2][13][VOCAB];
+    long calls[2];
+    const tl_sampler greedy = TL_SAMPLER_GREEDY;
+    for (int k = 0; k < 2; ++k) {
+        tl_session_options o = TL_SESSION_OPTIONS_INIT;
+        o.ambient = k == 0;
+        OK(tl_session_open(own, m, &o, &s[k]));
+        tl_scope_stats st = TL_SCOPE_STATS_INIT;
+        OK(tl_session_step_stats(s[k], &st));
+        cr_assert_eq(st.slab_bytes, 0, "stats before the first step");
+        OK(tl_session_feed_text(s[k], "abc ab ca", 9, TL_TOKENIZE_ADD_SPECIAL));
+        for (int i = 0; i < 13; ++i) {
+            const float *l;
+            size_t n;
+            int32_t t;
+            if (i == 2) calls[k] = counter.allocs;
+            OK(tl_session_logits(s[k], &l, &n));
+            cr_assert_eq(n, VOCAB);
+            memcpy(logits[k][i], l, sizeof logits[k][i]);
+            OK(tl_session_sample(s[k], &greedy, &t));
+            OK(tl_session_feed(s[k], &t, 1));
+        }
+        calls[k] = counter.allocs - calls[k];
+        OK(tl_session_step_stats(s[k], &st));
+        if (k == 0)
+            cr_assert(st.slab_bytes == 0 && st.peak_bytes == 0 && st.grow_events == 0, "an ambient session has no step scope");
+        else
+            cr_assert(st.slab_bytes > 0 && st.peak_bytes > 0 && st.used_bytes > 0, "the scoped step's scope");
+    }
+    cr_assert_arr_eq(logits[0], logits[1], sizeof logits[0], "ambient and scoped logits differ");
+    cr_assert_gt(calls[0], 0, "an ambient session allocates each step");
+    cr_assert_eq(calls[1], 0, "a warm scoped session allocated %ld times", calls[1]);
+    tl_session_close(s[0]), tl_session_close(s[1]);
+    FAILS_WITH(tl_session_open(own, m, &(tl_session_options){sizeof(tl_session_options), 0, TL_F32, 0, 2}, &s[0]),
+               TL_E_INVALID_ARGUMENT);
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
+    FAILS_WITH(tl_session_step_stats(NULL, &st), TL_E_INVALID_ARGUMENT);
+    OK(tl_model_close(m));
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}
+
+/* tl_model_open_with converts the projections, the head and the embedding table once, into bytes
+ * the model owns from the opening context's allocator (exactly their size in the new dtype), given
+ * back at close; sessions read them without a copy of their own, and generate near the f32
+ * model's logits.  A dtype the weights cannot take is refused naming the tensor. */
+Test(model, weights_converted_at_open_belong_to_the_model) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *own;
+    OK(tl_context_create(&a, &own));
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    write_model("model.gguf", "llama", D);
+    tl_model *f32, *bf16, *again;
+    OK(tl_model_open(own, path, &f32));
+    const long long with_f32 = counter.live_bytes;
+    OK(tl_model_open(own, path, &again)); /* what a model holds besides its weights: tokenizer, tables */
+    const long long as_stored = counter.live_bytes - with_f32;
+    OK(tl_model_close(again));
+    tl_model_options o = TL_MODEL_OPTIONS_INIT;
+    o.weights_dtype = TL_BF16;
+    OK(tl_model_open_with(own, path, &o, &bf16));
+    const long long kvw = D / HEADS * KV_HEADS;
+    const long long converted = 2 * (LAYERS * (D * D * 2 + kvw * D * 2 + 3 * FFN * D) + 2 * VOCAB * D);
+    const long long grown = counter.live_bytes - with_f32 - as_stored;
+    cr_assert(grown >= converted && grown < converted + 4096, "%lld bytes more than as stored, for %lld of weights",
+              grown, converted);
+    tl_model_info info = TL_MODEL_INFO_INIT;
+    OK(tl_model_info_get(bf16, &info));
+    cr_assert_eq(info.weights_dtype, TL_BF16);
+    long long per_session[2];
+    float last[2][VOCAB];
+    tl_model *models[2] = {f32, bf16};
+    for (int k = 0; k < 2; ++k) {
+        const long long before = counter.live_bytes;
+        tl_session *s;
+        OK(tl_session_open(own, models[k], NULL, &s));
+        per_session[k] = counter.live_bytes - before;
+        OK(tl_session_feed_text(s, "abc ab ca", 9, TL_TOKENIZE_ADD_SPECIAL));
+        const float *l;
+        size_t n;
+        OK(tl_session_logits(s, &l, &n));
+        memcpy(last[k], l, sizeof last[k]);
+        tl_session_close(s);
+    }
+    cr_assert_eq(per_session[0], per_session[1], "a session of the converted model copies: %lld against %lld bytes",
+                 per_session[1], per_session[0]);
+    double worst = 0, spread = 0;
+    for (int i = 0; i < VOCAB; ++i) {
+        worst = fmax(worst, fabs(last[0][i] - last[1][i]));
+        spread = fmax(spread, fabs(last[0][i]));
+    }
+    cr_assert(worst > 0 && worst < 0.05 * spread, "bf16 logits %g from f32's (spread %g)", worst, spread);
+    OK(tl_model_close(bf16));
+    cr_assert_eq(counter.live_bytes, with_f32, "closing the model gave its converted weights back");
+    /* rows of 48 (ffn_down) are no whole q8_0 blocks; i32 is no weight dtype */
+    tl_model *bad = NULL;
+    o.weights_dtype = TL_Q8_0;
+    FAILS_WITH(tl_model_open_with(own, path, &o, &bad), TL_E_SHAPE);
+    cr_assert(strstr(tl_last_error(), "'blk.0.ffn_down.weight' to q8_0"), "%s", tl_last_error());
+    o.weights_dtype = TL_I32;
+    FAILS_WITH(tl_model_open_with(own, path, &o, &bad), TL_E_DTYPE);
+    cr_assert(strstr(tl_last_error(), "to i32"), "%s", tl_last_error());
+    o.struct_size = 0;
+    FAILS_WITH(tl_model_open_with(own, path, &o, &bad), TL_E_INVALID_ARGUMENT);
+    cr_assert_null(bad);
+    cr_assert_eq(counter.live_bytes, with_f32, "a refused open kept memory");
+    OK(tl_model_close(f32));
+    tl_context_destroy(own);
+    cr_assert_eq(counter.live_bytes, 0);
+}

@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "core/context.h"
 #include "core/error.h"
 #include "llm/tokenizer.h"
 
@@ -36,6 +37,17 @@ const char *tl_model::weight_name(int32_t l, int w, char *buf) const {
 
 tl_status tl_model::get(tl_context *ctx, const char *name, tl_tensor *out) const {
     return gguf ? tl_gguf_get(ctx, gguf, name, out) : tl_safetensors_get(ctx, safetensors, name, out);
+}
+
+tl_status tl_model::weight(tl_context *ctx, int32_t l, int w, tl_tensor *out) const {
+    const size_t slot = size_t(l < 0 ? cfg.layers * tl::kLayerWeights + w : l * tl::kLayerWeights + w);
+    if (slot < converted.size() && converted[slot].data) {
+        const tl::ConvertedWeight &c = converted[slot];
+        const int64_t shape[2] = {c.rows, c.cols};
+        return tl_tensor_wrap(ctx, c.dtype, 2, shape, c.data, c.bytes, out);
+    }
+    char buf[128];
+    return get(ctx, weight_name(l, w, buf), out);
 }
 
 namespace tl {
@@ -190,9 +202,58 @@ tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
 
 namespace {
 
+// One weight converted to dt into bytes the model owns (through f32 when the file holds
+// neither f32 nor dt); tmp is a private ambient context.
+tl_status convert_weight(tl_context *tmp, tl_model &m, int32_t l, int w, tl_dtype dt, ConvertedWeight *into) {
+    tl_tensor stored, f32{}, made{};
+    TL_TRY(m.weight(tmp, l, w, &stored));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    tl_status st = tl_tensor_info_get(tmp, stored, &info);
+    if (st == TL_OK && info.dtype == dt) return tl_tensor_free(tmp, stored);  // already so: read in place
+    const bool via_f32 = info.dtype != TL_F32 && dt != TL_F32;
+    if (st == TL_OK && via_f32) st = tl_convert(tmp, stored, TL_F32, &f32);
+    if (st == TL_OK) st = tl_convert(tmp, via_f32 ? f32 : stored, dt, &made);
+    if (st == TL_OK) {
+        int64_t block = 1;
+        size_t block_bytes = 0;
+        tl_dtype_block(dt, &block, &block_bytes);
+        into->dtype = dt, into->rows = info.shape[0], into->cols = info.shape[1];
+        into->bytes = size_t(into->rows) * size_t(into->cols / block) * block_bytes;
+        into->data = m.memory.allocate(into->bytes, 64);
+        st = into->data ? tl_tensor_read(tmp, made, into->data, into->bytes)
+                        : allocation_refused("no memory for a converted weight");
+    }
+    char why[256];
+    std::snprintf(why, sizeof why, "%s", st == TL_OK ? "" : tl_last_error());
+    for (tl_tensor t : {stored, f32, made})
+        if (t.bits) tl_tensor_free(tmp, t);
+    char buf[128];
+    return st == TL_OK ? TL_OK : fail(st, "model: converting '%s' to %s: %s", m.weight_name(l, w, buf), tl_dtype_name(dt), why);
+}
+
+// The projections, the head and the embedding table converted to dt (the norms stay).
+tl_status convert_weights(tl_context *ctx, tl_model &m, tl_dtype dt) {
+    const LlamaConfig &c = m.cfg;
+    m.converted.resize(size_t(c.layers * kLayerWeights + 3));
+    const tl_allocator allocator = ctx->memory.allocator();
+    tl_context *tmp;
+    TL_TRY(tl_context_create(&allocator, &tmp));
+    tl_status st = TL_OK;
+    for (int32_t l = 0; l < c.layers && st == TL_OK; ++l)
+        for (int w = 0; w < kLayerWeights && st == TL_OK; ++w)
+            if (w != kAttnNorm && w != kFfnNorm)
+                st = convert_weight(tmp, m, l, w, dt, &m.converted[size_t(l * kLayerWeights + w)]);
+    for (int w : {int(kEmbed), int(kHead)})
+        if (st == TL_OK && !(w == kHead && m.tied))
+            st = convert_weight(tmp, m, -1, w, dt, &m.converted[size_t(c.layers * kLayerWeights + w)]);
+    tl_context_destroy(tmp);
+    if (st == TL_OK) m.weights_dtype = dt;
+    return st;
+}
+
 // A model whose files open_files_of opens; checked whole, or closed with the refusal.
 template <class Open>
-tl_status open_model(tl_context *ctx, const char *path, Open open_files_of, tl_model **out) {
+tl_status open_model(tl_context *ctx, const char *path, const tl_model_options &o, Open open_files_of, tl_model **out) {
     void *at = ctx->memory.allocate(sizeof(tl_model), alignof(tl_model));
     if (!at) return allocation_refused("no memory for a model");
     tl_model *m = new (at) tl_model(ctx->memory);
@@ -202,6 +263,7 @@ tl_status open_model(tl_context *ctx, const char *path, Open open_files_of, tl_m
     if (st == TL_OK && m->tokenizer && m->tokenizer->vocab.size() != m->cfg.vocab)
         st = fail(TL_E_PARSE, "%s: the vocabulary has %d tokens, the embedding table %d rows", path,
                   m->tokenizer->vocab.size(), m->cfg.vocab);
+    if (st == TL_OK && o.weights_dtype) st = convert_weights(ctx, *m, o.weights_dtype);
     if (st != TL_OK) {
         m->sessions = 0;
         model_close(m);
@@ -213,13 +275,14 @@ tl_status open_model(tl_context *ctx, const char *path, Open open_files_of, tl_m
 
 }  // namespace
 
-tl_status model_open(tl_context *ctx, const char *path, tl_model **out) {
-    return open_model(ctx, path, [&](tl_model &m) { return open_files(ctx, path, m); }, out);
+tl_status model_open(tl_context *ctx, const char *path, const tl_model_options &o, tl_model **out) {
+    return open_model(ctx, path, o, [&](tl_model &m) { return open_files(ctx, path, m); }, out);
 }
 
 tl_status model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out) {
     static const char kLabel[] = "gguf in memory";
-    return open_model(ctx, kLabel, [&](tl_model &m) {
+    const tl_model_options as_stored = TL_MODEL_OPTIONS_INIT;
+    return open_model(ctx, kLabel, as_stored, [&](tl_model &m) {
         TL_TRY(tl_gguf_open_memory(ctx, data, size, &m.gguf));
         return from_gguf(kLabel, m);
     }, out);
@@ -229,6 +292,8 @@ tl_status model_close(tl_model *m) {
     const int32_t open = m->sessions.load();
     if (open) return fail(TL_E_BUSY, "model: %d sessions are still open: close them first", open);
     if (m->tokenizer) tokenizer_close(m->tokenizer);
+    for (const ConvertedWeight &c : m->converted)
+        if (c.data) m->memory.release(c.data, c.bytes);
     tl_gguf_close(m->gguf);
     tl_safetensors_close(m->safetensors);
     Memory memory = m->memory;

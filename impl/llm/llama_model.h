@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/memory.h"
+#include "llm/vocabulary.h"  // AllocVector
 #include "tensorlife/tl.h"
 
 namespace tl {
@@ -21,6 +22,16 @@ struct LlamaConfig {
 
 // The weights of a layer, in one order for every loop over them.
 enum LayerWeight { kAttnNorm, kWq, kWk, kWv, kWo, kFfnNorm, kWGate, kWUp, kWDown, kLayerWeights };
+// The model's other weights, as weight(-1, w) names them.
+enum TopWeight { kEmbed, kFinalNorm, kHead };
+
+// A weight converted at open (tl_model_options.weights_dtype): bytes the model owns.
+struct ConvertedWeight {
+    void *data = nullptr;  // nullptr: read from the file
+    size_t bytes = 0;
+    tl_dtype dtype = TL_F32;
+    int64_t rows = 0, cols = 0;
+};
 
 }  // namespace tl
 
@@ -33,6 +44,9 @@ struct tl_model {
     tl_tokenizer *tokenizer = nullptr;
     bool tied = false;  // no output head: the logits come from the embedding table
     tl_dtype weights_dtype = TL_F32;
+    // One slot a weight (layer l's w at l * kLayerWeights + w, then the TopWeights); empty when
+    // the weights are read from the file as stored.
+    tl::AllocVector<tl::ConvertedWeight> converted{tl::StlAllocator<tl::ConvertedWeight>(&memory)};
     std::atomic<int32_t> sessions{0};
 
     // name of layer l's weight w (or, for l < 0, of the embedding table, final norm and head:
@@ -40,11 +54,13 @@ struct tl_model {
     const char *weight_name(int32_t l, int w, char *buf) const;
     // A tensor over the file in ctx's current target.
     tl_status get(tl_context *ctx, const char *name, tl_tensor *out) const;
+    // Weight w of layer l (l < 0: a TopWeight) as sessions read it: the converted copy, or the file's.
+    tl_status weight(tl_context *ctx, int32_t l, int w, tl_tensor *out) const;
 };
 
 namespace tl {
 
-tl_status model_open(tl_context *ctx, const char *path, tl_model **out);
+tl_status model_open(tl_context *ctx, const char *path, const tl_model_options &o, tl_model **out);
 tl_status model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out);
 tl_status model_close(tl_model *m);
 

@@ -16,6 +16,7 @@ tl_session::tl_session(const tl::Memory &m)
       layers(tl::StlAllocator<tl::LayerHandles>(&memory)),
       k_cache(tl::StlAllocator<tl_tensor>(&memory)),
       v_cache(tl::StlAllocator<tl_tensor>(&memory)),
+      made(tl::StlAllocator<tl_tensor>(&memory)),
       logits(tl::StlAllocator<float>(&memory)),
       history(tl::StlAllocator<int32_t>(&memory)),
       candidates(tl::StlAllocator<tl::Candidate>(&memory)),
@@ -26,12 +27,14 @@ namespace tl {
 
 namespace {
 
-// A step's calls, each checked: the first failure leaves its status (and message) and the step stops.
+// A step's calls, each checked: the first failure leaves its status (and message) and the step
+// stops.  In ambient mode each tensor made is kept, to be freed after the step.
 struct Step {
     tl_session &s;
     tl_status status = TL_OK;
     tl_tensor run(tl_status st, tl_tensor t) {
         if (status == TL_OK) status = st;
+        if (st == TL_OK && s.ambient) s.made.push_back(t);
         return t;
     }
 };
@@ -91,7 +94,23 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) 
     return project(step, mixed, w.w[kWo]);
 }
 
-// One chunk: the logits after its last token into s.logits; the step scope reset whatever happened.
+// The step's tensors dead whatever happened: the scope reset (its figures kept first), or in
+// ambient mode each freed, the last made first (a view before its base).
+tl_status finish_step(tl_session &s, tl_status status) {
+    if (s.ambient) {
+        tl_status freed = TL_OK;
+        for (size_t i = s.made.size(); i-- > 0;)
+            if (freed == TL_OK) freed = tl_tensor_free(s.ctx, s.made[i]);
+        s.made.clear();
+        return status != TL_OK ? status : freed;
+    }
+    tl_status st = tl_scope_stats_get(s.ctx, s.step_scope, &s.last_step);
+    const tl_status reset = tl_scope_reset(s.ctx, s.step_scope);
+    if (st == TL_OK) st = reset;
+    return status != TL_OK ? status : st;
+}
+
+// One chunk: the logits after its last token into s.logits; the step's tensors dead whatever happened.
 tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
     const LlamaConfig &c = s.model->cfg;
     tl_context *ctx = s.ctx;
@@ -114,8 +133,7 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
     const tl_tensor logits = project(step, h, s.lm_head);
     if (step.status == TL_OK)
         step.status = tl_tensor_read(ctx, logits, s.logits.data(), s.logits.size() * sizeof(float));
-    const tl_status reset = tl_scope_reset(ctx, s.step_scope);
-    return step.status != TL_OK ? step.status : reset;
+    return finish_step(s, step.status);
 }
 #undef STEP
 
@@ -134,28 +152,27 @@ tl_status norm_as_f32(tl_context *ctx, tl_tensor *t) {
 
 tl_status take_weights(tl_session &s) {
     const tl_model &m = *s.model;
-    char buf[128];
     s.layers.resize(size_t(m.cfg.layers));
     for (int32_t l = 0; l < m.cfg.layers; ++l)
         for (int w = 0; w < kLayerWeights; ++w) {
             tl_tensor *t = &s.layers[size_t(l)].w[w];
-            TL_TRY(m.get(s.ctx, m.weight_name(l, w, buf), t));
+            TL_TRY(m.weight(s.ctx, l, w, t));
             if (w == kAttnNorm || w == kFfnNorm) TL_TRY(norm_as_f32(s.ctx, t));
         }
-    TL_TRY(m.get(s.ctx, m.weight_name(-1, 0, buf), &s.embed));
-    TL_TRY(m.get(s.ctx, m.weight_name(-1, 1, buf), &s.final_norm));
+    TL_TRY(m.weight(s.ctx, -1, kEmbed, &s.embed));
+    TL_TRY(m.weight(s.ctx, -1, kFinalNorm, &s.final_norm));
     TL_TRY(norm_as_f32(s.ctx, &s.final_norm));
     if (m.tied) {
         s.lm_head = s.embed;
         return TL_OK;
     }
-    return m.get(s.ctx, m.weight_name(-1, 2, buf), &s.lm_head);
+    return m.weight(s.ctx, -1, kHead, &s.lm_head);
 }
 
 tl_status open_in(tl_session &s) {
     const LlamaConfig &c = s.model->cfg;
     TL_TRY(take_weights(s));
-    TL_TRY(tl_scope_open(s.ctx, "kv-cache", 0, &s.cache_scope));
+    if (!s.ambient) TL_TRY(tl_scope_open(s.ctx, "kv-cache", 0, &s.cache_scope));
     const int64_t shape[2] = {s.context_length, c.kv_width()};
     s.k_cache.resize(size_t(c.layers));
     s.v_cache.resize(size_t(c.layers));
@@ -163,7 +180,7 @@ tl_status open_in(tl_session &s) {
         TL_TRY(tl_tensor_zeros(s.ctx, s.kv_dtype, 2, shape, &s.k_cache[size_t(l)]));
         TL_TRY(tl_tensor_zeros(s.ctx, s.kv_dtype, 2, shape, &s.v_cache[size_t(l)]));
     }
-    TL_TRY(tl_scope_open(s.ctx, "session-step", 0, &s.step_scope));
+    if (!s.ambient) TL_TRY(tl_scope_open(s.ctx, "session-step", 0, &s.step_scope));
     s.logits.resize(size_t(c.vocab));
     s.candidates.reserve(size_t(c.vocab));
     s.seen.resize(size_t(c.vocab));
@@ -176,8 +193,9 @@ tl_status open_in(tl_session &s) {
 tl_status session_open(tl_context *ctx, tl_model *m, const tl_session_options &o, tl_session **out) {
     if (o.kv_dtype != TL_F32 && o.kv_dtype != TL_F16 && o.kv_dtype != TL_BF16 && o.kv_dtype != 0)
         return fail(TL_E_DTYPE, "session: a KV cache of %s (f32, f16 or bf16)", tl_dtype_name(o.kv_dtype));
-    if (o.context_length < 0 || o.context_length > (1 << 20) || o.max_chunk < 0)
-        return fail(TL_E_INVALID_ARGUMENT, "session: context_length %d, max_chunk %d", o.context_length, o.max_chunk);
+    if (o.context_length < 0 || o.context_length > (1 << 20) || o.max_chunk < 0 || (o.ambient != 0 && o.ambient != 1))
+        return fail(TL_E_INVALID_ARGUMENT, "session: context_length %d, max_chunk %d, ambient %d", o.context_length,
+                    o.max_chunk, o.ambient);
     void *at = ctx->memory.allocate(sizeof(tl_session), alignof(tl_session));
     if (!at) return allocation_refused("no memory for a session");
     tl_session *s;
@@ -192,6 +210,7 @@ tl_status session_open(tl_context *ctx, tl_model *m, const tl_session_options &o
     s->context_length = o.context_length ? o.context_length : (m->cfg.context_length > 0 && m->cfg.context_length < 4096 ? m->cfg.context_length : 4096);
     s->max_chunk = o.max_chunk ? o.max_chunk : 64;
     s->kv_dtype = o.kv_dtype ? o.kv_dtype : TL_F32;
+    s->ambient = o.ambient != 0;
     const tl_allocator allocator = ctx->memory.allocator();
     tl_status st = tl_context_create(&allocator, &s->ctx);
     if (st == TL_OK && ctx->executor.parallel_for) st = tl_context_set_executor(s->ctx, &ctx->executor);

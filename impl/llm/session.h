@@ -31,6 +31,9 @@ struct tl_session {
     tl::AllocVector<tl::LayerHandles> layers;
     tl_tensor embed{}, final_norm{}, lm_head{};
     tl::AllocVector<tl_tensor> k_cache, v_cache;
+    bool ambient = false;
+    tl::AllocVector<tl_tensor> made;  // ambient mode: the step's tensors, freed after it
+    tl_scope_stats last_step = TL_SCOPE_STATS_INIT;
     tl::AllocVector<float> logits;
     bool have_logits = false;
     tl::AllocVector<int32_t> history;

@@ -3,7 +3,8 @@
  *
  * A model is opened from a GGUF file as llama.cpp writes one (general.architecture "llama",
  * any weight dtype tensorlife holds, read where the file lies) or from a Hugging Face
- * LlamaForCausalLM folder (config.json beside model.safetensors, mapped).  Its weights are
+ * LlamaForCausalLM folder (config.json beside model.safetensors, mapped), or converted once
+ * at open (tl_model_open_with: an f32 file's weights as q8_0, say).  Its weights are
  * read-only and shared without a copy by every session; sessions may run on different threads
  * at once (each session on one thread at a time).
  *
@@ -33,6 +34,19 @@ TL_API tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out
 /* A GGUF model in size bytes the caller holds (32-byte aligned; tl_gguf_open_memory): they must
  * stay valid and unchanged until the model and its last session are closed. */
 TL_API tl_status tl_model_open_memory(tl_context *ctx, const void *data, size_t size, tl_model **out);
+
+/* How tl_model_open_with opens a model (tl_model_open: the defaults). */
+typedef struct tl_model_options {
+    uint32_t struct_size;
+    tl_dtype weights_dtype; /* 0: every weight read where the file holds it (no copy); else the
+                             * projections, the output head and the embedding table converted
+                             * at open into copies the model owns (from ctx's allocator), read
+                             * by every session: an f32 file's weights as q8_0, say */
+} tl_model_options;
+#define TL_MODEL_OPTIONS_INIT {sizeof(tl_model_options), (tl_dtype)0}
+/* options may be NULL (the defaults).  A dtype the products do not take, or rows that are not
+ * whole blocks of it, is refused with the tensor's name. */
+TL_API tl_status tl_model_open_with(tl_context *ctx, const char *path, const tl_model_options *options, tl_model **out);
 /* TL_E_BUSY while sessions of the model are open (close them first); NULL is a no-op. */
 TL_API tl_status tl_model_close(tl_model *m);
 /* The model's tokenizer (owned by the model), or NULL when the file carries no vocabulary. */
@@ -53,8 +67,12 @@ typedef struct tl_session_options {
     tl_dtype kv_dtype;      /* TL_F32 (0 means it), TL_F16 or TL_BF16 */
     int32_t max_chunk;      /* the most tokens one tl_session_feed computes at once (longer
                              * feeds run in chunks); 0: 64 */
+    int32_t ambient;        /* 0: scoped (above); 1: the KV cache and each step's tensors are
+                             * ambient, each step's freed one by one after it: no scope at all,
+                             * allocator calls every step, the same bits (the reference a
+                             * scoped run is checked against) */
 } tl_session_options;
-#define TL_SESSION_OPTIONS_INIT {sizeof(tl_session_options), 0, TL_F32, 0}
+#define TL_SESSION_OPTIONS_INIT {sizeof(tl_session_options), 0, TL_F32, 0, 0}
 
 /* ctx lends its allocator and executor; the session does not use ctx itself afterwards.
  * options may be NULL (the defaults). */
@@ -64,6 +82,9 @@ TL_API void tl_session_close(tl_session *s);
 /* Tokens fed so far (the position of the next one). */
 TL_API int32_t tl_session_position(const tl_session *s);
 TL_API int32_t tl_session_context_length(const tl_session *s);
+/* The step scope's figures just before its last reset (slab, peak and used bytes, grow
+ * events): what a scoped step costs.  All zero before the first step and in ambient mode. */
+TL_API tl_status tl_session_step_stats(const tl_session *s, tl_scope_stats *out);
 /* The ids fed so far, in order: *ids points into the session, valid until it changes. */
 TL_API tl_status tl_session_history(const tl_session *s, const int32_t **ids, size_t *n);
 

@@ -5,8 +5,7 @@
 # batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
-# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.  Then the runner's per-token time
-# against the demo's raw-op step on the same files.
+# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.
 #   bench/llamacpp.sh RUNNER REFERENCE_DIR DECODE NODE_MODULES WORK_DIR [ROUNDS]
 set -euo pipefail
 runner=$1 reference=$2 decode=$3 npm=$4 work=$5 rounds=${6:-3}
@@ -46,19 +45,3 @@ for type in f32 q8_0 q4_0 Q4_K_M; do
   done
 done
 
-# The runner's per-token time against the demo's raw-op step (examples/decode's llama path, the
-# same ops called one by one, scoped mode) on the same files, interleaved: what the runner's
-# bookkeeping (sessions, sampling, the step scope) costs.
-printf '\n%-6s %-3s %-34s %-34s %-8s\n' dtype thr "runner ms/token min/med/max" "raw-op step min/med/max" "ratio"
-for type in f32 q8_0 q4_0 Q4_K_M; do
-  for threads in 1 2; do
-    ours=() raw=()
-    for r in $(seq "$rounds"); do
-      ours+=("$("$runner" "$work/model-$type.gguf" --prompt-ids 5 --tokens 39 --threads "$threads" | sed -n 's/^timing: [0-9.]* //p')")
-      raw+=("$("$decode" --arch llama --weights "$work/model-$type.gguf" --tokens 40 --prompt-ids 5 --threads "$threads" |
-        awk '/^scoped +steps/ {print $4}')")
-    done
-    ratio=$("$py" -c "print(f'{$(median "${ours[@]}") / $(median "${raw[@]}"):.3f}x')")
-    printf '%-6s %-3s %-34s %-34s %-8s\n' "$type" "$threads" "$(stats "${ours[@]}")" "$(stats "${raw[@]}")" "$ratio"
-  done
-done

@@ -4,9 +4,9 @@ with Hugging Face's LlamaForCausalLM semantics written out (RMSNorm in f32, rota
 repeat_kv for grouped-query attention, SiLU-gated MLP), over the f32 weights of a Hugging Face
 folder (model.safetensors, config.json) such as `decode --arch llama --save-weights` writes.
 
-Teacher-forced: the demo's report (--report of the decode demo) gives the tokens it produced;
-the reference reads the same inputs (the prompt, then the demo's own outputs) and takes its own
-argmax at every position.  Where the two agree at every position, the reference's greedy decode
+Teacher-forced: the demo's report (--report of the decode demo) gives the tokens it produced
+after the prompt; the reference reads the same inputs (the prompt, then the demo's own outputs)
+and takes its own argmax at every position from the prompt's last on.  Where the two agree at every position, the reference's greedy decode
 is the demo's token for token.  Prints the agreement; exits 1 when it is below --min-agreement
 (1.0: identical) at positions where the reference's top two logits differ by more than --tie.
 
@@ -84,10 +84,12 @@ def main():
     weights = read_safetensors(os.path.join(args.model_dir, "model.safetensors"))
     with open(args.report) as f:
         out = [s["token"] for s in json.load(f)["modes"][args.mode]]
-    prompt = [int(t) for t in args.prompt_ids.split(",") if t]
-    inputs = [prompt[p] if p < len(prompt) else (out[p - 1] if p else 1) for p in range(len(out))]
+    # The demo feeds the prompt (token 1 without one) as a batch: its first record is the token
+    # after the prompt, each next one the token after the one before.
+    prompt = [int(t) for t in args.prompt_ids.split(",") if t] or [1]
+    inputs = prompt + out[:-1]
     with torch.no_grad():
-        logits = forward(weights, cfg, inputs)
+        logits = forward(weights, cfg, inputs)[len(prompt) - 1:]
     top2 = logits.topk(2, dim=-1)
     ref = top2.indices[:, 0].tolist()
     margin = (top2.values[:, 0] - top2.values[:, 1]).tolist()

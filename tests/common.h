@@ -44,34 +44,19 @@
   static void suite##_teardown(void) { tl_context_destroy(ctx); }        \
   TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
 
-/* A fresh private directory for a test's files (mkdtemp), and its removal with everything in it. */
+/* A fresh private directory for a test's files (temp_dir_make), and its removal with everything in it. */
+static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
+    cr_assert_eq(temp_dir_make(dir, n, tag), 0, "no fresh directory under %s", temp_root());
+}
+static inline void temp_dir_remove(const char *dir) {
+    char cmd[300];
 #ifdef _WIN32
-#  include <direct.h>
-#  include <io.h>
-static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        snprintf(dir, n, "%s\\tl-%s-XXXXXX", temp_root(), tag);
-        cr_assert_eq(_mktemp_s(dir, strlen(dir) + 1), 0, "_mktemp_s %s", dir);
-        if (_mkdir(dir) == 0) return;
-    }
-    cr_assert_fail("no fresh directory under %s", temp_root());
-}
-static inline void temp_dir_remove(const char *dir) {
-    char cmd[300];
     snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", dir);
-    cr_assert_eq(system(cmd), 0, "%s", cmd);
-}
 #else
-static inline void temp_dir_create(char *dir, size_t n, const char *tag) {
-    snprintf(dir, n, "%s/tl-%s-XXXXXX", temp_root(), tag);
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
-}
-static inline void temp_dir_remove(const char *dir) {
-    char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+#endif
     cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
-#endif
 
 /* The fixture of suites that write files: a fresh context, ctx, and a fresh private
  * directory, dir (removed with everything in it after each test). */

@@ -3,29 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "aligned_block.h"
 #include "check.h"
-
-typedef struct call_counter {
-    long calls;
-} call_counter;
-
-static void *counted_alloc(void *user, size_t size, size_t alignment) {
-    ((call_counter *)user)->calls++;
-    return aligned_block_alloc(size, alignment);
-}
-static void counted_free(void *user, void *ptr, size_t size) {
-    (void)user, (void)size;
-    aligned_block_free(ptr);
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "meter.h"
 
 static void print_ids(const char *label, const int32_t *ids, size_t n) {
     printf("%s (%zu):", label, n);
@@ -34,8 +14,8 @@ static void print_ids(const char *label, const int32_t *ids, size_t n) {
 }
 
 int run_chat(const chat_options *o) {
-    call_counter counter = {0};
-    const tl_allocator allocator = {&counter, counted_alloc, counted_free};
+    memory_meter counter = {0, 0, 0};
+    const tl_allocator allocator = {&counter, meter_alloc, meter_free};
     tl_context *ctx;
     TL_CHECK(tl_context_create(&allocator, &ctx));
     if (o->executor) TL_CHECK(tl_context_set_executor(ctx, o->executor));

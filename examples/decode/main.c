@@ -9,8 +9,10 @@
  * --threads N (default: this machine's cores, at most 16) runs each context's work on a job pool
  * of N threads as its executor, with BLAS at one thread (an engine's setup: the large matmuls'
  * row blocks go to the pool); --threads 1 runs everything on the calling thread.
- * --unfused-attention runs the reference attention (a masked softmax over the whole cache)
- * instead of tl_attention.  With --weights, d_model, vocab and the layer count come from the file. */
+ * --unfused-attention runs the toy's reference attention (a masked softmax over the whole cache)
+ * instead of tl_attention.  --arch llama runs the library's model runner (tl_model.h): the
+ * ambient run is a session with tl_session_options.ambient, the prompt one batch.  With
+ * --weights, d_model, vocab and the layer count come from the file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,37 +21,12 @@
 #include "aligned_block.h"
 #include "chat.h"
 #include "job_pool.h"
+#include "llama_runner.h"
+#include "meter.h"
 #include "model.h"
 #include "report.h"
+#include "temp_dir.h"
 #include "usage.h"
-
-/* Counts every allocator call and the bytes held, with a resettable high-water mark. */
-typedef struct memory_meter {
-    long calls;
-    size_t live, peak;
-} memory_meter;
-
-static void *meter_alloc(void *user, size_t size, size_t alignment) {
-    memory_meter *m = user;
-    void *p = NULL;
-    if (!(p = aligned_block_alloc(size, alignment))) return NULL;
-    m->calls++;
-    m->live += size;
-    if (m->live > m->peak) m->peak = m->live;
-    return p;
-}
-
-static void meter_free(void *user, void *ptr, size_t size) {
-    memory_meter *m = user;
-    m->live -= size;
-    aligned_block_free(ptr);
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* What the command line asks beyond the model's shape. */
 typedef struct options {
@@ -64,15 +41,7 @@ typedef struct options {
     tl_sampler sampler;
 } options;
 
-/* What one mode produced: a record per step, (tokens x vocab) logits, the output as text. */
-typedef struct mode_result {
-    step_record *steps;
-    float *logits;
-    char *text; /* where the weights carry a vocabulary, else empty */
-    size_t text_capacity;
-} mode_result;
-
-/* Runs one mode from a fresh context. */
+/* Runs the toy in one mode from a fresh context. */
 static void run_mode(const model_config *cfg, const options *o, memory_mode mode, mode_result *out) {
     memory_meter meter = {0, 0, 0};
     tl_allocator alloc = {&meter, meter_alloc, meter_free};
@@ -84,26 +53,17 @@ static void run_mode(const model_config *cfg, const options *o, memory_mode mode
     }
     model m;
     model_config loaded = *cfg;
-    const int llama = cfg->arch == ARCH_LLAMA;
     if (o->weights_path) {
-        if ((llama ? llama_load : model_load)(ctx, o->weights_path, &loaded, &m) != 0) exit(1);
-        m.cfg.tokens = cfg->tokens, m.cfg.kv_dtype = cfg->kv_dtype, m.cfg.unfused_attention = cfg->unfused_attention;
-    } else if (llama) {
-        llama_init_random(ctx, cfg, &m);
+        if (model_load(ctx, o->weights_path, &loaded, &m) != 0) exit(1);
+        m.cfg.tokens = cfg->tokens, m.cfg.unfused_attention = cfg->unfused_attention;
     } else {
         model_init_random(ctx, cfg, &m);
     }
-    if (o->save_path && mode == MODE_AMBIENT) {
-        if (!llama)
-            model_save(ctx, &m, o->save_path);
-        else if (llama_save_hf(ctx, &m, o->save_path) != 0)
-            exit(1);
-    }
-    if (o->convert_weights || !llama) model_convert(ctx, &m, o->weights_dtype);
+    if (o->save_path && mode == MODE_AMBIENT) model_save(ctx, &m, o->save_path);
+    model_convert(ctx, &m, o->weights_dtype);
     decoder d;
     decoder_open(&d, ctx, &m, mode);
     int32_t token = 1;
-    size_t text_len = 0;
     out->text[0] = 0;
     for (int pos = 0; pos < cfg->tokens; ++pos) {
         if (pos < o->prompt_len) token = o->prompt[pos];
@@ -116,11 +76,6 @@ static void run_mode(const model_config *cfg, const options *o, memory_mode mode
         r->ms = now_ms() - t0;
         r->mallocs = meter.calls - calls;
         r->token = token;
-        if (llama) {
-            char piece[256];
-            const size_t n = strlen(llama_token_text(&m, token, piece, sizeof piece));
-            if (text_len + n < out->text_capacity) memcpy(out->text + text_len, piece, n + 1), text_len += n;
-        }
         if (mode == MODE_SCOPED) {
             r->bytes_in_use = d.last_step.used_bytes;
             r->slab_bytes = d.last_step.slab_bytes;
@@ -135,6 +90,41 @@ static void run_mode(const model_config *cfg, const options *o, memory_mode mode
     decoder_close(&d);
     model_free(ctx, &m);
     tl_context_destroy(ctx);
+}
+
+/* The scratch folder of random Llama weights, removed at exit. */
+static char scratch_dir[1024], scratch_weights[1100], scratch_config[1100];
+static void remove_scratch(void) {
+    remove(scratch_weights);
+    remove(scratch_config);
+#ifdef _WIN32
+    _rmdir(scratch_dir);
+#else
+    rmdir(scratch_dir);
+#endif
+}
+
+/* Random Llama weights from cfg's seed, saved as a Hugging Face folder for the runner to open:
+ * at --save-weights, else in a scratch folder.  Returns the path of the weights. */
+static const char *random_llama_file(const model_config *cfg, const char *save_path) {
+    if (!save_path) {
+        if (temp_dir_make(scratch_dir, sizeof scratch_dir, "decode") != 0) {
+            fprintf(stderr, "decode: cannot make a scratch folder under %s\n", temp_root());
+            exit(1);
+        }
+        snprintf(scratch_weights, sizeof scratch_weights, "%s/model.safetensors", scratch_dir);
+        snprintf(scratch_config, sizeof scratch_config, "%s/config.json", scratch_dir);
+        atexit(remove_scratch);
+        save_path = scratch_weights;
+    }
+    tl_context *ctx;
+    TL_CHECK(tl_context_create(NULL, &ctx));
+    model m;
+    llama_init_random(ctx, cfg, &m);
+    if (llama_save_hf(ctx, &m, save_path) != 0) exit(1);
+    llama_free(ctx, &m);
+    tl_context_destroy(ctx);
+    return save_path;
 }
 
 static void print_phase(const char *mode, const char *phase, const step_record *r, int from, int to) {
@@ -163,11 +153,13 @@ static const char USAGE[] =
     "              [--arch toy|llama] [--kv-heads N] [--ffn N] [--kv-dtype f32|f16|bf16]\n"
     "Greedy decode with random weights from the seed (or --weights), in ambient and in scoped\n"
     "mode; prints the tokens, per-step times and allocator calls.\n"
-    "  --arch llama  the Llama architecture (RoPE, grouped-query attention, SwiGLU); --weights\n"
-    "               takes a GGUF file (llama.cpp's) or a Hugging Face model.safetensors with its\n"
-    "               config.json beside it; --save-weights writes the latter\n"
+    "  --arch llama  the Llama architecture (RoPE, grouped-query attention, SwiGLU) through the\n"
+    "               library's model runner (tl_model.h); --weights takes a GGUF file (llama.cpp's)\n"
+    "               or a Hugging Face model.safetensors with its config.json beside it;\n"
+    "               --save-weights writes the random weights as the latter\n"
     "  --kv-heads N  key/value heads (default: --heads); --ffn N the MLP width (default 3 x d)\n"
-    "  --prompt-ids  token ids fed first (teacher-forced), then the model's own\n"
+    "  --prompt-ids  token ids fed first (llama: as one batch, its time reported), then the\n"
+    "               model's own\n"
     "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
     "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
     "               stored); a file's weights stay in their own dtype without it\n"
@@ -389,7 +381,7 @@ static void mode_result_close(mode_result *r) {
 int main(int argc, char **argv) {
     answer_help(argc, argv, USAGE);
     model_config cfg = {256, 4, 4, 1024, 128, 1234};
-    cfg.rope_theta = 10000, cfg.norm_eps = 1e-5, cfg.rope = TL_ROPE_HALVES, cfg.kv_dtype = TL_F32;
+    cfg.rope_theta = 10000, cfg.norm_eps = 1e-5, cfg.kv_dtype = TL_F32;
     const long cores = job_pool_online_cores();
     options o = {0};
     o.weights_dtype = TL_F32;
@@ -419,19 +411,29 @@ int main(int argc, char **argv) {
     }
     const size_t path_len = o.weights_path ? strlen(o.weights_path) : 0;
     if (path_len > 5 && !strcmp(o.weights_path + path_len - 5, ".gguf")) cfg.arch = ARCH_LLAMA;
+    const int llama = cfg.arch == ARCH_LLAMA;
     if (!cfg.kv_heads) cfg.kv_heads = cfg.heads;
     if (!cfg.ffn) cfg.ffn = 3 * cfg.d_model;
-    if (o.weights_path) { /* the file decides the model's shape */
+    if (llama && cfg.unfused_attention) {
+        fprintf(stderr, "decode: --unfused-attention is the toy's (the runner's attention is tl_attention)\n");
+        return 2;
+    }
+    int refused;
+    const char *model_path = o.weights_path;
+    if (llama && !model_path && (refused = check_shape(&cfg, &o)) != 0) return refused; /* before saving */
+    if (llama) { /* the runner opens a file: random weights are saved first */
+        if (!model_path) model_path = random_llama_file(&cfg, o.save_path);
+        llama_describe(model_path, &cfg);
+    } else if (model_path) { /* the file decides the toy's shape */
         tl_context *probe;
         model m = {0};
         TL_CHECK(tl_context_create(NULL, &probe));
-        const int loaded = (cfg.arch == ARCH_LLAMA ? llama_load : model_load)(probe, o.weights_path, &cfg, &m);
+        const int loaded = model_load(probe, model_path, &cfg, &m);
         if (loaded == 0) model_free(probe, &m);
         tl_context_destroy(probe);
         if (loaded != 0) return 1;
     }
-    const int refused = check_shape(&cfg, &o);
-    if (refused) return refused;
+    if ((refused = check_shape(&cfg, &o)) != 0) return refused;
     job_pool threads_pool;
     TL_CHECK(tl_set_blas_threads(1));
     if (o.threads > 1) {
@@ -442,32 +444,53 @@ int main(int argc, char **argv) {
         o.pool = &threads_pool;
     }
     print_header(&cfg, &o);
+    /* Llama: the prompt (token 1 without --prompt-ids) as one batch, then a record per token. */
+    const int32_t start_token = 1;
+    const tl_executor executor = o.pool ? job_pool_executor(o.pool) : (tl_executor){0};
+    const llama_run run = {model_path, o.convert_weights ? o.weights_dtype : (tl_dtype)0,
+                           o.prompt_len ? o.prompt : &start_token, o.prompt_len ? o.prompt_len : 1,
+                           cfg.tokens, cfg.kv_dtype, o.pool ? &executor : NULL};
     mode_result ambient, scoped;
     mode_result_open(&ambient, &cfg);
     mode_result_open(&scoped, &cfg);
-    run_mode(&cfg, &o, MODE_AMBIENT, &ambient);
-    run_mode(&cfg, &o, MODE_SCOPED, &scoped);
+    int records = cfg.tokens;
+    if (llama) {
+        llama_run_mode(&run, MODE_AMBIENT, &ambient);
+        records = llama_run_mode(&run, MODE_SCOPED, &scoped);
+    } else {
+        run_mode(&cfg, &o, MODE_AMBIENT, &ambient);
+        run_mode(&cfg, &o, MODE_SCOPED, &scoped);
+    }
 
-    const size_t nlogits = (size_t)cfg.tokens * (size_t)cfg.vocab;
+    const size_t nlogits = (size_t)records * (size_t)cfg.vocab;
     int same_tokens = 1;
-    for (int i = 0; i < cfg.tokens; ++i) same_tokens &= ambient.steps[i].token == scoped.steps[i].token;
+    for (int i = 0; i < records; ++i) same_tokens &= ambient.steps[i].token == scoped.steps[i].token;
     const int same_logits = memcmp(ambient.logits, scoped.logits, nlogits * sizeof(float)) == 0;
 
     printf("%-8s %-20s %9s %14s %14s %12s %12s %6s\n", "mode", "phase", "ms/step", "mallocs/step", "bytes in use",
            "slab bytes", "peak", "grows");
-    const int warm = cfg.tokens > 1 ? 1 : cfg.tokens;
-    char steady[32];
-    snprintf(steady, sizeof steady, "steps 2..%d", cfg.tokens);
-    print_phase("ambient", "step 1 (warm-up)", ambient.steps, 0, warm);
-    if (cfg.tokens > 1) print_phase("ambient", steady, ambient.steps, 1, cfg.tokens);
-    print_phase("scoped", "step 1 (warm-up)", scoped.steps, 0, warm);
-    if (cfg.tokens > 1) print_phase("scoped", steady, scoped.steps, 1, cfg.tokens);
+    /* The toy's first step warms the scopes up; the Llama's prompt and first token do (their
+     * shapes differ). */
+    const int warm = records < (llama ? 2 : 1) ? records : (llama ? 2 : 1);
+    char first[32], steady[32];
+    snprintf(first, sizeof first, "prompt (%d token%s)", run.prompt_len, run.prompt_len > 1 ? "s" : "");
+    snprintf(steady, sizeof steady, llama ? "tokens 2..%d" : "steps 2..%d", llama ? records - 1 : records);
+    const mode_result *results[2] = {&ambient, &scoped};
+    for (int k = 0; k < 2; ++k) {
+        const char *mode = k ? "scoped" : "ambient";
+        print_phase(mode, llama ? first : "step 1 (warm-up)", results[k]->steps, 0, 1);
+        if (llama && records > 1) print_phase(mode, "token 1 (warm-up)", results[k]->steps, 1, 2);
+        if (records > warm) print_phase(mode, steady, results[k]->steps, warm, records);
+    }
 
     long steady_mallocs = 0;
-    for (int i = 1; i < cfg.tokens; ++i) steady_mallocs += scoped.steps[i].mallocs;
+    for (int i = warm; i < records; ++i) steady_mallocs += scoped.steps[i].mallocs;
+    if (llama)
+        printf("\nprompt: %d tokens in %.2f ms (%.1f tokens/s, one batch), then %d tokens one a step\n", run.prompt_len,
+               scoped.steps[0].ms, run.prompt_len / (scoped.steps[0].ms / 1e3), records - 1);
     printf("\ntokens:");
-    for (int i = 0; i < cfg.tokens && i < 16; ++i) printf(" %d", scoped.steps[i].token);
-    printf("%s\n", cfg.tokens > 16 ? " ..." : "");
+    for (int i = 0; i < records && i < 16; ++i) printf(" %d", scoped.steps[i].token);
+    printf("%s\n", records > 16 ? " ..." : "");
     if (scoped.text[0]) printf("text: %s\n", scoped.text);
     printf("ambient and scoped: token ids %s, logits %s (bitwise)\n", same_tokens ? "identical" : "DIFFER",
            same_logits ? "identical" : "DIFFER");
@@ -475,11 +498,12 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nlogits * sizeof(float); ++i)
         hash = (hash ^ ((const unsigned char *)scoped.logits)[i]) * 1099511628211ull;
     printf("logits hash: %016llx\n", (unsigned long long)hash);
-    printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, cfg.tokens - 1);
+    printf("scoped steady state: %ld allocator calls over %d steps\n", steady_mallocs, records - warm);
 
-    run_record runs[2] = {{"ambient", ambient.steps, cfg.tokens}, {"scoped", scoped.steps, cfg.tokens}};
+    run_record runs[2] = {{"ambient", ambient.steps, records}, {"scoped", scoped.steps, records}};
     int failed = !same_tokens || !same_logits || steady_mallocs != 0;
-    if (o.report && write_json_report(o.report, &cfg, runs, 2, same_tokens && same_logits) != 0) failed = 1;
+    if (o.report && write_json_report(o.report, &cfg, llama ? run.prompt_len : 0, runs, 2, same_tokens && same_logits) != 0)
+        failed = 1;
     if (o.svg && write_svg_chart(o.svg, runs, 2) != 0) failed = 1;
     if (o.report) printf("report: %s\n", o.report);
     if (o.svg) printf("chart: %s\n", o.svg);

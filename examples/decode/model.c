@@ -57,7 +57,6 @@ void model_init_random(tl_context *ctx, const model_config *cfg, model *m) {
 }
 
 void model_free(tl_context *ctx, model *m) {
-    if (m->cfg.arch == ARCH_LLAMA) return llama_free(ctx, m);
     for (int l = 0; l < m->cfg.layers; ++l) {
         tl_tensor *w = &m->layer[l].attn_norm;
         for (size_t i = 0; i < offsetof(layer_weights, w_gate) / sizeof(tl_tensor); ++i)
@@ -87,7 +86,6 @@ static tl_tensor as_stored_rows(tl_context *ctx, tl_tensor w, tl_dtype dt) {
 }
 
 void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
-    if (m->cfg.arch == ARCH_LLAMA) return llama_convert(ctx, m, dt);
     m->weights_dtype = dt;
     const int count = 6 * m->cfg.layers + 1;
     tl_tensor **projections = tl_check_alloc(malloc(sizeof(tl_tensor *) * (size_t)count), "projections"); /* in the order a step reads them */
@@ -114,7 +112,6 @@ void model_convert(tl_context *ctx, model *m, tl_dtype dt) {
 }
 
 double model_weight_bytes(const model *m) {
-    if (m->cfg.arch == ARCH_LLAMA) return llama_weight_bytes(m);
     int64_t block;
     size_t bytes;
     TL_CHECK(tl_dtype_block(m->weights_dtype ? m->weights_dtype : TL_F32, &block, &bytes));
@@ -221,12 +218,10 @@ void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode)
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "kv-cache", 0, &d->cache_scope));
     d->k_cache = tl_check_alloc(calloc((size_t)c->layers, sizeof(tl_tensor)), "d->k_cache");
     d->v_cache = tl_check_alloc(calloc((size_t)c->layers, sizeof(tl_tensor)), "d->v_cache");
-    const int kv_width = c->arch == ARCH_LLAMA ? c->d_model / c->heads * c->kv_heads : c->d_model;
-    const tl_dtype kv_dtype = c->arch == ARCH_LLAMA ? c->kv_dtype : TL_F32;
-    int64_t shape[2] = {c->tokens, kv_width};
+    int64_t shape[2] = {c->tokens, c->d_model};
     for (int l = 0; l < c->layers; ++l) {
-        TL_CHECK(tl_tensor_zeros(ctx, kv_dtype, 2, shape, &d->k_cache[l]));
-        TL_CHECK(tl_tensor_zeros(ctx, kv_dtype, 2, shape, &d->v_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->k_cache[l]));
+        TL_CHECK(tl_tensor_zeros(ctx, TL_F32, 2, shape, &d->v_cache[l]));
     }
     if (mode == MODE_SCOPED) TL_CHECK(tl_scope_open(ctx, "decode-step", 0, &d->step_scope));
     d->mask_row = tl_check_alloc(malloc(sizeof(float) * (size_t)c->tokens), "the causal mask's row");
@@ -331,7 +326,7 @@ int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits) {
     const model *m = d->m;
     tl_context *ctx = d->ctx;
     tl_tensor out;
-    tl_tensor lg = m->cfg.arch == ARCH_LLAMA ? llama_logits(d, token, pos) : toy_logits(d, token, pos);
+    tl_tensor lg = toy_logits(d, token, pos);
     tl_tensor best = OP(tl_argmax(ctx, lg, -1, &out));
     int32_t next;
     TL_CHECK(tl_tensor_read(ctx, best, &next, sizeof next));

@@ -1,10 +1,11 @@
-/* Decoders on tensorlife, two architectures:
- *   toy:   a small GPT-style model: embedding, N blocks of (rmsnorm, multi-head attention over a
- *          KV cache, rmsnorm, silu MLP), final rmsnorm, logits, greedy argmax;
- *   llama: the Llama family (llama.c): RoPE, grouped-query attention, SwiGLU MLP, weights as
- *          Hugging Face and GGUF files store them ([out, in] rows, read in their own dtype).
+/* The demo's two architectures:
+ *   toy:   a small GPT-style model written here on the library's ops: embedding, N blocks of
+ *          (rmsnorm, multi-head attention over a KV cache, rmsnorm, silu MLP), final rmsnorm,
+ *          logits, greedy argmax;
+ *   llama: the Llama family through the library's model runner (tl_model.h, llama_runner.c);
+ *          here only its random weights (llama.c).
  *
- * The same step code runs in both memory modes:
+ * The toy's step code runs in both memory modes:
  *   ambient: every tensor a step makes is ambient and freed at the end of the step;
  *   scoped:  every tensor a step makes lives in the "decode-step" scope, reset after the step.
  * The KV cache is written in place with tl_copy_into; in scoped mode it lives in the outer,
@@ -26,13 +27,12 @@ typedef struct model_config {
     model_arch arch;
     int kv_heads, ffn; /* llama: key/value heads (divide heads), the MLP's width */
     double rope_theta, norm_eps;
-    tl_rope_mode rope; /* llama: halves for Hugging Face weights, interleaved for GGUF's */
     tl_dtype kv_dtype; /* the KV cache: f32, or f16/bf16 (llama) */
 } model_config;
 
 typedef struct layer_weights {
     tl_tensor attn_norm, wq, wk, wv, wo, mlp_norm, w_up, w_down;
-    tl_tensor w_gate; /* llama only; llama's projections are their stored [out, in] rows */
+    tl_tensor w_gate; /* llama only; llama's projections are their [out, in] rows */
 } layer_weights;
 
 typedef struct model {
@@ -43,8 +43,6 @@ typedef struct model {
     tl_tensor *stored;      /* model_convert: the [n, k] weights the projections' views read */
     int stored_count;
     weight_block block; /* model_convert: where the stored weights lie */
-    char **token_text;   /* llama from GGUF: the vocabulary (tokenizer.ggml.tokens), or NULL */
-    double weight_bytes; /* llama: what one step reads */
 } model;
 
 typedef enum memory_mode { MODE_AMBIENT = 0, MODE_SCOPED = 1 } memory_mode;
@@ -85,26 +83,18 @@ void model_save(tl_context *ctx, const model *m, const char *path);
 /* A tensor of random f32 values in [-scale, scale) from the seed (an ambient tensor). */
 tl_tensor random_tensor(tl_context *ctx, int ndim, const int64_t *shape, float scale, unsigned *seed);
 
-/* llama.c: the Llama architecture.  Random weights from cfg (seed, d_model, layers, heads,
- * kv_heads, ffn, vocab); or loaded from a GGUF file as llama.cpp writes one, or from a Hugging
- * Face LlamaForCausalLM model.safetensors with its config.json beside it (each returns 0, or -1
- * with a message on stderr); saved in the latter form (f32).  llama_convert stores every
- * projection, the output head and the embedding table in dt. */
+/* llama.c: random Llama weights from cfg (seed, d_model, layers, heads, kv_heads, ffn, vocab),
+ * as ambient tensors; saved as a Hugging Face folder (path: its model.safetensors, config.json
+ * written beside it; 0, or -1 with a message on stderr).  The demo runs them through the
+ * library's model runner (llama_runner.c). */
 void llama_init_random(tl_context *ctx, const model_config *cfg, model *m);
-int llama_load(tl_context *ctx, const char *path, model_config *cfg, model *m);
 int llama_save_hf(tl_context *ctx, const model *m, const char *path);
-void llama_convert(tl_context *ctx, model *m, tl_dtype dt);
 void llama_free(tl_context *ctx, model *m);
-double llama_weight_bytes(const model *m);
-/* The printable text of a token id ("" without a vocabulary). */
-const char *llama_token_text(const model *m, int32_t id, char *buf, size_t size);
 
 void decoder_open(decoder *d, tl_context *ctx, const model *m, memory_mode mode);
 /* One token at position pos: returns the next token; logits (vocab floats) are copied out when
  * not NULL.  Ends with the step's tensors dead (reset or freed). */
 int32_t decoder_step(decoder *d, int32_t token, int pos, float *logits);
-/* llama.c: decoder_step for the Llama architecture. */
-tl_tensor llama_logits(decoder *d, int32_t token, int pos);
 /* Every tensor a step makes goes through here (ambient mode frees them at the end of the step). */
 tl_tensor decoder_keep(decoder *d, tl_tensor t);
 /* A call that makes `out` (a local of that name), checked and its result kept. */

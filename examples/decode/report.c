@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int write_json_report(const char *path, const model_config *cfg, const run_record *runs, int nruns, int identical) {
+int write_json_report(const char *path, const model_config *cfg, int prompt_tokens, const run_record *runs, int nruns,
+                      int identical) {
     cJSON *root = cJSON_CreateObject();
     cJSON *config = cJSON_AddObjectToObject(root, "config");
     cJSON_AddNumberToObject(config, "d_model", cfg->d_model);
@@ -14,6 +15,13 @@ int write_json_report(const char *path, const model_config *cfg, const run_recor
     cJSON_AddNumberToObject(config, "tokens", cfg->tokens);
     cJSON_AddNumberToObject(config, "seed", cfg->seed);
     cJSON_AddBoolToObject(root, "identical_tokens_and_logits", identical);
+    if (prompt_tokens > 0 && nruns > 0 && runs[nruns - 1].count > 0) { /* the last run's (scoped) */
+        cJSON *prompt = cJSON_AddObjectToObject(root, "prompt");
+        const double ms = runs[nruns - 1].steps[0].ms;
+        cJSON_AddNumberToObject(prompt, "tokens", prompt_tokens);
+        cJSON_AddNumberToObject(prompt, "ms", ms);
+        cJSON_AddNumberToObject(prompt, "tokens_per_second", prompt_tokens / (ms / 1e3));
+    }
     cJSON *modes = cJSON_AddObjectToObject(root, "modes");
     for (int r = 0; r < nruns; ++r) {
         cJSON *steps = cJSON_AddArrayToObject(modes, runs[r].mode);

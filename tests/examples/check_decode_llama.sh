@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The demo's Llama path against independent references, as a user runs it:
+# The demo's Llama path (the library's model runner, tl_model.h: the prompt as one batch, then a
+# token a step) against independent references, as a user runs it:
 #  1. random weights (GQA: 8 heads over 2 KV heads) saved as a Hugging Face folder; PyTorch with
 #     Hugging Face's semantics (scripts/llama_reference.py), teacher-forced over the demo's own
 #     tokens, agrees at every position: greedy f32 decoding is the same, token for token;
@@ -9,9 +10,9 @@
 #     cache: each run passes the demo's own checks (ambient = scoped bitwise, 0 allocator calls in
 #     the steady state); agreement with PyTorch's f32 reference is printed, and must stay above a
 #     floor that quantization noise alone does not reach down to.
-#  4. the library's model runner (tests/llamacpp/runner) on the same GGUF and Hugging Face files:
-#     its greedy tokens equal the demo's f32 tokens (and so PyTorch's), fed the prompt at once
-#     and a token a call.
+#  4. the runner through tests/llamacpp/runner on the same GGUF and Hugging Face files, the
+#     prompt in chunks of 512 and of 1: its greedy tokens equal the demo's f32 tokens (and so
+#     PyTorch's).
 #   check_decode_llama.sh DECODE SOURCE_DIR WORK_DIR RUNNER
 set -euo pipefail
 export LC_ALL=C # the decoded text holds raw bytes
@@ -37,10 +38,10 @@ if [[ "$(tokens_of "$work/gguf-f32.out")" != "$(tokens_of "$work/f32.out")" ]]; 
 fi
 grep -aq '^text: .' "$work/gguf-f32.out" || { echo "no decoded text from the GGUF vocabulary"; exit 1; }
 "$py" "$src/scripts/llama_reference.py" "$work/hf" "$work/gguf-f32.json" --prompt-ids 5,6,7 --label "f32 (GGUF)"
-# The runner on the same files: the demo's generated tokens (its outputs from the last prompt
-# position on), so PyTorch's.
+# The runner on the same files, through tests/llamacpp/runner (chunks of 512 and of 1): the
+# demo's generated tokens, so PyTorch's.
 demo_generated=$("$py" -c 'import json, sys; s = json.load(open(sys.argv[1]))["modes"]["scoped"]
-print(",".join(str(x["token"]) for x in s[2:]))' "$work/gguf-f32.json")
+print(",".join(str(x["token"]) for x in s))' "$work/gguf-f32.json")
 for source in "$work/model-f32.gguf" "$work/hf"; do
   for chunk in 512 1; do
     got=$("$runner" "$source" --prompt-ids 5,6,7 --tokens 38 --chunk $chunk --threads 2 | sed -n 's/^tokens: //p')

@@ -26,6 +26,14 @@ static tl_model *open_model(tl_context *c) {
     return m;
 }
 
+/* A context whose every allocator call counter counts. */
+static tl_context *counted_context(counting_allocator *counter) {
+    const tl_allocator a = counting_allocator_of(counter);
+    tl_context *c;
+    OK(tl_context_create(&a, &c));
+    return c;
+}
+
 static void generate(tl_session *s, const tl_sampler *p, int n, int32_t *out) {
     for (int i = 0; i < n; ++i) {
         OK(tl_session_sample(s, p, &out[i]));
@@ -145,9 +153,7 @@ Test(model, misuse_is_a_status_with_a_message) {
 
 Test(model, a_warm_session_allocates_nothing_per_token) {
     counting_allocator counter = {0};
-    const tl_allocator a = counting_allocator_of(&counter);
-    tl_context *own;
-    OK(tl_context_create(&a, &own));
+    tl_context *own = counted_context(&counter);
     tl_model *m = open_model(own);
     tl_session *s;
     OK(tl_session_open(own, m, NULL, &s));
@@ -170,9 +176,7 @@ Test(model, a_warm_session_allocates_nothing_per_token) {
 
 Test(model, every_refused_allocation_of_a_session_is_reported_and_given_back) {
     counting_allocator counter = {0};
-    const tl_allocator a = counting_allocator_of(&counter);
-    tl_context *own;
-    OK(tl_context_create(&a, &own));
+    tl_context *own = counted_context(&counter);
     tl_model *m = open_model(own);
     for (long k = 1;; ++k) {
         const long long live = counter.live_bytes;
@@ -195,9 +199,7 @@ Test(model, every_refused_allocation_of_a_session_is_reported_and_given_back) {
 
 Test(model, many_sessions_share_one_model_and_give_everything_back) {
     counting_allocator counter = {0};
-    const tl_allocator a = counting_allocator_of(&counter);
-    tl_context *own;
-    OK(tl_context_create(&a, &own));
+    tl_context *own = counted_context(&counter);
     tl_model *m = open_model(own);
     const long long base = counter.live_bytes;
     enum { N = 64 };
@@ -307,9 +309,7 @@ Test(model, a_huge_repetition_penalty_never_repeats) {
  * step and has no step scope, the scoped one allocates nothing once warm and reports its scope. */
 Test(model, an_ambient_session_gives_the_scoped_bits) {
     counting_allocator counter = {0};
-    const tl_allocator a = counting_allocator_of(&counter);
-    tl_context *own;
-    OK(tl_context_create(&a, &own));
+    tl_context *own = counted_context(&counter);
     tl_model *m = open_model(own);
     tl_session *s[2];
     float logits[2][13][VOCAB];
@@ -360,9 +360,7 @@ Test(model, an_ambient_session_gives_the_scoped_bits) {
  * model's logits.  A dtype the weights cannot take is refused naming the tensor. */
 Test(model, weights_converted_at_open_belong_to_the_model) {
     counting_allocator counter = {0};
-    const tl_allocator a = counting_allocator_of(&counter);
-    tl_context *own;
-    OK(tl_context_create(&a, &own));
+    tl_context *own = counted_context(&counter);
     char path[512];
     snprintf(path, sizeof path, "%s/model.gguf", dir);
     write_model("model.gguf", "llama", D);

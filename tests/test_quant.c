@@ -473,30 +473,36 @@ Test(quant, extreme_blocks_round_or_poison_cleanly) {
     cr_assert(isnan(out[0]) && isnan(out[1]), "%g %g", out[0], out[1]);
 }
 
-/* A prompt's rows through a stored weight give each row's bits as alone (the runner's chunk size
- * never changes a token): for every block dtype, 7 rows at once against each row by itself. */
-Test(quant, rows_of_a_batch_give_their_own_bits) {
-    const tl_dtype all[9] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16};
-    enum { M = 7, K = 512, N = 40 };
-    static float w[N * K], x[M * K], batch[M * N], alone[N];
+static void batch_rows_give_their_own_bits(const tl_dtype *all, int count, int M) {
+    enum { M_MAX = 19, K = 512, N = 40 };
+    static float w[N * K], x[M_MAX * K], batch[M_MAX * N], alone[N];
     unsigned seed = 99;
     for (int i = 0; i < N * K; ++i) w[i] = lcg(&seed);
     for (int i = 0; i < M * K; ++i) x[i] = lcg(&seed) * (i % 7 + 1);
-    for (int d = 0; d < 9; ++d) {
+    for (int d = 0; d < count; ++d) {
         const int64_t ws[2] = {N, K}, xs[2] = {M, K}, one[2] = {1, K};
         tl_tensor wf, wq, wt, xt, y, row, yr;
         OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &wf));
         OK(tl_convert(ctx, wf, all[d], &wq));
         OK(tl_transpose(ctx, wq, 0, 1, &wt));
-        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof x, &xt));
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof(float) * M * K, &xt));
         OK(tl_matmul(ctx, xt, wt, &y));
-        OK(tl_tensor_read(ctx, y, batch, sizeof batch));
+        OK(tl_tensor_read(ctx, y, batch, sizeof(float) * M * N));
         for (int r = 0; r < M; ++r) {
             OK(tl_tensor_from_data(ctx, TL_F32, 2, one, x + r * K, sizeof(float) * K, &row));
             OK(tl_matmul(ctx, row, wt, &yr));
             OK(tl_tensor_read(ctx, yr, alone, sizeof alone));
-            cr_assert(memcmp(alone, batch + r * N, sizeof alone) == 0, "%s: row %d of the batch differs from the row alone",
-                      tl_dtype_name(all[d]), r);
+            cr_assert(memcmp(alone, batch + r * N, sizeof alone) == 0, "%s: row %d of %d differs from the row alone",
+                      tl_dtype_name(all[d]), r, M);
         }
     }
+}
+
+/* A prompt's rows through a stored weight give each row's bits as alone (the runner's chunk size
+ * never changes a token): for every block dtype, 7 rows at once (the row-group kernels) and 19
+ * (past 8: the panels of 16 weight rows where the CPU has them, the 40 weight rows two panels and
+ * a tail of 8) against each row by itself. */
+Test(quant, rows_of_a_batch_give_their_own_bits) {
+    const tl_dtype all[9] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16};
+    for (int m = 7; m <= 19; m += 12) batch_rows_give_their_own_bits(all, 9, m);
 }

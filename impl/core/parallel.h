@@ -36,16 +36,23 @@ inline bool runs_inline(const tl_context &ctx, int64_t elements) {
     return !ctx.executor.parallel_for || elements < kParallelMinElements;
 }
 
+// The grain run_split asks of the executor for count items making elements output elements, at
+// least min_grain: every range it passes is that long or longer (but the last), so begin / grain
+// tells the ranges that can run at once apart (a per-range slot of scratch).
+inline int64_t split_grain(int64_t count, int64_t elements, int64_t min_grain = 1) {
+    const int64_t grain = elements > 0 ? count * kParallelChunkElements / elements : count;
+    return grain > min_grain ? grain : min_grain;
+}
+
 // body(begin, end) over [0, count): through ctx's executor when one is set and the work (its
 // output elements) is large enough to be worth it, else inline in one piece.
 template <class F>
-void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
+void run_split(const tl_context &ctx, int64_t count, int64_t elements, F &&body, int64_t min_grain = 1) {
     if (count < 2 || runs_inline(ctx, elements)) {
         body(int64_t(0), count);
         return;
     }
-    int64_t grain = count * kParallelChunkElements / elements;
-    if (grain < 1) grain = 1;
+    const int64_t grain = split_grain(count, elements, min_grain);
     using Body = std::remove_reference_t<F>;
     ctx.executor.parallel_for(
         ctx.executor.user, count, grain,

@@ -12,6 +12,7 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "kernels/byte_dot-inl.h"
 #include "kernels/widen-inl.h"
 
 #include <cstring>
@@ -177,29 +178,11 @@ void DotBF16(const float *x, const uint8_t *base, size_t row_bytes, int64_t nrow
 // converted to float.  Two ways to the int32 lanes, by target (and the activations' layout with it):
 // - pairs of int16 products (vpmaddwd on x86, smlal on NEON): activations widened to int16 once
 //   per row;
-// - on AVX3_DL, VNNI's vpdpbusd (unsigned bytes times signed bytes, four to a lane): activations
-//   as int8, then per four of them the lane's starting value, -128 x their sum (q8_0's weights go
-//   in offset by 128, an xor) and for q4_0 -8 x their sum (the low nibbles, 0..15, masked in place)
-//   or -128 x it (the high nibbles masked in place, 16 x 0..15; DotQ4_0): each lane then exact.  Measured on Zen 4 from L2: q8_0 16.5 -> 15.3 us, q4_0 18.1 -> 15.8 us
-//   (bench/README.md).  Highway 1.0.3 has no op for it (1.1's SumOfMulQuadAccumulate): asm, as
-//   the target's flags name AVX-VNNI (a VEX form Ice Lake and Zen 4 lack) and the assembler's
-//   default is the EVEX form of AVX512-VNNI, which Highway's check for AVX3_DL ensures.
+// - on AVX3_DL, VNNI's vpdpbusd (byte_dot-inl.h).  Measured on Zen 4 from L2: q8_0 16.5 -> 15.3
+//   us, q4_0 18.1 -> 15.8 us (bench/README.md).
 using D16 = hn::CappedTag<int16_t, 16>;
 using D32 = hn::Repartition<int32_t, D16>;
 using DF32 = hn::Repartition<float, D16>;
-#if HWY_TARGET == HWY_AVX3_DL
-constexpr bool kByteDots = true;
-template <class V32, class VU8, class V8>
-HWY_INLINE V32 DotBytes(V32 acc, VU8 u, V8 s) {
-    asm("vpdpbusd %2, %1, %0" : "+v"(acc.raw) : "v"(u.raw), "v"(s.raw));
-    return acc;
-}
-#else
-constexpr bool kByteDots = false;
-#endif
-// The byte-dot layout of a row of n activations (kQ8ActivationBytes a value): n int8 values, then
-// q8_0's starting values (n / 4 int32), then q4_0's; each part at this many times n bytes.
-constexpr int64_t kStartsQ8 = 1, kStartsQ4 = 2;
 
 // Rows of blocks of kBlockBytes, one block a step: out[r] = the sum over the row's blocks of the
 // block's f16 scale x the activations' scale xd[b] x block_sum(block, b), the block's products

@@ -42,6 +42,15 @@ void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale)
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
                  int64_t nrows, int64_t n, float *out, int64_t out_stride);
+// A prompt's products with q8_0 or q5_0 weights, kPanelRows weight rows at a time, where
+// panel_kernel(dt) says this CPU has them (AVX-512 VNNI): the rows repacked once into a panel of
+// panel_bytes(k) bytes (pack_panel), then out[i * out_stride + j] = activation row x[i] . weight
+// row j for every i < xrows, each the bits dot_rows_q8 gives it (kernels/panel_dot.cpp).
+constexpr int64_t kPanelRows = 16;
+constexpr size_t panel_bytes(int64_t k) { return size_t(k / kQuantBlock) * (8 * 4 * kPanelRows + 4 * kPanelRows); }
+bool panel_kernel(tl_dtype dt);
+void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel);
+void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, int64_t k, float *out, int64_t out_stride);
 // A row of activations quantized for q4_K, q5_K and q6_K weights as ggml's q8_K (its reference
 // quantizer, which llama.cpp's x86 code runs): per 256 values, q = x * (-127 / max) rounded half to
 // even, where max is the value of largest magnitude, the scale 1 / that factor in f32, and the

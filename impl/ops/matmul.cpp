@@ -179,6 +179,11 @@ bool few_rows_of_stored_weight(const View &a, const View &b) {
            k * n * 4 >= kGemvMinBytes;
 }
 
+// Prompts of at least kPanelMinRows rows take the panel kernels (kernels/panel_dot.cpp), whose
+// repacking pays for itself past a few rows; at most kMaxPanels panels of scratch (each split
+// range has one), kPanelBatch activation rows handed over at a time.
+constexpr int64_t kPanelMinRows = 8, kMaxPanels = 32, kPanelBatch = 64;
+
 // The product of f32 activations with a weight read as it is stored (its [n, k] rows, each a
 // contiguous run of k elements): outputs in ranges of n on the executor, each a whole dot product
 // (bits never depend on the thread count), weight rows in tiles of 16 against every activation row.
@@ -214,6 +219,13 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0;
     const bool super_blocks = b.dtype == TL_Q4_K || b.dtype == TL_Q5_K || b.dtype == TL_Q6_K;
     const bool widened = is_block_dtype(b.dtype) && !integer && !super_blocks;
+    // A prompt's q8_0/q5_0 products sixteen weight rows at a time, each sixteen repacked into a
+    // panel first where the CPU has the kernel: a panel a range of the split (at most kMaxPanels).
+    const bool panels = integer && rows >= kPanelMinRows && n >= kPanelRows && panel_kernel(b.dtype);
+    const int64_t elements = rows * n * (k > 0 ? k : 1);
+    const int64_t min_grain = panels ? (n + kMaxPanels * kPanelRows - 1) / (kMaxPanels * kPanelRows) * kPanelRows : 1;
+    const int64_t grain = split_grain(n, elements, min_grain);
+    const size_t panels_bytes = panels ? size_t((n + grain - 1) / grain) * panel_bytes(k) : 0;
     std::byte *scratch = nullptr;
     if (rows > 0 && k > 0) {
         int64_t bytes;
@@ -222,7 +234,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
         // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32 scales
         if (integer || super_blocks) bytes += bytes;
-        TL_TRY(ctx.scratch(size_t(bytes), &scratch));
+        TL_TRY(ctx.scratch(aligned_up(size_t(bytes)) + panels_bytes, &scratch));
     }
     NewTensor made;
     TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &made));
@@ -243,10 +255,23 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     float *yd = reinterpret_cast<float *>(y.data);
     // Each tile of weight rows against every activation row while it is in cache.
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
-    run_split(ctx, n, rows * n * (k > 0 ? k : 1), [&](int64_t lo, int64_t hi) {
+    std::byte *panel_slots = panels ? scratch + aligned_up(size_t(rows * k * 8)) : nullptr;
+    run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo; j < hi; j += 16) {
             const int64_t tile = hi - j < 16 ? hi - j : 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
+            if (panels && tile == kPanelRows) {
+                std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(k);
+                pack_panel(b.dtype, w, row_bytes, k, panel);
+                for (int64_t r = 0; r < rows; r += kPanelBatch) {
+                    const int64_t m = rows - r < kPanelBatch ? rows - r : kPanelBatch;
+                    Q8Activations batch[kPanelBatch];
+                    for (int64_t i = 0; i < m; ++i)
+                        batch[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
+                    dot_panel(batch, m, panel, k, yd + r * n + j, n);
+                }
+                continue;
+            }
             if (widened && k > 0) {
                 dot_rows_widened(b.dtype, x, rows, w, row_bytes, tile, k, yd + j, n);
                 continue;
@@ -272,7 +297,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                     dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
             }
         }
-    });
+    }, min_grain);
     *out = made.handle;
     return TL_OK;
 }

@@ -3,10 +3,9 @@
 // included after hwy/highway.h and compiled for each target.
 //
 // On AVX3_DL, vpdpbusd (unsigned bytes times signed bytes, four to an int32 lane) takes the
-// activations as int8 and the weights as unsigned bytes offset by 128 (q8_0's, an xor) or as
-// nibbles; each lane then starts from a value that takes the offset back out: -128 x the sum of
-// its four activations (kStartsQ8), or for q4_0's two-blocks form -8 x it (low nibbles) and -128 x
-// it (high nibbles masked in place, 16 x 0..15; kStartsQ4).  Each lane is then exact.  Highway
+// activations as int8 and the weights as unsigned bytes offset by 128 (q8_0's an xor, q4_0's and
+// q5_0's values plus 128 - 8 or 128 - 16); each lane then starts from a value that takes the
+// offset back out, -128 x the sum of its four activations, and is exact.  Highway
 // 1.0.3 has no op for it (1.1's SumOfMulQuadAccumulate): asm, as the target's flags name AVX-VNNI
 // (a VEX form Ice Lake and Zen 4 lack) and the assembler's default is the EVEX form of
 // AVX512-VNNI, which Highway's check for AVX3_DL ensures.
@@ -36,8 +35,8 @@ HWY_INLINE V32 DotBytes(V32 acc, VU8 u, V8 s) {
 constexpr bool kByteDots = false;
 #  endif
 // The byte-dot layout of a row of n activations (kQ8ActivationBytes a value): n int8 values, then
-// q8_0's starting values (n / 4 int32), then q4_0's; each part at this many times n bytes.
-constexpr int64_t kStartsQ8 = 1, kStartsQ4 = 2;
+// the starting values (n / 4 int32) at kStartsQ8 times n bytes.
+constexpr int64_t kStartsQ8 = 1;
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tl

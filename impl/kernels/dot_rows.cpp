@@ -214,7 +214,6 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
     int16_t *wide = reinterpret_cast<int16_t *>(out);
     int8_t *bytes = reinterpret_cast<int8_t *>(out);
     int32_t *starts_q8 = reinterpret_cast<int32_t *>(out + kStartsQ8 * n);
-    int32_t *starts_q4 = reinterpret_cast<int32_t *>(out + kStartsQ4 * n);
     for (int64_t b = 0; b < n / kQuantBlock; ++b) {
         const float *xb = x + b * kQuantBlock;
         HWY_ALIGN int16_t block[kQuantBlock];
@@ -243,41 +242,26 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
         for (int64_t i = 0; i < kQuantBlock; ++i) bytes[b * kQuantBlock + i] = int8_t(qb[i]);
         for (int64_t f = b * kQuantBlock / 4, i = 0; i < kQuantBlock; i += 4, ++f) {
             const int32_t four = qb[i] + qb[i + 1] + qb[i + 2] + qb[i + 3];
-            starts_q8[f] = -128 * four, starts_q4[f] = (i < kQuantBlock / 2 ? -8 : -128) * four;
+            starts_q8[f] = -128 * four;
         }
     }
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// On AVX3_DL q8_0 takes one block a step: its 32 weight bytes, offset by 128, in one 256-bit
-// vpdpbusd, then the two scales' product times the eight lanes into one accumulator, its lanes
-// added as llama.cpp's hsum_float_8: the order of additions of llama.cpp's x86 kernels
-// (ggml_vec_dot_q8_0_q8_0 and llamafile's tinyBLAS), so a product is theirs bit for bit
-// (tests/llamacpp/ggml_products.c).  q4_0 takes two blocks a step in 512-bit vectors: each block's nibbles as 32 unsigned
-// bytes in its half (moved into place by VBMI's byte permute), one vpdpbusd for both, the two f16
-// scales spread by one word permute and widened together.  Measured on Zen 5 (bench_kernels,
-// bench/README.md): q4_0's pairs from L3 0.84 -> 0.57-0.62 ns a block; q8_0's pairs (two
-// overlapping 64-byte loads and vpermt2b) were 7% faster from L3 but 6-10% slower from DRAM, and
-// the d1024 step at 2 threads 10% slower, so q8_0 keeps the one-block form.  Highway 1.0.3
-// permutes bytes only within 128-bit blocks and has no word permute: intrinsics.
-using DB = hn::ScalableTag<uint8_t>;
-using DW = hn::ScalableTag<uint16_t>;
-using DQ = hn::ScalableTag<float>;
-template <class V>
-HWY_INLINE V PermuteBytes(V table, V index) {
-    return V{_mm512_permutexvar_epi8(index.raw, table.raw)};
-}
-template <class V>
-HWY_INLINE V PermuteWords(V table, V index) {
-    return V{_mm512_permutexvar_epi16(index.raw, table.raw)};
-}
-// M rows of activations in the byte-dot layout: each row's int8 values, and its starting values
-// for q8_0 (kStartsQ8) or q4_0 (kStartsQ4).
+// On AVX3_DL q8_0, q5_0 and q4_0 take one block a step: its 32 weights as unsigned bytes offset by
+// 128, in one 256-bit vpdpbusd, then the two scales' product times the eight lanes into one
+// accumulator, its lanes added as llama.cpp's hsum_float_8: the order of additions of llama.cpp's
+// x86 kernels (ggml_vec_dot_q8_0_q8_0, _q5_0_, _q4_0_ and llamafile's tinyBLAS), so a product is
+// theirs bit for bit (tests/llamacpp/ggml_products.c), and a prompt's panels (panel_dot.cpp) give
+// each row the same bits.  q4_0 took two blocks a step in 512-bit vectors before (0.84 -> 0.57 ns a
+// block from L3 on Zen 5), in an order no panel could follow; decode from DRAM measured the same
+// within noise in the one-block form (bench/README.md).
+// M rows of activations in the byte-dot layout: each row's int8 values and starting values.
 template <int M>
-HWY_INLINE void ByteDotRows(const Q8Activations *x, int64_t n, int64_t part, const int8_t **x8, const int32_t **starts) {
+HWY_INLINE void ByteDotRows(const Q8Activations *x, int64_t n, const int8_t **x8, const int32_t **starts) {
     for (int i = 0; i < M; ++i) {
         const auto *q = reinterpret_cast<const uint8_t *>(x[i].q);
-        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + part * n);
+        x8[i] = reinterpret_cast<const int8_t *>(q), starts[i] = reinterpret_cast<const int32_t *>(q + kStartsQ8 * n);
     }
 }
 // Rows of kBlockBytes blocks of 32 signed weights, each block's weights as unsigned bytes offset
@@ -291,7 +275,7 @@ HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint
     const DF32 df;
     const int8_t *x8[M];
     const int32_t *starts[M];
-    ByteDotRows<M>(x, n, kStartsQ8, x8, starts);
+    ByteDotRows<M>(x, n, x8, starts);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         hn::Vec<DF32> acc[M];
@@ -344,84 +328,15 @@ void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT 
     });
 }
 
-// Two blocks a step.  Each block's 16 bytes twice in its half, the low nibbles masked in place in
-// the lower copy and the high ones (16 x their value) in the upper; their starting values -8 x and
-// -128 x their sums, the high lanes scaled back by 1/16 once a row (powers of two: exact, unless a
-// sum passes FLT_MAX / 16 or falls among the subnormals).  The two f16 scales (each block's first
-// word) are spread to their halves by one word permute.  A row's last, odd block is read alone
-// and the upper lanes add 0.
-// M activation rows against each pair of blocks, the pair's weights unpacked once: each row's
-// four accumulators and final sum as OverRows makes them for one row (the same bits).
-template <int M>
-void DotQ4_0Rows(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
-                 int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
-    const DB du8;
-    const DQ df;
-    const hn::ScalableTag<int8_t> d8;
-    const hn::ScalableTag<int32_t> d32;
-    const hn::Rebind<hwy::float16_t, DQ> dhalf;
-    alignas(64) uint8_t spread[64], mask[64];
-    alignas(64) uint16_t scale_words[32] = {};
-    alignas(64) float high_back[16];
-    for (int i = 0; i < 64; ++i) {
-        const int block = i / 32, lane = i % 32;
-        spread[i] = uint8_t(block * kQ4Bytes + 2 + lane % 16);
-        mask[i] = lane < 16 ? 0x0f : 0xf0;
-    }
-    for (int i = 0; i < 16; ++i) scale_words[i] = uint16_t(i / 8 * kQ4Bytes / 2);
-    for (int i = 0; i < 16; ++i) high_back[i] = i % 8 < 4 ? 1.0f : 1.0f / 16;
-    const auto index = hn::Load(du8, spread), nibble_mask = hn::Load(du8, mask);
-    const auto word_index = hn::Load(DW(), scale_words);
-    const auto lane_scale = hn::Load(df, high_back);
-    const auto both = hn::FirstN(du8, 2 * kQ4Bytes), one = hn::FirstN(du8, kQ4Bytes);
-    const auto upper = hn::Not(hn::FirstN(df, 8));  // the second block's lanes
-    const int64_t blocks = n / kQuantBlock, pairs = (blocks + 1) / 2;
-    const int8_t *x8[M];
-    const int32_t *starts[M];
-    ByteDotRows<M>(x, n, kStartsQ4, x8, starts);
-    for (int64_t r = 0; r < nrows; ++r) {
-        const uint8_t *row = base + r * row_bytes;
-        hn::Vec<DQ> acc[M][4];
-#pragma GCC unroll 4
-        for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = hn::Zero(df);
-        const auto step = [&](int64_t pair, auto slot_constant) {  // the slot a compile-time index: acc stays in registers
-            constexpr int slot = decltype(slot_constant)::value;
-            const int64_t b = 2 * pair;
-            const bool whole = b + 2 <= blocks;
-            const uint8_t *at = row + b * int64_t(kQ4Bytes);
-            // A whole 64-byte load where the row goes on past it: AMD takes a slow assist when a
-            // masked load's unused lanes cross into a page the TLB does not hold (2.7x slower from DRAM).
-            const auto raw = b + 4 <= blocks ? hn::LoadU(du8, at) : hn::MaskedLoad(whole ? both : one, du8, at);
-            const auto u = hn::And(PermuteBytes(raw, index), nibble_mask);
-            const auto words = hn::LowerHalf(PermuteWords(hn::BitCast(DW(), raw), word_index));
-            const auto weight_scale = hn::PromoteTo(df, hn::BitCast(dhalf, words));
-#pragma GCC unroll 4
-            for (int i = 0; i < M; ++i) {
-                const auto start = whole ? hn::LoadU(d32, starts[i] + b * 8)
-                                         : hn::MaskedLoad(hn::FirstN(d32, 8), d32, starts[i] + b * 8);
-                const auto xv = whole ? hn::LoadU(d8, x8[i] + b * kQuantBlock)
-                                      : hn::MaskedLoad(hn::FirstN(d8, kQuantBlock), d8, x8[i] + b * kQuantBlock);
-                const auto sum = DotBytes(start, u, xv);
-                const auto x_scale = hn::IfThenElse(upper, hn::Set(df, whole ? x[i].scale[b + 1] : 0.0f), hn::Set(df, x[i].scale[b]));
-                acc[i][slot] = hn::MulAdd(weight_scale, hn::Mul(hn::ConvertTo(df, sum), x_scale), acc[i][slot]);
-            }
-        };
-        int64_t p = 0;
-        using S0 = std::integral_constant<int, 0>;
-        for (; p + 4 <= pairs; p += 4)
-            step(p, S0()), step(p + 1, std::integral_constant<int, 1>()), step(p + 2, std::integral_constant<int, 2>()),
-                step(p + 3, std::integral_constant<int, 3>());
-        for (; p < pairs; ++p) step(p, S0());
-        for (int i = 0; i < M; ++i) {
-            const auto all = hn::Mul(hn::Add(hn::Add(acc[i][0], acc[i][1]), hn::Add(acc[i][2], acc[i][3])), lane_scale);
-            out[i * out_stride + r] = hn::GetLane(hn::SumOfLanes(df, all));
-        }
-    }
-}
-void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
-             float *out, int64_t out_stride) {
-    ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8Activations *rows, float *o) {
-        DotQ4_0Rows<decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride);
+// q4_0: the low nibbles of its 16 bytes are weights 0..15 and the high ones 16..31, standing for
+// value - 8.
+void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+             int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
+    const __m256i low4 = _mm256_set1_epi8(0x0f), offset = _mm256_set1_epi8(128 - 8);
+    SignedBlocks<kQ4Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 2));
+        const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
+        return hn::Vec<DU8>{_mm256_add_epi8(nibbles, offset)};
     });
 }
 #else

@@ -1,4 +1,4 @@
-// A prompt's products with q8_0 and q5_0 weights on AVX-512 with VNNI (AVX3_DL), sixteen weight
+// A prompt's products with q8_0, q4_0 and q5_0 weights on AVX-512 with VNNI (AVX3_DL), sixteen weight
 // rows at a time.  The one-row kernel (dot_rows.cpp) sums a block in eight int32 lanes of four
 // products each and adds them, scaled, into eight f32 lanes, llama.cpp's order; for a prompt it
 // costs ten instructions a block and row.  Here the sixteen rows' blocks are repacked once into
@@ -30,29 +30,35 @@ constexpr bool kPanels = true;
 constexpr size_t kGroupBytes = 4 * kPanelRows, kPanelBlockBytes = 8 * kGroupBytes + 4 * kPanelRows;
 
 // The panel of sixteen rows: per block, each group's 16 dwords gathered from the rows (q8_0's
-// bytes, or q5_0's nibbles and fifth bits) as unsigned bytes w + 128, then the rows' f16 scales.
+// bytes, or q4_0's and q5_0's nibbles, with q5_0's fifth bits) as unsigned bytes w + 128, then
+// the rows' f16 scales.
 void PackPanel(tl_dtype dt, const uint8_t *rows, size_t row_bytes, int64_t k, uint8_t *panel) {
-    const bool q8 = dt == TL_Q8_0;
-    const int64_t block_bytes = int64_t(q8 ? kQ8Bytes : kQ5Bytes);
+    const int64_t block_bytes = int64_t(dt == TL_Q8_0 ? kQ8Bytes : dt == TL_Q4_0 ? kQ4Bytes : kQ5Bytes);
     const __m512i row_at = _mm512_mullo_epi32(_mm512_set1_epi32(int32_t(row_bytes)),
                                               _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    const __m512i low4 = _mm512_set1_epi8(0x0f), offset8 = _mm512_set1_epi8(-128), offset5 = _mm512_set1_epi8(112);
+    const __m512i low4 = _mm512_set1_epi8(0x0f), offset8 = _mm512_set1_epi8(-128);
+    const __m512i offset4 = _mm512_set1_epi8(128 - 8), offset5 = _mm512_set1_epi8(128 - 16);
     for (int64_t b = 0; b < k / kQuantBlock; ++b) {
         const uint8_t *block0 = rows + b * block_bytes;
         uint8_t *out = panel + b * int64_t(kPanelBlockBytes);
-        const __m512i high = q8 ? _mm512_setzero_si512() : _mm512_i32gather_epi32(row_at, block0 + 2, 1);  // q5_0's qh
+        const __m512i high = dt == TL_Q5_0 ? _mm512_i32gather_epi32(row_at, block0 + 2, 1) : _mm512_setzero_si512();
         for (int g = 0; g < 8; ++g) {
             __m512i u;
-            if (q8) {
+            if (dt == TL_Q8_0) {
                 u = _mm512_xor_si512(_mm512_i32gather_epi32(row_at, block0 + 2 + 4 * g, 1), offset8);
-            } else {  // weights 4g..4g+3: nibbles of qs[4(g % 4)..], low for g < 4; fifth bits 4g..4g+3 of qh
-                const __m512i qs = _mm512_i32gather_epi32(row_at, block0 + 6 + 4 * (g % 4), 1);
+            } else {  // weights 4g..4g+3: the nibbles of qs[4(g % 4)..], low ones for g < 4
+                const int64_t qs_at = dt == TL_Q4_0 ? 2 : 6;
+                const __m512i qs = _mm512_i32gather_epi32(row_at, block0 + qs_at + 4 * (g % 4), 1);
                 const __m512i nibbles = _mm512_and_si512(g < 4 ? qs : _mm512_srli_epi32(qs, 4), low4);
-                const __m512i bits = _mm512_and_si512(_mm512_srli_epi32(high, 4 * g), _mm512_set1_epi32(0xf));
-                // bit t of the four to bit 4 of byte t: the multiply puts bit t at 8t (no carries)
-                const __m512i fifth = _mm512_slli_epi32(
-                    _mm512_and_si512(_mm512_mullo_epi32(bits, _mm512_set1_epi32(0x00204081)), _mm512_set1_epi32(0x01010101)), 4);
-                u = _mm512_add_epi8(_mm512_or_si512(nibbles, fifth), offset5);
+                if (dt == TL_Q4_0) {
+                    u = _mm512_add_epi8(nibbles, offset4);
+                } else {  // q5_0's fifth bits 4g..4g+3 of qh, bit t to bit 4 of byte t (the multiply puts
+                          // bit t at 8t, without carries)
+                    const __m512i bits = _mm512_and_si512(_mm512_srli_epi32(high, 4 * g), _mm512_set1_epi32(0xf));
+                    const __m512i spread = _mm512_and_si512(_mm512_mullo_epi32(bits, _mm512_set1_epi32(0x00204081)),
+                                                            _mm512_set1_epi32(0x01010101));
+                    u = _mm512_add_epi8(_mm512_or_si512(nibbles, _mm512_slli_epi32(spread, 4)), offset5);
+                }
             }
             _mm512_storeu_si512(out + g * kGroupBytes, u);
         }
@@ -129,7 +135,7 @@ HWY_EXPORT(PackPanel);
 HWY_EXPORT(DotPanel);
 
 bool panel_kernel(tl_dtype dt) {
-    return (dt == TL_Q8_0 || dt == TL_Q5_0) && HWY_DYNAMIC_DISPATCH(Panels)();
+    return (dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0) && HWY_DYNAMIC_DISPATCH(Panels)();
 }
 
 void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel) {

@@ -32,7 +32,7 @@ void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_byt
 // rounded half to even and the scale max|x| / 127 rounded to f16 (kept in f32 past f16's range).
 // The values are kept as the CPU's target multiplies them (dot_rows.cpp), kQ8ActivationBytes
 // bytes a value.
-constexpr size_t kQ8ActivationBytes = 3;
+constexpr size_t kQ8ActivationBytes = 2;
 struct Q8Activations {
     const std::byte *q;  // n * kQ8ActivationBytes bytes
     const float *scale;  // n / 32 scales
@@ -42,7 +42,7 @@ void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale)
 // in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
                  int64_t nrows, int64_t n, float *out, int64_t out_stride);
-// A prompt's products with q8_0 or q5_0 weights, kPanelRows weight rows at a time, where
+// A prompt's products with q8_0, q4_0 or q5_0 weights, kPanelRows weight rows at a time, where
 // panel_kernel(dt) says this CPU has them (AVX-512 VNNI): the rows repacked once into a panel of
 // panel_bytes(k) bytes (pack_panel), then out[i * out_stride + j] = activation row x[i] . weight
 // row j for every i < xrows, each the bits dot_rows_q8 gives it (kernels/panel_dot.cpp).

@@ -16,6 +16,7 @@
 
 #include <hwy/highway.h>
 
+#include "kernels/kquant_unpack-inl.h"
 #include "kernels/widen-inl.h"
 
 #include <algorithm>
@@ -23,39 +24,9 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/half.h"
 #include "kernels/quant.h"
+#include "kernels/super_block.h"
 
-#ifndef TL_KQUANT_DOT_SHARED_  // once, not per target
-#  define TL_KQUANT_DOT_SHARED_
-namespace tl {
-namespace {
-
-constexpr int64_t kSuper = 256;
-constexpr size_t kQ4KBytes = 144, kQ5KBytes = 176, kQ6KBytes = 210;
-
-inline float load_half(const uint8_t *p) {
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return f16_to_float(h);
-}
-
-// q4_K/q5_K's 12 bytes of packed 6-bit scales and mins as 8 scale bytes then 8 min bytes
-// (ggml's get_scale_min_k4, all eight at once).
-inline void unpack_scales_mins(const uint8_t *packed, uint8_t out[16]) {
-    uint32_t w[3];
-    std::memcpy(w, packed, 12);
-    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
-    const uint32_t scales_lo = w[0] & low6, mins_lo = w[1] & low6;
-    const uint32_t scales_hi = (w[2] & low4) | (((w[0] >> 6) & top2) << 4);
-    const uint32_t mins_hi = ((w[2] >> 4) & low4) | (((w[1] >> 6) & top2) << 4);
-    const uint32_t words[4] = {scales_lo, scales_hi, mins_lo, mins_hi};
-    std::memcpy(out, words, 16);
-}
-
-}  // namespace
-}  // namespace tl
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace tl {
@@ -109,7 +80,6 @@ template <bool kFive, int M>
 void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
                  int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     constexpr size_t kBytes = kFive ? kQ5KBytes : kQ4KBytes;
-    const __m256i low4 = _mm256_set1_epi8(0x0f), bit = _mm256_set1_epi8(0x01);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         __m256 acc[M];
@@ -119,24 +89,12 @@ void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base,
         for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps(), acc_min[i] = _mm_setzero_ps(), mins_total[i] = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
             const uint8_t *block = row + s * int64_t(kBytes);
-            const uint8_t *qs = block + (kFive ? 48 : 16);
             const __m256i wide = ScalesMins(block + 4);
             const __m256i scales = _mm256_permute2x128_si256(wide, wide, 0x00);  // the 8 scales in each half
-            __m256i high = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 16)) : _mm256_setzero_si256();
             __m256i weights[8], weight_scales[8];  // weights 32c..32c+31 and their scale, c < 8
-#pragma GCC unroll 4
-            for (int c = 0; c < 4; ++c) {
-                const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 32 * c));
-                __m256i lo = _mm256_and_si256(q, low4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
-                if (kFive) {
-                    lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(high, bit), 4));
-                    hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 1), bit), 4));
-                    high = _mm256_srli_epi16(high, 2);
-                }
-                weights[2 * c] = lo, weights[2 * c + 1] = hi;
-                weight_scales[2 * c] = _mm256_shuffle_epi8(scales, WordIndex(2 * c));
-                weight_scales[2 * c + 1] = _mm256_shuffle_epi8(scales, WordIndex(2 * c + 1));
-            }
+            UnpackKMinValues(kFive, block, weights);
+#pragma GCC unroll 8
+            for (int c = 0; c < 8; ++c) weight_scales[c] = _mm256_shuffle_epi8(scales, WordIndex(c));
             const float d = HalfAt(block), dmin = HalfAt(block + 2);
 #pragma GCC unroll 4
             for (int i = 0; i < M; ++i) {
@@ -173,7 +131,6 @@ void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base,
 template <int M>
 void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
                 int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
-    const __m256i low4 = _mm256_set1_epi8(0x0f), two = _mm256_set1_epi8(0x03);
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         __m256 acc[M];
@@ -184,22 +141,10 @@ void DotQ6KRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, 
             const __m128i scales8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 192));
             const __m256i wide = _mm256_cvtepi8_epi16(scales8);
             __m256i weights[8], weight_scales[8];  // weights 32v..32v+31, and the scales of their two 16s
-#pragma GCC unroll 2
-            for (int h = 0; h < 2; ++h) {
-                const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 64 * h));
-                const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 64 * h + 32));
-                const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 128 + 32 * h));
-                weights[4 * h] = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_slli_epi16(_mm256_and_si256(qh, two), 4));
-                weights[4 * h + 1] = _mm256_or_si256(_mm256_and_si256(ql1, low4),
-                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), two), 4));
-                weights[4 * h + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
-                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), two), 4));
-                weights[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
-                                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), two), 4));
-                // Vector v = 4h + k holds groups 2v and 2v + 1: their scales, 8 words each.
-                for (int k = 0; k < 4; ++k)
-                    weight_scales[4 * h + k] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales8, PairIndex(4 * h + k)));
-            }
+            UnpackQ6KValues(block, weights);
+            // Vector v holds groups 2v and 2v + 1: their scales, 8 words each.
+#pragma GCC unroll 8
+            for (int v = 0; v < 8; ++v) weight_scales[v] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales8, PairIndex(v)));
             const float d = HalfAt(block + 208);
 #pragma GCC unroll 4
             for (int i = 0; i < M; ++i) {
@@ -268,24 +213,12 @@ void DotKMinRow(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums
     for (int64_t r = 0; r < nrows; ++r) {
         float acc = 0, acc_min = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
-            const uint8_t *block = base + r * row_bytes + s * int64_t(kBytes);
-            const uint8_t *qh = block + 16, *qs = block + (kFive ? 48 : 16);
-            uint8_t scales_mins[16], values[kSuper];
-            int16_t scale[16];
-            unpack_scales_mins(block + 4, scales_mins);
+            SuperBlock u;
+            unpack_super_block(kFive ? TL_Q5_K : TL_Q4_K, base + r * row_bytes + s * int64_t(kBytes), &u);
             int32_t mins = 0;
-            for (int j = 0; j < 8; ++j) {
-                scale[2 * j] = scale[2 * j + 1] = scales_mins[j];
-                mins += scales_mins[8 + j] * (xsums[s * 16 + 2 * j] + xsums[s * 16 + 2 * j + 1]);
-            }
-            for (int c = 0; c < 4; ++c)
-                for (int l = 0; l < 32; ++l) {
-                    const int fifth = kFive ? 16 : 0;
-                    values[64 * c + l] = uint8_t((qs[32 * c + l] & 0xf) + ((qh[l] >> (2 * c)) & 1) * fifth);
-                    values[64 * c + 32 + l] = uint8_t((qs[32 * c + l] >> 4) + ((qh[l] >> (2 * c + 1)) & 1) * fifth);
-                }
-            acc += load_half(block) * xd[s] * float(ScaledGroups(values, xq + s * kSuper, scale));
-            acc_min += load_half(block + 2) * xd[s] * float(mins);
+            for (int j = 0; j < 8; ++j) mins += u.mins[j] * (xsums[s * 16 + 2 * j] + xsums[s * 16 + 2 * j + 1]);
+            acc += u.d * xd[s] * float(ScaledGroups(u.values, xq + s * kSuper, u.scales));
+            acc_min += u.dmin * xd[s] * float(mins);
         }
         out[r] = acc - acc_min;
     }
@@ -296,23 +229,11 @@ void DotQ6KRow(const int8_t *HWY_RESTRICT xq, const int16_t *HWY_RESTRICT xsums,
     for (int64_t r = 0; r < nrows; ++r) {
         float acc = 0;
         for (int64_t s = 0; s < n / kSuper; ++s) {
-            const uint8_t *block = base + r * row_bytes + s * int64_t(kQ6KBytes);
-            const int8_t *sc = reinterpret_cast<const int8_t *>(block + 192);
-            uint8_t values[kSuper];
-            int16_t scale[16];
+            SuperBlock u;
+            unpack_super_block(TL_Q6_K, base + r * row_bytes + s * int64_t(kQ6KBytes), &u);
             int32_t offset = 0;
-            for (int g = 0; g < 16; ++g) scale[g] = sc[g], offset += 32 * sc[g] * xsums[s * 16 + g];
-            for (int h = 0; h < 2; ++h) {
-                const uint8_t *ql = block + 64 * h, *qh = block + 128 + 32 * h;
-                uint8_t *v = values + 128 * h;
-                for (int l = 0; l < 32; ++l) {
-                    v[l] = uint8_t((ql[l] & 0xf) | (((qh[l] >> 0) & 3) << 4));
-                    v[l + 32] = uint8_t((ql[l + 32] & 0xf) | (((qh[l] >> 2) & 3) << 4));
-                    v[l + 64] = uint8_t((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
-                    v[l + 96] = uint8_t((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4));
-                }
-            }
-            acc += load_half(block + 208) * xd[s] * float(ScaledGroups(values, xq + s * kSuper, scale) - offset);
+            for (int g = 0; g < 16; ++g) offset += 32 * u.scales[g] * xsums[s * 16 + g];
+            acc += u.d * xd[s] * float(ScaledGroups(u.values, xq + s * kSuper, u.scales) - offset);
         }
         out[r] = acc;
     }
@@ -332,6 +253,56 @@ void DotQ6K(const Q8KRow *x, int64_t xrows, const uint8_t *base, size_t row_byte
 }
 #endif
 
+// ggml's quantize_row_q8_K on every target, the same bits (no operation that rounds differently
+// by target): per 256 values the one of largest magnitude (the first such), q = x * (-127 / it)
+// rounded half to even (a |it| below 127 / FLT_MAX divides first), at most 127, the scale 1 / that
+// factor, the sums of each 16.  A run holding an infinity or NaN: all q 0, a NaN scale.
+void QuantizeQ8K(const float *HWY_RESTRICT x, int64_t n, Q8KRow out) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<int32_t, decltype(df)> di;
+    const hn::Rebind<int8_t, decltype(df)> d8;
+    const size_t lanes = hn::Lanes(df);
+    for (int64_t s = 0; s < n / kSuper; ++s) {
+        const float *xs = x + s * kSuper;
+        int8_t *q = out.q + s * kSuper;
+        auto top = hn::Zero(df);
+        auto finite = hn::Eq(top, top);
+        for (size_t i = 0; i < size_t(kSuper); i += lanes) {
+            const auto v = hn::LoadU(df, xs + i);
+            top = hn::Max(top, hn::Abs(v));
+            finite = hn::And(finite, hn::IsFinite(v));
+        }
+        const bool poison = !hn::AllTrue(df, finite);
+        const float amax = hn::GetLane(hn::MaxOfLanes(df, top));
+        float max = 0;
+        for (size_t i = 0; i < size_t(kSuper) && !poison && amax != 0; i += lanes) {
+            const auto v = hn::LoadU(df, xs + i);
+            const intptr_t at = hn::FindFirstTrue(df, hn::Eq(hn::Abs(v), hn::Set(df, amax)));
+            if (at >= 0) {
+                max = xs[i + size_t(at)];
+                break;
+            }
+        }
+        const float iscale = amax != 0 ? -127.0f / max : 0.0f;
+        const bool tiny = std::fabs(iscale) > std::numeric_limits<float>::max();  // |max| below 127 / FLT_MAX
+        for (size_t i = 0; i < size_t(kSuper); i += lanes) {
+            auto v = hn::Zero(df);
+            if (!poison && amax != 0) {
+                const auto xv = hn::LoadU(df, xs + i);
+                v = tiny ? hn::Mul(hn::Div(xv, hn::Set(df, max)), hn::Set(df, -127.0f)) : hn::Mul(hn::Set(df, iscale), xv);
+            }
+            const auto qi = hn::Min(hn::NearestInt(v), hn::Set(di, 127));
+            hn::StoreU(hn::DemoteTo(d8, qi), d8, q + i);
+        }
+        for (int64_t g = 0; g < kSuper / 16; ++g) {
+            int sum = 0;
+            for (int64_t i = 0; i < 16; ++i) sum += q[16 * g + i];
+            out.sums[s * 16 + g] = int16_t(sum);
+        }
+        out.scale[s] = poison ? std::numeric_limits<float>::quiet_NaN() : amax == 0 ? 0.0f : tiny ? max / -127.0f : 1 / iscale;
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tl
 HWY_AFTER_NAMESPACE();
@@ -339,33 +310,12 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tl {
 
+HWY_EXPORT(QuantizeQ8K);
 HWY_EXPORT(DotQ4K);
 HWY_EXPORT(DotQ5K);
 HWY_EXPORT(DotQ6K);
 
-void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out) {
-    for (int64_t s = 0; s < n / kSuper; ++s) {
-        const float *xs = x + s * kSuper;
-        int8_t *q = out.q + s * kSuper;
-        float amax = 0, max = 0, poison = 0;  // poison: x * 0 summed, NaN when any x is not finite
-        for (int64_t i = 0; i < kSuper; ++i) {
-            poison += xs[i] * 0.0f;
-            if (std::fabs(xs[i]) > amax) amax = std::fabs(xs[i]), max = xs[i];
-        }
-        const float iscale = amax != 0 ? -127.0f / max : 0.0f;
-        const bool tiny = std::fabs(iscale) > std::numeric_limits<float>::max();  // |max| below 127 / FLT_MAX
-        for (int64_t i = 0; i < kSuper; ++i) {
-            const float v = poison != 0 || amax == 0 ? 0.0f : tiny ? xs[i] / max * -127.0f : iscale * xs[i];
-            q[i] = int8_t(std::min(127, int(std::nearbyint(v))));
-        }
-        for (int64_t g = 0; g < kSuper / 16; ++g) {
-            int sum = 0;
-            for (int64_t i = 0; i < 16; ++i) sum += q[16 * g + i];
-            out.sums[s * 16 + g] = int16_t(sum);
-        }
-        out.scale[s] = poison != 0 ? std::numeric_limits<float>::quiet_NaN() : amax == 0 ? 0.0f : tiny ? max / -127.0f : 1 / iscale;
-    }
-}
+void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out) { HWY_DYNAMIC_DISPATCH(QuantizeQ8K)(x, n, out); }
 
 void dot_rows_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows, size_t row_bytes, int64_t nrows,
                   int64_t n, float *out, int64_t out_stride) {

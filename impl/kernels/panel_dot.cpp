@@ -9,6 +9,12 @@
 // makes, scaled and added into accumulator s as it adds lane s.  Eight accumulators per row, added
 // at the end as the one-row kernel adds its eight lanes: every output has the one-row kernel's
 // bits (checked by test_quant), at a quarter of the instructions.
+//
+// q4_K, q5_K and q6_K the same way, their sums as llama.cpp's AVX2 kernels make them (lane l of
+// eight: over the super block's runs of 32, each run's scale times the products of its weights
+// 4l..4l+3, exact in int32): the panel holds each weight times its scale as int16, two a dword,
+// and vpdpwssd multiplies a pair of them with a pair of activations (int16) broadcast to the
+// sixteen rows; q4_K/q5_K's mins and q6_K's offset of 32 are panel vectors of their own.
 #define HWY_WANT_AVX3_DL
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/panel_dot.cpp"
@@ -17,8 +23,10 @@
 #include <hwy/highway.h>
 
 #include "kernels/byte_dot-inl.h"
+#include "kernels/kquant_unpack-inl.h"
 
 #include "kernels/quant.h"
+#include "kernels/super_block.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tl {
@@ -115,8 +123,178 @@ void DotPanel(const Q8Activations *x, int64_t xrows, const uint8_t *panel, int64
     for (; r + 2 <= xrows; r += 2) PanelRows<2>(x + r, panel, k, out + r * out_stride, out_stride);
     if (r < xrows) PanelRows<1>(x + r, panel, k, out + r * out_stride, out_stride);
 }
+
+// ---- q4_K, q5_K, q6_K ----------------------------------------------------------------------
+// A super block of a K panel: 128 vectors of weight pairs (run q, lane l, pair p at (8q + l) * 2 +
+// p), then up to 8 vectors (q4_K/q5_K: the mins' pairs m; q6_K: the scales' pairs of lane l),
+// then the rows' d and dmin.
+constexpr size_t kPairVectors = 128, kExtraVectors = 8;
+constexpr size_t kKBlockBytes = (kPairVectors + kExtraVectors + 2) * kGroupBytes;
+
+HWY_INLINE uint32_t Pair(int32_t lo, int32_t hi) { return uint32_t(uint16_t(lo)) | uint32_t(uint16_t(hi)) << 16; }
+
+// Sixteen vectors of sixteen dwords transposed in place: v[r] lane c <-> v[c] lane r.  Within
+// each 128-bit lane b first (two unpack stages: u[4i + w] lane b = column 4b + w, rows 4i..4i+3),
+// then the lanes gathered across vectors (two 128-bit shuffle stages).
+HWY_INLINE void Transpose16(__m512i v[16]) {
+    __m512i t[16], u[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]), t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+#pragma GCC unroll 4
+    for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]), u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]), u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+#pragma GCC unroll 4
+    for (int w = 0; w < 4; ++w) {
+        const __m512i x = _mm512_shuffle_i32x4(u[w], u[4 + w], 0x88), y = _mm512_shuffle_i32x4(u[w], u[4 + w], 0xdd);
+        const __m512i x2 = _mm512_shuffle_i32x4(u[8 + w], u[12 + w], 0x88), y2 = _mm512_shuffle_i32x4(u[8 + w], u[12 + w], 0xdd);
+        v[w] = _mm512_shuffle_i32x4(x, x2, 0x88), v[8 + w] = _mm512_shuffle_i32x4(x, x2, 0xdd);
+        v[4 + w] = _mm512_shuffle_i32x4(y, y2, 0x88), v[12 + w] = _mm512_shuffle_i32x4(y, y2, 0xdd);
+    }
+}
+
+void PackPanelK(tl_dtype dt, const uint8_t *rows, size_t row_bytes, int64_t k, uint8_t *panel) {
+    const int64_t block_bytes = int64_t(dt == TL_Q4_K ? kQ4KBytes : dt == TL_Q5_K ? kQ5KBytes : kQ6KBytes);
+    for (int64_t sb = 0; sb < k / kSuper; ++sb) {
+        uint8_t *out = panel + sb * int64_t(kKBlockBytes);
+        uint32_t *vec = reinterpret_cast<uint32_t *>(out);
+        float *d = reinterpret_cast<float *>(out + (kPairVectors + kExtraVectors) * kGroupBytes), *dmin = d + kPanelRows;
+        // products[j][r]: row j's int16 weight x scale for values 32r..32r+31, sixteen dwords (pairs)
+        __m512i products[8][16];
+        for (int64_t j = 0; j < kPanelRows; ++j) {
+            const uint8_t *block = rows + j * int64_t(row_bytes) + sb * block_bytes;
+            __m256i w[8];
+            int16_t scales[16], mins[8];
+            if (dt == TL_Q6_K) {
+                UnpackQ6KValues(block, w);
+                for (int g = 0; g < 16; ++g) scales[g] = reinterpret_cast<const int8_t *>(block + 192)[g];
+                d[j] = load_half(block + 208), dmin[j] = 0;
+            } else {
+                UnpackKMinValues(dt == TL_Q5_K, block, w);
+                uint8_t scales_mins[16];
+                unpack_scales_mins(block + 4, scales_mins);
+                for (int c = 0; c < 8; ++c) scales[2 * c] = scales[2 * c + 1] = scales_mins[c], mins[c] = scales_mins[8 + c];
+                d[j] = load_half(block), dmin[j] = load_half(block + 2);
+            }
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; ++r) {
+                const __m512i scale = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(scales[2 * r])),
+                                                         _mm256_set1_epi16(scales[2 * r + 1]), 1);
+                products[r][j] = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(w[r]), scale);
+            }
+            for (int e = 0; e < (dt == TL_Q6_K ? 8 : 4); ++e)
+                vec[(kPairVectors + e) * kPanelRows + j] =
+                    dt == TL_Q6_K ? Pair(scales[2 * e], scales[2 * e + 1]) : Pair(mins[2 * e], mins[2 * e + 1]);
+        }
+        for (int r = 0; r < 8; ++r) {  // pairs 16r..16r+15 of the sixteen rows: vector 16r + c, row j at lane j
+            Transpose16(products[r]);
+            for (int c = 0; c < 16; ++c) _mm512_storeu_si512(out + (16 * r + c) * kGroupBytes, products[r][c]);
+        }
+    }
+}
+
+// acc += the int16 pairs w times the pair at two, broadcast to every lane.
+HWY_INLINE __m512i DotPairs(__m512i acc, __m512i w, const int16_t *two) {
+    asm("vpdpwssd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*reinterpret_cast<const int32_t *>(two)));
+    return acc;
+}
+
+// R activation rows against a K panel, in two passes over the super blocks (the scaled products,
+// then the mins) so that each pass's accumulators fit the registers; each accumulator adds in the
+// one-row kernel's order.
+template <int R>
+HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *panel, int64_t k, float *out,
+                           int64_t out_stride) {
+    __m512 acc[R][8];
+#pragma GCC unroll 2
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+        for (int l = 0; l < 8; ++l) acc[i][l] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < k / kSuper; ++sb) {
+        const uint8_t *pb = panel + sb * int64_t(kKBlockBytes);
+        const __m512 d = _mm512_loadu_ps(reinterpret_cast<const float *>(pb + (kPairVectors + kExtraVectors) * kGroupBytes));
+        __m512 scale[R];
+        const int16_t *xw[R];
+#pragma GCC unroll 2
+        for (int i = 0; i < R; ++i) scale[i] = _mm512_mul_ps(d, _mm512_set1_ps(x[i].row.scale[sb])), xw[i] = x[i].wide + sb * kSuper;
+#pragma GCC unroll 4
+        for (int l = 0; l < 8; l += 2) {  // two lanes, two pairs each: eight independent chains
+            __m512i sum[R][2][2];
+#pragma GCC unroll 2
+            for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+                for (int e = 0; e < 2; ++e) sum[i][e][0] = sum[i][e][1] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; ++q)
+#pragma GCC unroll 2
+                for (int e = 0; e < 2; ++e)
+#pragma GCC unroll 2
+                    for (int p = 0; p < 2; ++p) {
+                        const __m512i w = _mm512_loadu_si512(pb + ((8 * q + l + e) * 2 + p) * kGroupBytes);
+#pragma GCC unroll 2
+                        for (int i = 0; i < R; ++i) sum[i][e][p] = DotPairs(sum[i][e][p], w, xw[i] + 32 * q + 4 * (l + e) + 2 * p);
+                    }
+#pragma GCC unroll 2
+            for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+                for (int e = 0; e < 2; ++e) {
+                    __m512i total = _mm512_add_epi32(sum[i][e][0], sum[i][e][1]);
+                    if (dt == TL_Q6_K) {  // 32 x (the scales' pair of lane l . the activations' sums of 16 2l, 2l + 1)
+                        const __m512i pairs = _mm512_loadu_si512(pb + (kPairVectors + l + e) * kGroupBytes);
+                        const __m512i offset = DotPairs(_mm512_setzero_si512(), pairs, x[i].row.sums + sb * 16 + 2 * (l + e));
+                        total = _mm512_sub_epi32(total, _mm512_slli_epi32(offset, 5));
+                    }
+                    acc[i][l + e] = _mm512_fmadd_ps(scale[i], _mm512_cvtepi32_ps(total), acc[i][l + e]);
+                }
+        }
+    }
+    __m512 mins[R][4];  // q4_K: four lanes as llama.cpp's; q5_K: one total, in mins[i][0]
+#pragma GCC unroll 2
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+        for (int m = 0; m < 4; ++m) mins[i][m] = _mm512_setzero_ps();
+    for (int64_t sb = 0; dt != TL_Q6_K && sb < k / kSuper; ++sb) {
+        const uint8_t *pb = panel + sb * int64_t(kKBlockBytes);
+        const __m512 dmin = _mm512_loadu_ps(
+            reinterpret_cast<const float *>(pb + (kPairVectors + kExtraVectors) * kGroupBytes) + kPanelRows);
+#pragma GCC unroll 2
+        for (int i = 0; i < R; ++i) {
+            const __m512 row_dmin = _mm512_mul_ps(dmin, _mm512_set1_ps(-x[i].row.scale[sb]));
+            const int16_t *sums32 = x[i].wide + k + sb * 8;
+            __m512i total = _mm512_setzero_si512();
+#pragma GCC unroll 4
+            for (int m = 0; m < 4; ++m) {
+                const __m512i pairs = _mm512_loadu_si512(pb + (kPairVectors + m) * kGroupBytes);
+                const __m512i products = DotPairs(_mm512_setzero_si512(), pairs, sums32 + 2 * m);
+                if (dt == TL_Q4_K) mins[i][m] = _mm512_fmadd_ps(row_dmin, _mm512_cvtepi32_ps(products), mins[i][m]);
+                total = _mm512_add_epi32(total, products);
+            }
+            if (dt == TL_Q5_K) mins[i][0] = _mm512_fmadd_ps(row_dmin, _mm512_cvtepi32_ps(total), mins[i][0]);
+        }
+    }
+#pragma GCC unroll 2
+    for (int i = 0; i < R; ++i) {  // hsum_float_8, then the mins: q4_K's four lanes as (m0 + m2) + (m1 + m3)
+        const __m512 t0 = _mm512_add_ps(acc[i][0], acc[i][4]), t1 = _mm512_add_ps(acc[i][1], acc[i][5]);
+        const __m512 t2 = _mm512_add_ps(acc[i][2], acc[i][6]), t3 = _mm512_add_ps(acc[i][3], acc[i][7]);
+        __m512 all = _mm512_add_ps(_mm512_add_ps(t0, t2), _mm512_add_ps(t1, t3));
+        if (dt == TL_Q4_K)
+            all = _mm512_add_ps(all, _mm512_add_ps(_mm512_add_ps(mins[i][0], mins[i][2]), _mm512_add_ps(mins[i][1], mins[i][3])));
+        if (dt == TL_Q5_K) all = _mm512_add_ps(all, mins[i][0]);
+        _mm512_storeu_ps(out + i * out_stride, all);
+    }
+}
+
+void DotPanelK(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const uint8_t *panel, int64_t k, float *out,
+               int64_t out_stride) {
+    int64_t r = 0;
+    for (; r + 2 <= xrows; r += 2) PanelRowsK<2>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+    if (r < xrows) PanelRowsK<1>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+}
 #else
 constexpr bool kPanels = false;
+void PackPanelK(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
+void DotPanelK(tl_dtype, const Q8KPanelRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void PackPanel(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
 void DotPanel(const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 #endif
@@ -133,14 +311,37 @@ namespace tl {
 HWY_EXPORT(Panels);
 HWY_EXPORT(PackPanel);
 HWY_EXPORT(DotPanel);
+HWY_EXPORT(PackPanelK);
+HWY_EXPORT(DotPanelK);
+
+namespace {
+bool super_blocks(tl_dtype dt) { return dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K; }
+}  // namespace
 
 bool panel_kernel(tl_dtype dt) {
-    return (dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0) && HWY_DYNAMIC_DISPATCH(Panels)();
+    return (dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0 || super_blocks(dt)) && HWY_DYNAMIC_DISPATCH(Panels)();
+}
+
+size_t panel_bytes(tl_dtype dt, int64_t k) {
+    return super_blocks(dt) ? size_t(k / kSuper) * (128 + 8 + 2) * 4 * kPanelRows
+                            : size_t(k / kQuantBlock) * (8 * 4 * kPanelRows + 4 * kPanelRows);
 }
 
 void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel) {
-    HWY_DYNAMIC_DISPATCH(PackPanel)(dt, reinterpret_cast<const uint8_t *>(rows), row_bytes, k,
-                                    reinterpret_cast<uint8_t *>(panel));
+    const auto *r = reinterpret_cast<const uint8_t *>(rows);
+    auto *p = reinterpret_cast<uint8_t *>(panel);
+    if (super_blocks(dt)) return HWY_DYNAMIC_DISPATCH(PackPanelK)(dt, r, row_bytes, k, p);
+    HWY_DYNAMIC_DISPATCH(PackPanel)(dt, r, row_bytes, k, p);
+}
+
+void widen_q8k(const Q8KRow &x, int64_t n, int16_t *out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = x.q[i];
+    for (int64_t j = 0; j < n / 32; ++j) out[n + j] = int16_t(x.sums[2 * j] + x.sums[2 * j + 1]);
+}
+
+void dot_panel_q8k(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const std::byte *panel, int64_t k, float *out,
+                   int64_t out_stride) {
+    HWY_DYNAMIC_DISPATCH(DotPanelK)(dt, x, xrows, reinterpret_cast<const uint8_t *>(panel), k, out, out_stride);
 }
 
 void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, int64_t k, float *out, int64_t out_stride) {

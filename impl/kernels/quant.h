@@ -44,11 +44,12 @@ void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::
                  int64_t nrows, int64_t n, float *out, int64_t out_stride);
 // A prompt's products with q8_0, q4_0 or q5_0 weights, kPanelRows weight rows at a time, where
 // panel_kernel(dt) says this CPU has them (AVX-512 VNNI): the rows repacked once into a panel of
-// panel_bytes(k) bytes (pack_panel), then out[i * out_stride + j] = activation row x[i] . weight
-// row j for every i < xrows, each the bits dot_rows_q8 gives it (kernels/panel_dot.cpp).
+// panel_bytes(dt, k) bytes (pack_panel), then out[i * out_stride + j] = activation row x[i] .
+// weight row j for every i < xrows, each the bits dot_rows_q8 gives it (kernels/panel_dot.cpp).
+// q4_K, q5_K and q6_K likewise below (dot_panel_q8k).
 constexpr int64_t kPanelRows = 16;
-constexpr size_t panel_bytes(int64_t k) { return size_t(k / kQuantBlock) * (8 * 4 * kPanelRows + 4 * kPanelRows); }
 bool panel_kernel(tl_dtype dt);
+size_t panel_bytes(tl_dtype dt, int64_t k);
 void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel);
 void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, int64_t k, float *out, int64_t out_stride);
 // A row of activations quantized for q4_K, q5_K and q6_K weights as ggml's q8_K (its reference
@@ -61,6 +62,16 @@ struct Q8KRow {
     float *scale;    // n / 256
 };
 void quantize_activations_q8k(const float *x, int64_t n, Q8KRow out);
+// A q8_K row as the K panels read it (wide: widen_q8k's n int16 values, then the n / 32 sums of
+// each 32), and the panels' products, each the bits dot_rows_q8k gives it.
+struct Q8KPanelRow {
+    Q8KRow row;
+    const int16_t *wide;
+};
+constexpr size_t q8k_wide_bytes(int64_t n) { return size_t(n) * 2 + size_t(n / 32) * 2; }
+void widen_q8k(const Q8KRow &x, int64_t n, int16_t *wide);
+void dot_panel_q8k(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const std::byte *panel, int64_t k, float *out,
+                   int64_t out_stride);
 // out[i * out_stride + r] = row r of nrows rows of dt (q4_K, q5_K, q6_K) . activation row x[i],
 // i < xrows: each super block's products exact in int32, scaled and summed in f32 in an order fixed
 // by n and the CPU's target, whatever xrows is (kernels/kquant_dot.cpp).

@@ -219,14 +219,17 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0;
     const bool super_blocks = b.dtype == TL_Q4_K || b.dtype == TL_Q5_K || b.dtype == TL_Q6_K;
     const bool widened = is_block_dtype(b.dtype) && !integer && !super_blocks;
-    // A prompt's q8_0/q5_0 products sixteen weight rows at a time, each sixteen repacked into a
-    // panel first where the CPU has the kernel: a panel a range of the split (at most kMaxPanels).
-    const bool panels = integer && rows >= kPanelMinRows && n >= kPanelRows && panel_kernel(b.dtype);
+    // A prompt's integer products sixteen weight rows at a time, each sixteen repacked into a
+    // panel first where the CPU has the kernel: a panel a range of the split (at most kMaxPanels);
+    // the K panels read the activations as int16 (wide).
+    const bool panels = (integer || super_blocks) && rows >= kPanelMinRows && n >= kPanelRows && panel_kernel(b.dtype);
     const int64_t elements = rows * n * (k > 0 ? k : 1);
     const int64_t min_grain = panels ? (n + kMaxPanels * kPanelRows - 1) / (kMaxPanels * kPanelRows) * kPanelRows : 1;
     const int64_t grain = split_grain(n, elements, min_grain);
-    const size_t panels_bytes = panels ? size_t((n + grain - 1) / grain) * panel_bytes(k) : 0;
+    const size_t panels_bytes = panels ? size_t((n + grain - 1) / grain) * panel_bytes(b.dtype, k) : 0;
+    const size_t wide_bytes = panels && super_blocks ? aligned_up(size_t(rows) * q8k_wide_bytes(k)) : 0;
     std::byte *scratch = nullptr;
+    size_t activation_bytes = 0;
     if (rows > 0 && k > 0) {
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
@@ -234,7 +237,8 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
         // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32 scales
         if (integer || super_blocks) bytes += bytes;
-        TL_TRY(ctx.scratch(aligned_up(size_t(bytes)) + panels_bytes, &scratch));
+        activation_bytes = aligned_up(size_t(bytes));
+        TL_TRY(ctx.scratch(activation_bytes + wide_bytes + panels_bytes, &scratch));
     }
     NewTensor made;
     TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &made));
@@ -247,28 +251,34 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         std::byte *q = xq + r * k * kQ8ActivationBytes;
         return Q8KRow{reinterpret_cast<int8_t *>(q), reinterpret_cast<int16_t *>(q + k), xscale + r * (k / kQuantBlock)};
     };
+    int16_t *wide = wide_bytes ? reinterpret_cast<int16_t *>(scratch + activation_bytes) : nullptr;
     for (int64_t r = 0; r < rows && k > 0; ++r) {
         row_as_f32(a, r, x + r * k);
         if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
         if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
+        if (wide) widen_q8k(q8k_row(r), k, wide + r * (q8k_wide_bytes(k) / 2));
     }
     float *yd = reinterpret_cast<float *>(y.data);
     // Each tile of weight rows against every activation row while it is in cache.
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
-    std::byte *panel_slots = panels ? scratch + aligned_up(size_t(rows * k * 8)) : nullptr;
+    std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
     run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo; j < hi; j += 16) {
             const int64_t tile = hi - j < 16 ? hi - j : 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
             if (panels && tile == kPanelRows) {
-                std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(k);
+                std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(b.dtype, k);
                 pack_panel(b.dtype, w, row_bytes, k, panel);
                 for (int64_t r = 0; r < rows; r += kPanelBatch) {
                     const int64_t m = rows - r < kPanelBatch ? rows - r : kPanelBatch;
                     Q8Activations batch[kPanelBatch];
-                    for (int64_t i = 0; i < m; ++i)
-                        batch[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
-                    dot_panel(batch, m, panel, k, yd + r * n + j, n);
+                    Q8KPanelRow batch_k[kPanelBatch];
+                    for (int64_t i = 0; i < m; ++i) {
+                        if (super_blocks) batch_k[i] = Q8KPanelRow{q8k_row(r + i), wide + (r + i) * (q8k_wide_bytes(k) / 2)};
+                        else batch[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
+                    }
+                    if (super_blocks) dot_panel_q8k(b.dtype, batch_k, m, panel, k, yd + r * n + j, n);
+                    else dot_panel(batch, m, panel, k, yd + r * n + j, n);
                 }
                 continue;
             }

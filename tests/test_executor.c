@@ -215,6 +215,27 @@ static double element(const unsigned char *data, tl_dtype dt, int64_t i) {
  * products against [k, n] (partial sums over k) and against a transposed [n, k] (rows of the
  * output), one-column products likewise, f32 and f64, sizes no multiple of the blocks.  Split is
  * bitwise inline, and inline is the product within float rounding of a double reference. */
+/* A prompt's products with block-dtype weights (panels of sixteen weight rows where the CPU has
+ * them, a panel of scratch for each range the split makes): bitwise the inline run, every dtype. */
+Test(executor, prompt_products_with_stored_weights_split_bitwise) {
+    const tl_dtype all[9] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16};
+    const int64_t sx[2] = {19, 512}, sw[2] = {1000, 512};
+    for (int d = 0; d < 9; ++d) {
+        tl_tensor x0, x1, w0, w1, y0, y1;
+        make_pair(TL_F32, 2, sx, 21, &x0, &x1);
+        make_pair(TL_F32, 2, sw, 22, &w0, &w1);
+        OK(tl_convert(inline_ctx, w0, all[d], &w0));
+        OK(tl_convert(split_ctx, w1, all[d], &w1));
+        OK(tl_transpose(inline_ctx, w0, 0, 1, &w0));
+        OK(tl_transpose(split_ctx, w1, 0, 1, &w1));
+        const long before = atomic_load(&hook_calls);
+        OK(tl_matmul(inline_ctx, x0, w0, &y0));
+        OK(tl_matmul(split_ctx, x1, w1, &y1));
+        cr_assert_gt(atomic_load(&hook_calls), before, "%s: the product went to the executor", tl_dtype_name(all[d]));
+        same_bits(y0, y1, tl_dtype_name(all[d]));
+    }
+}
+
 Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
     OK(tl_set_blas_threads(1));      /* the executor takes BLAS work only while BLAS runs on one thread */
     const int64_t K = 1000, N = 600; /* 2.4 MB in f32: several 512 KiB blocks */

@@ -37,7 +37,7 @@ static void reverse_on_three_threads(void *user, int64_t count, int64_t grain, t
     for (int w = 0; w < 3; ++w) pthread_join(t[w], NULL);
 }
 
-enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 }; /* DATA: enough for the largest input (K x N) */
+enum { R = 384, C = 256, K = 512, N = 1000, DATA = 1 << 19 }; /* DATA: enough for the largest input (K x N + 7) */
 
 int main(int argc, char **argv) {
     no_arguments(
@@ -54,8 +54,10 @@ int main(int argc, char **argv) {
     const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K},
                   sm[2] = {K, N};
     int failed = 0, passed = 0;
-    const char *names[7] = {"add", "softmax", "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)"};
-    for (int op = 0; op < 7; ++op) {
+    const char *names[9] = {"add",       "softmax",         "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)",
+                            "matmul (a prompt's 19 rows, q8_0 panels)", "matmul (a prompt's 19 rows, q4_K panels)"};
+    const int64_t sp[2] = {19, K}, sn[2] = {N, K};
+    for (int op = 0; op < 9; ++op) {
         float *out[2] = {x, y};
         for (int k = 0; k < 2; ++k) {
             tl_tensor a, w, r, q, kv;
@@ -81,6 +83,14 @@ int main(int argc, char **argv) {
                 case 6:
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sx, data, sizeof(float) * K, &q));
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sm, data, sizeof(float) * K * N, &kv));
+                    TL_CHECK(tl_matmul(ctx[k], q, kv, &r));
+                    break;
+                case 7:
+                case 8: /* weights stored [N, K] in a block dtype, read through their transpose */
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sp, data, sizeof(float) * 19 * K, &q));
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 2, sn, data + 7, sizeof(float) * K * N, &kv));
+                    TL_CHECK(tl_convert(ctx[k], kv, op == 7 ? TL_Q8_0 : TL_Q4_K, &kv));
+                    TL_CHECK(tl_transpose(ctx[k], kv, 0, 1, &kv));
                     TL_CHECK(tl_matmul(ctx[k], q, kv, &r));
                     break;
                 default:

@@ -121,6 +121,71 @@ TL_HEADS(F16, float, hwy::float16_t)
 TL_HEADS(BF16, float, hwy::bfloat16_t)
 #undef TL_HEADS
 
+// A prompt's queries against one head's key and value rows widened to f64 once (the wide path of
+// attend): per query, four keys a pass sharing each load of the query, each key's eight lanes the
+// sums DotLanes makes (element d into lane d % 8, a multiply then an add, in order of d); the
+// values' sums each over the rows in order, a multiply then an add, as AddScaled makes them.  The
+// same operations, so the same bits.  hd % 8 == 0.  Sizeless vectors (SVE, RVV) form no arrays:
+// there a key at a time through DotLanes and AddScaled themselves.
+#if HWY_HAVE_SCALABLE
+void ScoresWide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
+    for (int64_t j = 0; j < rows; ++j) {
+        HWY_ALIGN double lane[8];
+        DotLanes(q, k + j * hd, hd, lane);
+        scores[j] = lanes_total(lane) * scale;
+    }
+}
+void ValuesWide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
+    for (int64_t j = 0; j < rows; ++j) AddScaled(w[j], v + j * hd, hd, sums);
+}
+#else
+constexpr size_t kWideLanes = hn::MaxLanes(D8()), kWideVectors = 8 / kWideLanes;  // 1 to 4 lanes: all the eight
+template <int K>
+HWY_INLINE void ScoresOfKeys(const double *q, const double *k, int64_t hd, double scale, double *scores) {
+    const D8 d;
+    hn::Vec<D8> acc[K][kWideVectors];
+#pragma GCC unroll 4
+    for (int t = 0; t < K; ++t)
+#pragma GCC unroll 8
+        for (size_t v = 0; v < kWideVectors; ++v) acc[t][v] = hn::Zero(d);
+    for (int64_t i = 0; i < hd; i += 8)
+#pragma GCC unroll 8
+        for (size_t v = 0; v < kWideVectors; ++v) {
+            const auto qv = hn::LoadU(d, q + i + v * kWideLanes);
+#pragma GCC unroll 4
+            for (int t = 0; t < K; ++t) acc[t][v] = hn::Add(acc[t][v], hn::Mul(qv, hn::LoadU(d, k + t * hd + i + v * kWideLanes)));
+        }
+    for (int t = 0; t < K; ++t) {
+        HWY_ALIGN double lane[8];
+        for (size_t v = 0; v < kWideVectors; ++v) hn::Store(acc[t][v], d, lane + v * kWideLanes);
+        scores[t] = lanes_total(lane) * scale;
+    }
+}
+void ScoresWide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
+    int64_t j = 0;
+    for (; j + 4 <= rows; j += 4) ScoresOfKeys<4>(q, k + j * hd, hd, scale, scores + j);
+    for (; j < rows; ++j) ScoresOfKeys<1>(q, k + j * hd, hd, scale, scores + j);
+}
+void ValuesWide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
+    const D8 d;
+    constexpr int64_t kChunk = 4 * int64_t(kWideLanes);  // four vectors of sums a pass over the rows
+    int64_t d0 = 0;
+    for (; d0 + kChunk <= hd; d0 += kChunk) {
+        hn::Vec<D8> sum[4];
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) sum[c] = hn::LoadU(d, sums + d0 + c * kWideLanes);
+        for (int64_t j = 0; j < rows; ++j) {
+            const auto wv = hn::Set(d, w[j]);
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) sum[c] = hn::Add(sum[c], hn::Mul(wv, hn::LoadU(d, v + j * hd + d0 + c * kWideLanes)));
+        }
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) hn::StoreU(sum[c], d, sums + d0 + c * kWideLanes);
+    }
+    for (int64_t j = 0; d0 < hd && j < rows; ++j) AddScaled(w[j], v + j * hd + d0, hd - d0, sums + d0);  // the rest
+}
+#endif
+
 void LaneDotF32(const float *x, const float *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
 void LaneDotF64(const double *x, const double *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
 void LaneDotF16(const float *x, const hwy::float16_t *y, int64_t n, double *lane) { DotLanes(x, y, n, lane); }
@@ -137,6 +202,8 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tl {
 
+HWY_EXPORT(ScoresWide);
+HWY_EXPORT(ValuesWide);
 HWY_EXPORT(LaneDotF32);
 HWY_EXPORT(LaneDotF64);
 HWY_EXPORT(LaneDotF16);
@@ -190,6 +257,13 @@ int64_t add_scaled(double w, const BHalf *y, int64_t n, double *sums) {
     return HWY_DYNAMIC_DISPATCH(LaneAxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
 }
 
+void scores_wide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
+    HWY_DYNAMIC_DISPATCH(ScoresWide)(q, k, rows, hd, scale, scores);
+}
+void values_wide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
+    HWY_DYNAMIC_DISPATCH(ValuesWide)(w, v, rows, hd, sums);
+}
+
 // The heads-at-once loops by operand types.
 #define TL_HEADS_CALLS(Name, T, K, HK)                                                                        \
     void scores_of_heads(const T *q, int64_t q_head, const K *k, HeadRows kr, int64_t h0, int64_t h1,        \
@@ -230,12 +304,43 @@ double lane_dot(const T *x, int64_t sx, const K *y, int64_t sy, int64_t n) {
 // sums + h * hd, so heads run on any thread.
 template <class T, class K>
 void attend(const View &q, const View &k, const View &v, int64_t valid, double scale, double *all_scores,
-            int64_t cache_rows, double *all_sums, const View &out, int64_t h0, int64_t h1) {
+            int64_t cache_rows, double *all_sums, double *wide, const View &out, int64_t h0, int64_t h1) {
     const int64_t queries = q.shape[1], hd = q.shape[2];
     const T *qd = reinterpret_cast<const T *>(q.data);
     const K *kd = reinterpret_cast<const K *>(k.data), *vd = reinterpret_cast<const K *>(v.data);
     T *o = reinterpret_cast<T *>(out.data);
     const int64_t group = q.shape[0] / k.shape[0];  // query heads per key/value head
+    if (wide && q.strides[2] == 1 && k.strides[2] == 1 && v.strides[2] == 1 && hd % 8 == 0) {
+        // A prompt's queries, head by head: the head's valid key and value rows (and each query)
+        // widened to f64 once into wide, the query at the sums' place until the values need them.
+        double *wk = wide, *wv = wide + valid * hd;
+        for (int64_t h = h0; h < h1; ++h) {
+            const int64_t kv = h / group;
+            for (int64_t j = 0; j < valid; ++j)
+                for (int64_t d = 0; d < hd; ++d) {
+                    wk[j * hd + d] = double(kd[kv * k.strides[0] + j * k.strides[1] + d]);
+                    wv[j * hd + d] = double(vd[kv * v.strides[0] + j * v.strides[1] + d]);
+                }
+            double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
+            for (int64_t i = 0; i < queries; ++i) {
+                const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
+                const T *qi = qd + h * q.strides[0] + i * q.strides[1];
+                for (int64_t d = 0; d < hd; ++d) sums[d] = double(qi[d]);
+                scores_wide(sums, wk, rows, hd, scale, scores);
+                double top = -INFINITY;
+                for (int64_t j = 0; j < rows; ++j)
+                    if (scores[j] > top) top = scores[j];
+                for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+                for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
+                values_wide(scores, wv, rows, hd, sums);
+                double total = 0;  // the exponentials added in the order the loops above add them
+                for (int64_t j = 0; j < rows; ++j) total += scores[j];
+                T *oi = o + (h * queries + i) * hd;
+                for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
+            }
+        }
+        return;
+    }
     if (q.strides[2] == 1 && k.strides[2] == 1 && v.strides[2] == 1 && hd % 8 == 0) {
         for (int64_t i = 0; i < queries; ++i) {
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
@@ -292,12 +397,13 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
 }  // namespace
 
 void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,
-                      int64_t cache_rows, double *sums, const View &out, int64_t h0, int64_t h1) {
-    if (k.dtype == TL_F16) return attend<float, Half>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
-    if (k.dtype == TL_BF16) return attend<float, BHalf>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
+                      int64_t cache_rows, double *sums, double *wide, const View &out, int64_t h0, int64_t h1) {
+    if (k.dtype == TL_F16) return attend<float, Half>(q, k, v, valid, scale, scores, cache_rows, sums, nullptr, out, h0, h1);
+    if (k.dtype == TL_BF16) return attend<float, BHalf>(q, k, v, valid, scale, scores, cache_rows, sums, nullptr, out, h0, h1);
     with_float_dtype(q.dtype, [&](auto t) {
         using T = decltype(t);
-        attend<T, T>(q, k, v, valid, scale, scores, cache_rows, sums, out, h0, h1);
+        attend<T, T>(q, k, v, valid, scale, scores, cache_rows, sums, std::is_same<T, float>::value ? wide : nullptr, out,
+                     h0, h1);
     });
 }
 

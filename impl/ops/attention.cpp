@@ -48,7 +48,17 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
     // sums: the same scratch at every position (a decode loop grows it once), and a head's own
     // on any thread.
     const int64_t cache_rows = k.shape[1], heads = q.shape[0], hd = q.shape[2];
-    double *scores = nullptr, *sums = nullptr;
+    // A prompt's queries (kWideQueries or more, f32) take each head's key and value rows widened
+    // to f64 once, in a slot of scratch per range of the split (at most kWideSlots, sized by the
+    // cache so a session grows it once, and only while that stays under kWideBytes); the split
+    // then takes ranges of at least min_grain heads.
+    constexpr int64_t kWideQueries = 4, kWideSlots = 8, kWideBytes = int64_t(16) << 20;
+    const int64_t elements = q.numel() * (valid > 0 ? valid : 1);
+    const int64_t slot_doubles = 2 * cache_rows * hd, min_grain = (heads + kWideSlots - 1) / kWideSlots;
+    const int64_t grain = split_grain(heads, elements, min_grain), slots = grain > 0 ? (heads + grain - 1) / grain : 0;
+    const bool wide = q.dtype == TL_F32 && k.dtype == TL_F32 && q.shape[1] >= kWideQueries && hd % 8 == 0 &&
+                      slot_doubles > 0 && slots * slot_doubles <= kWideBytes / int64_t(sizeof(double));
+    double *scores = nullptr, *sums = nullptr, *wide_slots = nullptr;
     if (cache_rows > 0 && q.numel() > 0) {
         std::byte *s;
         int64_t bytes;
@@ -56,17 +66,19 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
         if (!count_of(2, dims, int64_t(sizeof(double)), &bytes) || uint64_t(bytes) > SIZE_MAX)
             return fail(TL_E_OUT_OF_MEMORY, "attention: scratch for %lld heads x (%lld rows + %lld sums)",
                         (long long)heads, (long long)cache_rows, (long long)hd);
-        TL_TRY(ctx.scratch(size_t(bytes), &s));
+        TL_TRY(ctx.scratch(size_t(bytes) + (wide ? size_t(slots * slot_doubles) * sizeof(double) : 0), &s));
         scores = reinterpret_cast<double *>(s);
         sums = scores + heads * cache_rows;
+        if (wide) wide_slots = sums + heads * hd;
     }
     NewTensor made;
     TL_TRY(ctx.make_tensor(q.dtype, 3, q.shape, &made));
     const View &o = made.view;
     if (o.numel() > 0)  // heads split over the executor when the work is big (valid rows x output)
-        run_split(ctx, heads, o.numel() * (valid > 0 ? valid : 1), [&](int64_t h0, int64_t h1) {
-            attention_kernel(q, k, v, valid, scale, scores, cache_rows, sums, o, h0, h1);
-        });
+        run_split(ctx, heads, elements, [&](int64_t h0, int64_t h1) {
+            double *own = wide_slots ? wide_slots + (h0 / grain) * slot_doubles : nullptr;
+            attention_kernel(q, k, v, valid, scale, scores, cache_rows, sums, own, o, h0, h1);
+        }, wide ? min_grain : 1);
     *out = made.handle;
     return TL_OK;
 }

@@ -104,8 +104,10 @@ TL_API tl_status tl_session_rewind(tl_session *s, int32_t keep);
 /* How the next token is chosen from the logits, in llama.cpp's order: repetition penalty over
  * the last repeat_last_n tokens fed, then greedy when temperature <= 0, else top-k, top-p,
  * min-p, temperature, and a draw from the rest.  The draw's random numbers come from seed
- * alone (a counter-based generator): the same seed gives the same tokens on every machine,
- * thread count and binding. */
+ * alone (a counter-based generator), and the logits never depend on the thread count, the
+ * binding or the chunk size: the same seed gives the same tokens on every thread count and
+ * binding, and on every machine of the same SIMD target (tl_simd_target(); another target's
+ * products may differ in the last bits, and so, at a near tie, a token). */
 typedef struct tl_sampler {
     uint32_t struct_size;
     float temperature;    /* <= 0: greedy (argmax, the first on a tie) */

@@ -2,6 +2,8 @@
 // only the best one: each target has its own way to the block sums (int16 pairs, VNNI's byte dot
 // products on AVX3_DL, or AVX-512's byte pairs for the super blocks) and its own vector width for f32's rows four at a time, so each is checked against a
 // double-precision reference here, whatever machine runs the test.
+// A prompt's rows with block-dtype weights (9 at once: row groups, or on AVX3_DL the panels of
+// sixteen weight rows) give each row the one-row product's bits on every target.
 // Highway's target mock picks the target (hence the static library).
 #include <criterion/criterion.h>
 #include <hwy/targets.h>
@@ -9,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,9 +81,13 @@ void check_every_target(tl_dtype dt) {
     for (float &v : w) v = uniform(rng);
     tl_context *ctx;
     OK(tl_context_create(nullptr, &ctx));
-    const int64_t xs[2] = {1, k}, ws[2] = {n, k};
-    tl_tensor xt, wt, wq, wback, wtq, y;
+    constexpr int64_t kPrompt = 9;
+    std::vector<float> prompt;
+    for (int64_t r = 0; r < kPrompt; ++r) prompt.insert(prompt.end(), x.begin(), x.end());
+    const int64_t xs[2] = {1, k}, ws[2] = {n, k}, ps[2] = {kPrompt, k};
+    tl_tensor xt, pt, wt, wq, wback, wtq, y, yp;
     OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), x.size() * 4, &xt));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ps, prompt.data(), prompt.size() * 4, &pt));
     OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w.data(), w.size() * 4, &wt));
     wq = wt;
     if (dt != TL_F32) {
@@ -106,6 +113,15 @@ void check_every_target(tl_dtype dt) {
             cr_assert(std::fabs(got[j] - want.value[j]) <= 1e-5 * want.magnitude[j],
                       "%s on %s: output %lld is %.9g, the exact value %.9g", tl_dtype_name(dt), name.c_str(),
                       (long long)j, got[j], want.value[j]);
+        std::vector<float> rows(kPrompt * n);
+        if (dt != TL_F32) {  // (f32 prompts go to sgemm, whose bits are its own)
+            OK(tl_matmul(ctx, pt, wtq, &yp));
+            OK(tl_tensor_read(ctx, yp, rows.data(), rows.size() * 4));
+        }
+        for (int64_t r = 0; dt != TL_F32 && r < kPrompt; ++r)
+            cr_assert(std::memcmp(rows.data() + r * n, got.data(), size_t(n) * 4) == 0,
+                      "%s on %s: row %lld of a prompt differs from the row alone", tl_dtype_name(dt), name.c_str(),
+                      (long long)r);
         ++tested;
     }
     hwy::SetSupportedTargetsForTest(0);

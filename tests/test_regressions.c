@@ -64,3 +64,20 @@ Test(regressions, gather_rows_of_empty_rows_with_huge_dims) {
     OK(tl_tensor_zeros(ctx, TL_I32, 1, no_ids, &idx));
     OK(tl_gather_rows(ctx, table, idx, &y));
 }
+
+/* fuzz (ten-million run of fuzz_gguf) crash-3af6cead: a GGUF tensor of a block dtype whose bytes
+ * fit int64 while its elements do not (q4_0 keeps 32 in 18 bytes) counted its elements with a
+ * signed overflow; every such shape is refused, its bytes or its elements too many. */
+Test(regressions, block_dtype_shapes_whose_elements_overflow) {
+    const tl_dtype blocks[4] = {TL_Q4_0, TL_Q4_K, TL_Q5_K, TL_Q6_K};
+    for (int i = 0; i < 4; ++i) {
+        int64_t per;
+        size_t bytes;
+        OK(tl_dtype_block(blocks[i], &per, &bytes));
+        const int64_t shape[2] = {INT64_MAX / (int64_t)bytes, per}; /* bytes fit, elements (per > bytes) do not */
+        tl_tensor t;
+        static unsigned char data[256];
+        FAILS_WITH(tl_tensor_wrap(ctx, blocks[i], 2, shape, data, sizeof data, &t), TL_E_OUT_OF_MEMORY);
+        cr_assert(strstr(tl_last_error(), "overflows"), "%s: %s", tl_dtype_name(blocks[i]), tl_last_error());
+    }
+}

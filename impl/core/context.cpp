@@ -66,7 +66,7 @@ tl_status tl::refuse_shape(int ndim, const int64_t *shape, tl_dtype dt) {
     if (d.block > 1 && (ndim == 0 || shape[ndim - 1] % d.block != 0))
         return fail(TL_E_SHAPE, "%s stores blocks of %lld along the last dim: a %d-D shape whose last dim is %lld",
                     d.name, (long long)d.block, ndim, ndim ? (long long)shape[ndim - 1] : 0LL);
-    return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte count overflows", ndim);
+    return fail(TL_E_OUT_OF_MEMORY, "shape of %d dims: its byte or element count overflows", ndim);
 }
 
 tl_context::tl_context(const tl_allocator *allocator) : memory(allocator), ambient_(&memory) {}

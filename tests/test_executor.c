@@ -173,6 +173,12 @@ Test(executor, every_split_op_is_bitwise_the_inline_one) {
         OK(tl_attention(inline_ctx, q0, k0, v0, 200, 0.125, &y0));
         OK(tl_attention(split_ctx, q1, k1, v1, 200, 0.125, &y1));
         same_bits(y0, y1, "attention");
+        /* a prompt's 9 queries: each split range widens its heads' rows into its own slot */
+        const int64_t sq9[3] = {16, 9, 64};
+        make_pair(dt, 3, sq9, 9, &q0, &q1);
+        OK(tl_attention(inline_ctx, q0, k0, v0, 200, 0.125, &y0));
+        OK(tl_attention(split_ctx, q1, k1, v1, 200, 0.125, &y1));
+        same_bits(y0, y1, "attention of a prompt's queries");
         cr_assert_geq(atomic_load(&hook_calls) - before, 20, "the executor was asked %ld times",
                       atomic_load(&hook_calls) - before);
     }

@@ -323,11 +323,16 @@ Test(model, an_ambient_session_gives_the_scoped_bits) {
         OK(tl_session_step_stats(s[k], &st));
         cr_assert_eq(st.slab_bytes, 0, "stats before the first step");
         OK(tl_session_feed_text(s[k], "abc ab ca", 9, TL_TOKENIZE_ADD_SPECIAL));
+        long long live_after_step[13];
         for (int i = 0; i < 13; ++i) {
             const float *l;
             size_t n;
             int32_t t;
             if (i == 2) calls[k] = counter.allocs;
+            live_after_step[i] = counter.live_bytes;
+            if (i > 2)
+                cr_assert_eq(live_after_step[i], live_after_step[i - 1], "%s: %lld bytes more held after step %d",
+                             k ? "scoped" : "ambient", live_after_step[i] - live_after_step[i - 1], i);
             OK(tl_session_logits(s[k], &l, &n));
             cr_assert_eq(n, VOCAB);
             memcpy(logits[k][i], l, sizeof logits[k][i]);
@@ -406,6 +411,12 @@ Test(model, weights_converted_at_open_belong_to_the_model) {
     cr_assert(worst > 0 && worst < 0.05 * spread, "bf16 logits %g from f32's (spread %g)", worst, spread);
     OK(tl_model_close(bf16));
     cr_assert_eq(counter.live_bytes, with_f32, "closing the model gave its converted weights back");
+    /* converting to the dtype the file holds copies nothing */
+    o.weights_dtype = TL_F32;
+    tl_model *same;
+    OK(tl_model_open_with(own, path, &o, &same));
+    cr_assert_lt(counter.live_bytes - with_f32, as_stored + 4096, "an f32 file opened as f32 copied its weights");
+    OK(tl_model_close(same));
     /* rows of 48 (ffn_down) are no whole q8_0 blocks; i32 is no weight dtype */
     tl_model *bad = NULL;
     o.weights_dtype = TL_Q8_0;

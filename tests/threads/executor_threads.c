@@ -54,10 +54,12 @@ int main(int argc, char **argv) {
     const int64_t s[2] = {R, C}, sw[1] = {C}, sq[3] = {16, 1, 64}, skv[3] = {16, 256, 64}, sx[2] = {1, K},
                   sm[2] = {K, N};
     int failed = 0, passed = 0;
-    const char *names[9] = {"add",       "softmax",         "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)",
-                            "matmul (a prompt's 19 rows, q8_0 panels)", "matmul (a prompt's 19 rows, q4_K panels)"};
+    const char *names[10] = {"add",       "softmax",         "rmsnorm", "sum", "contiguous", "attention", "matmul (one row)",
+                             "matmul (a prompt's 19 rows, q8_0 panels)", "matmul (a prompt's 19 rows, q4_K panels)",
+                             "attention (a prompt's 9 queries, rows widened per split range)"};
+    const int64_t sq9[3] = {16, 9, 64};
     const int64_t sp[2] = {19, K}, sn[2] = {N, K};
-    for (int op = 0; op < 9; ++op) {
+    for (int op = 0; op < 10; ++op) {
         float *out[2] = {x, y};
         for (int k = 0; k < 2; ++k) {
             tl_tensor a, w, r, q, kv;
@@ -92,6 +94,11 @@ int main(int argc, char **argv) {
                     TL_CHECK(tl_convert(ctx[k], kv, op == 7 ? TL_Q8_0 : TL_Q4_K, &kv));
                     TL_CHECK(tl_transpose(ctx[k], kv, 0, 1, &kv));
                     TL_CHECK(tl_matmul(ctx[k], q, kv, &r));
+                    break;
+                case 9:
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, sq9, data, sizeof(float) * 16 * 9 * 64, &q));
+                    TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, skv, data, sizeof(float) * 16 * 256 * 64, &kv));
+                    TL_CHECK(tl_attention(ctx[k], q, kv, kv, 200, 0.125, &r));
                     break;
                 default:
                     TL_CHECK(tl_tensor_from_data(ctx[k], TL_F32, 3, sq, data, sizeof(float) * 16 * 64, &q));

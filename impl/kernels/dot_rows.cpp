@@ -4,7 +4,6 @@
 // and decoded in registers.  The order of every addition depends on n and the CPU's target
 // alone, so a row gives the same bits at any offset, in any storage, on any thread, in any tile.
 // AVX3_DL (AVX-512 with VNNI: Ice Lake, Zen 4) is compiled too, for its byte dot products.
-#define HWY_WANT_AVX3_DL
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/dot_rows.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

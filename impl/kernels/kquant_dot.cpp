@@ -9,7 +9,6 @@
 // vectors, which Zen 4 runs as fast as its double-pumped 512-bit ones, measured); on every other
 // target a super block's values unpacked to bytes first, then int16 pairs (MulPairs).  The order of every addition
 // depends on n and the target alone, as for dot_rows.
-#define HWY_WANT_AVX3_DL
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/kquant_dot.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

@@ -15,7 +15,6 @@
 // 4l..4l+3, exact in int32): the panel holds each weight times its scale as int16, two a dword,
 // and vpdpwssd multiplies a pair of them with a pair of activations (int16) broadcast to the
 // sixteen rows; q4_K/q5_K's mins and q6_K's offset of 32 are panel vectors of their own.
-#define HWY_WANT_AVX3_DL
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/panel_dot.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

@@ -104,7 +104,9 @@ void DotKMinRows(const Q8KRow *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base,
                 const float row_dmin = -x[i].scale[s] * dmin;
                 if (kFive) {
                     const __m128i pairs = _mm_hadd_epi32(min_products, _mm_setzero_si128());
-                    mins_total[i] += row_dmin * float(_mm_cvtsi128_si32(_mm_hadd_epi32(pairs, _mm_setzero_si128())));
+                    // fused, as llama.cpp's build contracts it: explicit, so no optimization level changes it
+                    mins_total[i] = std::fma(row_dmin, float(_mm_cvtsi128_si32(_mm_hadd_epi32(pairs, _mm_setzero_si128()))),
+                                             mins_total[i]);
                 } else {
                     acc_min[i] = _mm_fmadd_ps(_mm_set1_ps(row_dmin), _mm_cvtepi32_ps(min_products), acc_min[i]);
                 }

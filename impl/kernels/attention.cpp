@@ -300,6 +300,21 @@ double lane_dot(const T *x, int64_t sx, const K *y, int64_t sy, int64_t n) {
     return lanes_total(lane);
 }
 
+// The softmax's numerators in place: scores[j] = exp(scores[j] - their maximum), j < rows.
+inline void exponentials(double *scores, int64_t rows) {
+    double top = -INFINITY;
+    for (int64_t j = 0; j < rows; ++j)
+        if (scores[j] > top) top = scores[j];
+    for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+}
+// A query's output, rounded once: oi[d] = sums[d] / the exponentials added in order j = 0, 1, ...
+template <class T>
+void normalized(const double *scores, int64_t rows, const double *sums, int64_t hd, T *oi) {
+    double total = 0;
+    for (int64_t j = 0; j < rows; ++j) total += scores[j];
+    for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
+}
+
 // Heads [h0, h1); each head's scores at scores + h * cache_rows and its hd sums at
 // sums + h * hd, so heads run on any thread.
 template <class T, class K>
@@ -327,16 +342,10 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                 const T *qi = qd + h * q.strides[0] + i * q.strides[1];
                 for (int64_t d = 0; d < hd; ++d) sums[d] = double(qi[d]);
                 scores_wide(sums, wk, rows, hd, scale, scores);
-                double top = -INFINITY;
-                for (int64_t j = 0; j < rows; ++j)
-                    if (scores[j] > top) top = scores[j];
-                for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+                exponentials(scores, rows);
                 for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
                 values_wide(scores, wv, rows, hd, sums);
-                double total = 0;  // the exponentials added in the order the loops above add them
-                for (int64_t j = 0; j < rows; ++j) total += scores[j];
-                T *oi = o + (h * queries + i) * hd;
-                for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
+                normalized(scores, rows, sums, hd, o + (h * queries + i) * hd);
             }
         }
         return;
@@ -347,21 +356,13 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             scores_of_heads(qd + i * q.strides[1], q.strides[0], kd, HeadRows{k.strides[0], k.strides[1], group}, h0,
                             h1, rows, hd, scale, all_scores, cache_rows);
             for (int64_t h = h0; h < h1; ++h) {
-                double *scores = all_scores + h * cache_rows, top = -INFINITY;
-                for (int64_t j = 0; j < rows; ++j)
-                    if (scores[j] > top) top = scores[j];
-                for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+                exponentials(all_scores + h * cache_rows, rows);
                 for (int64_t d = 0; d < hd; ++d) all_sums[h * hd + d] = 0;
             }
             values_of_heads(all_scores, cache_rows, vd, HeadRows{v.strides[0], v.strides[1], group}, h0, h1, rows, hd,
                             all_sums, hd);
-            for (int64_t h = h0; h < h1; ++h) {
-                const double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
-                double total = 0;  // the exponentials added in the order the loop below adds them
-                for (int64_t j = 0; j < rows; ++j) total += scores[j];
-                T *oi = o + (h * queries + i) * hd;
-                for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
-            }
+            for (int64_t h = h0; h < h1; ++h)
+                normalized(all_scores + h * cache_rows, rows, all_sums + h * hd, hd, o + (h * queries + i) * hd);
         }
         return;
     }
@@ -371,14 +372,10 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
             const T *qi = qd + h * q.strides[0] + i * q.strides[1];
             const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
-            double top = -INFINITY;
-            for (int64_t j = 0; j < rows; ++j) {
+            for (int64_t j = 0; j < rows; ++j)
                 scores[j] =
                     lane_dot(qi, q.strides[2], kd + kv * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
-                if (scores[j] > top) top = scores[j];
-            }
-            double total = 0;
-            for (int64_t j = 0; j < rows; ++j) total += scores[j] = std::exp(scores[j] - top);
+            exponentials(scores, rows);
             // Row by row over the values (each sum still adds its rows in order j = 0, 1, ...):
             // a value row is read along its own dimension, not down the cache.
             for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
@@ -389,8 +386,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                 for (int64_t d = s == 1 ? add_scaled(w, vj, hd, sums) : 0; d < hd; ++d)
                     sums[d] += w * double(vj[d * s]);
             }
-            T *oi = o + (h * queries + i) * hd;
-            for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
+            normalized(scores, rows, sums, hd, o + (h * queries + i) * hd);
         }
 }
 

@@ -251,12 +251,16 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
         std::byte *q = xq + r * k * kQ8ActivationBytes;
         return Q8KRow{reinterpret_cast<int8_t *>(q), reinterpret_cast<int16_t *>(q + k), xscale + r * (k / kQuantBlock)};
     };
+    const auto q8_row = [&](int64_t r) {
+        return Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)};
+    };
     int16_t *wide = wide_bytes ? reinterpret_cast<int16_t *>(scratch + activation_bytes) : nullptr;
+    const auto wide_row = [&](int64_t r) { return wide + r * int64_t(q8k_wide_bytes(k) / 2); };
     for (int64_t r = 0; r < rows && k > 0; ++r) {
         row_as_f32(a, r, x + r * k);
         if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
         if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
-        if (wide) widen_q8k(q8k_row(r), k, wide + r * (q8k_wide_bytes(k) / 2));
+        if (wide) widen_q8k(q8k_row(r), k, wide_row(r));
     }
     float *yd = reinterpret_cast<float *>(y.data);
     // Each tile of weight rows against every activation row while it is in cache.
@@ -274,8 +278,8 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                     Q8Activations batch[kPanelBatch];
                     Q8KPanelRow batch_k[kPanelBatch];
                     for (int64_t i = 0; i < m; ++i) {
-                        if (super_blocks) batch_k[i] = Q8KPanelRow{q8k_row(r + i), wide + (r + i) * (q8k_wide_bytes(k) / 2)};
-                        else batch[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
+                        if (super_blocks) batch_k[i] = Q8KPanelRow{q8k_row(r + i), wide_row(r + i)};
+                        else batch[i] = q8_row(r + i);
                     }
                     if (super_blocks) dot_panel_q8k(b.dtype, batch_k, m, panel, k, yd + r * n + j, n);
                     else dot_panel(batch, m, panel, k, yd + r * n + j, n);
@@ -293,7 +297,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
                 Q8Activations blocks[4];
                 for (int64_t i = 0; i < m; ++i) {
                     if (super_blocks) group[i] = q8k_row(r + i);
-                    else blocks[i] = Q8Activations{xq + (r + i) * k * kQ8ActivationBytes, xscale + (r + i) * (k / kQuantBlock)};
+                    else blocks[i] = q8_row(r + i);
                 }
                 if (super_blocks) dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
                 else dot_rows_q8(b.dtype, blocks, m, w, row_bytes, tile, k, yd + r * n + j, n);

@@ -433,3 +433,77 @@ Test(model, weights_converted_at_open_belong_to_the_model) {
     tl_context_destroy(own);
     cr_assert_eq(counter.live_bytes, 0);
 }
+
+/* Each thing a model file can get wrong, refused with the status and a message naming it; a file
+ * without output.weight is a model whose head is its embedding table (tied), as llama.cpp reads it. */
+Test(model, malformed_models_are_refused_naming_what_is_wrong) {
+    const int64_t kvw = D / HEADS * KV_HEADS;
+    const struct {
+        tiny_spoil spoil;
+        tl_status status;
+        const char *message;
+    } cases[] = {
+        {{"llama.embedding_length", -1}, TL_E_PARSE, "llama.embedding_length is missing or not an integer"},
+        {{"llama.block_count", 0, 1}, TL_E_PARSE, "llama.block_count is missing or not an integer"},
+        {{"llama.feed_forward_length", (1 << 24) + 1}, TL_E_PARSE, "llama.feed_forward_length = 16777217 is out of range"},
+        {{"llama.attention.head_count", 3}, TL_E_PARSE, "do not describe a Llama model"},      /* 32 % 3 */
+        {{"llama.attention.head_count_kv", 3}, TL_E_PARSE, "do not describe a Llama model"},   /* 4 % 3 */
+        {{"llama.attention.head_count", 32}, TL_E_PARSE, "do not describe a Llama model"},     /* head_dim 1, odd */
+        {{"llama.block_count", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{"llama.rope.freq_base", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{"llama.attention.layer_norm_rms_epsilon", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{NULL, 0, 0, "token_embd.weight", VOCAB, D + 2}, TL_E_PARSE, "the embedding table is not [vocab, 32]"},
+        {{NULL, 0, 0, "token_embd.weight", 0}, TL_E_NOT_FOUND, "token_embd.weight"},
+        {{NULL, 0, 0, "blk.1.ffn_down.weight", D, FFN + 1}, TL_E_PARSE, "'blk.1.ffn_down.weight' is not [32, 48]"},
+        {{NULL, 0, 0, "blk.1.attn_v.weight", 0}, TL_E_NOT_FOUND, "blk.1.attn_v.weight"},
+        {{NULL, 0, 0, "blk.0.ffn_norm.weight", D + 1, 0}, TL_E_PARSE, "'blk.0.ffn_norm.weight' is not [32]"},
+        {{NULL, 0, 0, "blk.0.attn_norm.weight", D, 2}, TL_E_PARSE, "'blk.0.attn_norm.weight' is not [32]"},
+        {{NULL, 0, 0, "output_norm.weight", 0}, TL_E_NOT_FOUND, "output_norm.weight"},
+        {{NULL, 0, 0, "output.weight", VOCAB - 1, D}, TL_E_PARSE, "'output.weight' is not [271, 32]"},
+        {{NULL, 0, 0, "blk.0.attn_k.weight", kvw * 2, D}, TL_E_PARSE, "'blk.0.attn_k.weight' is not [16, 32]"},
+    };
+    char path[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        snprintf(path, sizeof path, "%s/spoiled%zu.gguf", dir, i);
+        cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &cases[i].spoil, 0.5f), 0);
+        tl_model *m = NULL;
+        FAILS_WITH(tl_model_open(ctx, path, &m), cases[i].status);
+        cr_assert(strstr(tl_last_error(), cases[i].message), "case %zu: %s", i, tl_last_error());
+        cr_assert(strstr(tl_last_error(), path) || cases[i].status == TL_E_NOT_FOUND, "case %zu names no file: %s", i,
+                  tl_last_error());
+        cr_assert_null(m);
+    }
+    /* Keys with fallbacks: no head_count_kv is as many KV heads as heads; no context_length is 2048. */
+    const tiny_spoil optional[] = {{"llama.attention.head_count_kv", -1}, {"llama.context_length", -1},
+                                   {"llama.rope.freq_base", -1}};
+    for (size_t i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/optional%zu.gguf", dir, i);
+        cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &optional[i], 0.5f), 0);
+        tl_model *m;
+        if (i == 0) { /* 4 KV heads of the 2 rows a head the file has: refused as the wrong shape */
+            FAILS_WITH(tl_model_open(ctx, path, &m), TL_E_PARSE);
+            cr_assert(strstr(tl_last_error(), "'blk.0.attn_k.weight' is not [32, 32]"), "%s", tl_last_error());
+            continue;
+        }
+        OK(tl_model_open(ctx, path, &m));
+        tl_model_info info = TL_MODEL_INFO_INIT;
+        OK(tl_model_info_get(m, &info));
+        cr_assert_eq(info.context_length, i == 1 ? 2048 : 64);
+        OK(tl_model_close(m));
+    }
+    /* No output.weight: the head is the embedding table, whose logits are then those of the table. */
+    const tiny_spoil untied = {NULL, 0, 0, "output.weight", 0};
+    snprintf(path, sizeof path, "%s/tied.gguf", dir);
+    cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &untied, 0.5f), 0);
+    tl_model *m;
+    OK(tl_model_open(ctx, path, &m));
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    OK(tl_session_feed_text(s, "abc", 3, TL_TOKENIZE_ADD_SPECIAL));
+    const float *logits;
+    size_t n;
+    OK(tl_session_logits(s, &logits, &n));
+    cr_assert_eq(n, VOCAB);
+    tl_session_close(s);
+    OK(tl_model_close(m));
+}

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gguf_builder.h"
 
@@ -23,9 +24,38 @@ static void random_tensor(gguf_builder *b, const char *name, int64_t rows, int64
     free(v);
 }
 
-/* The model at path (0, or -1 when it cannot be written); the architecture and layer 0's attn_q
- * rows can be spoiled for the refusals, and output.weight scaled (0: every logit 0, all tied). */
-static int write_tiny_llama_scaled(const char *path, const char *arch, int64_t q_rows, float output_scale) {
+/* One thing wrong with the model, for the loader's refusals: a hyperparameter key written with
+ * value instead (left out when value < 0, written as a string when as_string), a tensor written as
+ * rows x cols instead (cols 0: a vector; left out when rows is 0). */
+typedef struct tiny_spoil {
+    const char *key;
+    double value;
+    int as_string;
+    const char *tensor;
+    int64_t rows, cols;
+} tiny_spoil;
+
+static void spoiled_u32(gguf_builder *b, const tiny_spoil *spoil, const char *key, uint32_t value) {
+    if (!spoil || !spoil->key || strcmp(spoil->key, key) != 0) gb_key_u32(b, key, value);
+    else if (spoil->as_string) gb_key_string(b, key, "twelve");
+    else if (spoil->value >= 0) gb_key_u32(b, key, (uint32_t)spoil->value);
+}
+static void spoiled_f32(gguf_builder *b, const tiny_spoil *spoil, const char *key, float value) {
+    if (!spoil || !spoil->key || strcmp(spoil->key, key) != 0) gb_key_f32(b, key, value);
+    else if (spoil->value >= 0) gb_key_f32(b, key, (float)spoil->value);
+}
+static void spoiled_tensor(gguf_builder *b, const tiny_spoil *spoil, const char *name, int64_t rows, int64_t cols,
+                           unsigned *seed, float scale, float offset) {
+    if (spoil && spoil->tensor && strcmp(spoil->tensor, name) == 0) {
+        if (!spoil->rows) return;
+        rows = spoil->rows, cols = spoil->cols;
+    }
+    random_tensor(b, name, rows, cols, seed, scale, offset);
+}
+
+/* The model at path (0, or -1 when it cannot be written), with one thing spoiled (spoil NULL: none)
+ * for the refusals, and output.weight scaled (0: every logit 0, all tied). */
+static int write_tiny_llama_spoiled(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale) {
     gguf_builder b = {0};
     static char byte_names[256][8];
     const char *tokens[VOCAB];
@@ -37,37 +67,42 @@ static int write_tiny_llama_scaled(const char *path, const char *arch, int64_t q
     for (int i = 0; i < VOCAB; ++i) scores[i] = i < 259 ? 0.0f : -(float)(i - 259);
     for (int i = 0; i < WORDS; ++i) tokens[259 + i] = words[i], types[259 + i] = 1;
     gb_key_string(&b, "general.architecture", arch);
-    gb_key_u32(&b, "llama.embedding_length", D);
-    gb_key_u32(&b, "llama.block_count", LAYERS);
-    gb_key_u32(&b, "llama.attention.head_count", HEADS);
-    gb_key_u32(&b, "llama.attention.head_count_kv", KV_HEADS);
-    gb_key_u32(&b, "llama.feed_forward_length", FFN);
-    gb_key_u32(&b, "llama.context_length", 64);
-    gb_key_f32(&b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    spoiled_u32(&b, spoil, "llama.embedding_length", D);
+    spoiled_u32(&b, spoil, "llama.block_count", LAYERS);
+    spoiled_u32(&b, spoil, "llama.attention.head_count", HEADS);
+    spoiled_u32(&b, spoil, "llama.attention.head_count_kv", KV_HEADS);
+    spoiled_u32(&b, spoil, "llama.feed_forward_length", FFN);
+    spoiled_u32(&b, spoil, "llama.context_length", 64);
+    spoiled_f32(&b, spoil, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    spoiled_f32(&b, spoil, "llama.rope.freq_base", 10000.0f);
     gb_key_string(&b, "tokenizer.ggml.model", "llama");
     gb_key_strings(&b, "tokenizer.ggml.tokens", tokens, VOCAB);
     gb_key_floats(&b, "tokenizer.ggml.scores", scores, VOCAB);
     gb_key_ints(&b, "tokenizer.ggml.token_type", types, VOCAB);
     unsigned seed = 7;
     const int64_t kvw = D / HEADS * KV_HEADS;
-    random_tensor(&b, "token_embd.weight", VOCAB, D, &seed, 1.0f, 0);
+    spoiled_tensor(&b, spoil, "token_embd.weight", VOCAB, D, &seed, 1.0f, 0);
     char n[64];
     for (int l = 0; l < LAYERS; ++l) {
         const struct {
             const char *name;
             int64_t rows, cols;
-        } w[9] = {{"attn_norm", D, 0},   {"attn_q", l == 0 ? q_rows : D, D}, {"attn_k", kvw, D},
+        } w[9] = {{"attn_norm", D, 0},   {"attn_q", D, D}, {"attn_k", kvw, D},
                   {"attn_v", kvw, D},    {"attn_output", D, D},              {"ffn_norm", D, 0},
                   {"ffn_gate", FFN, D},  {"ffn_up", FFN, D},                 {"ffn_down", D, FFN}};
         for (int i = 0; i < 9; ++i) {
             snprintf(n, sizeof n, "blk.%d.%s.weight", l, w[i].name);
-            random_tensor(&b, n, w[i].rows, w[i].cols, &seed, w[i].cols ? 1.0f / sqrtf((float)w[i].cols) : 0.25f,
-                          w[i].cols ? 0.0f : 1.0f);
+            spoiled_tensor(&b, spoil, n, w[i].rows, w[i].cols, &seed, w[i].cols ? 1.0f / sqrtf((float)w[i].cols) : 0.25f,
+                           w[i].cols ? 0.0f : 1.0f);
         }
     }
-    random_tensor(&b, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
-    random_tensor(&b, "output.weight", VOCAB, D, &seed, output_scale, 0);
+    spoiled_tensor(&b, spoil, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
+    spoiled_tensor(&b, spoil, "output.weight", VOCAB, D, &seed, output_scale, 0);
     return gb_write(&b, path);
+}
+static int write_tiny_llama_scaled(const char *path, const char *arch, int64_t q_rows, float output_scale) {
+    const tiny_spoil q = {NULL, 0, 0, "blk.0.attn_q.weight", q_rows, D};
+    return write_tiny_llama_spoiled(path, arch, q_rows == D ? NULL : &q, output_scale);
 }
 static int write_tiny_llama(const char *path, const char *arch, int64_t q_rows) {
     return write_tiny_llama_scaled(path, arch, q_rows, 0.5f);

@@ -222,16 +222,21 @@ static double element(const unsigned char *data, tl_dtype dt, int64_t i) {
  * output), one-column products likewise, f32 and f64, sizes no multiple of the blocks.  Split is
  * bitwise inline, and inline is the product within float rounding of a double reference. */
 /* A prompt's products with block-dtype weights (panels of sixteen weight rows where the CPU has
- * them, a panel of scratch for each range the split makes): bitwise the inline run, every dtype. */
+ * them, a panel of scratch for each range the split makes), and with f32 and f64 ones (BLAS calls
+ * on fixed chunks of columns): bitwise the inline run, every dtype. */
 Test(executor, prompt_products_with_stored_weights_split_bitwise) {
-    const tl_dtype all[9] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16};
+    OK(tl_set_blas_threads(1)); /* the executor takes BLAS work only while BLAS runs on one thread */
+    const tl_dtype all[11] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16, TL_F32, TL_F64};
     const int64_t sx[2] = {19, 512}, sw[2] = {1000, 512};
-    for (int d = 0; d < 9; ++d) {
+    for (int d = 0; d < 11; ++d) {
+        const tl_dtype activations = all[d] == TL_F64 ? TL_F64 : TL_F32;
         tl_tensor x0, x1, w0, w1, y0, y1;
-        make_pair(TL_F32, 2, sx, 21, &x0, &x1);
-        make_pair(TL_F32, 2, sw, 22, &w0, &w1);
-        OK(tl_convert(inline_ctx, w0, all[d], &w0));
-        OK(tl_convert(split_ctx, w1, all[d], &w1));
+        make_pair(activations, 2, sx, 21, &x0, &x1);
+        make_pair(activations, 2, sw, 22, &w0, &w1);
+        if (all[d] != activations) {
+            OK(tl_convert(inline_ctx, w0, all[d], &w0));
+            OK(tl_convert(split_ctx, w1, all[d], &w1));
+        }
         OK(tl_transpose(inline_ctx, w0, 0, 1, &w0));
         OK(tl_transpose(split_ctx, w1, 0, 1, &w1));
         const long before = atomic_load(&hook_calls);

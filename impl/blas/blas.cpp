@@ -10,8 +10,8 @@ CBLAS_TRANSPOSE cblas_of(Trans t) { return t == Trans::yes ? CblasTrans : CblasN
 }  // namespace
 
 void gemm(tl_dtype dt, Trans ta, int64_t lda, Trans tb, int64_t ldb, int64_t m, int64_t n, int64_t k,
-          const std::byte *a, const std::byte *b, std::byte *c) {
-    const int ldc = int(n > 1 ? n : 1);
+          const std::byte *a, const std::byte *b, std::byte *c, int64_t ldc_in) {
+    const int ldc = int(ldc_in > 1 ? ldc_in : 1);
     if (dt == TL_F32)
         cblas_sgemm(CblasRowMajor, cblas_of(ta), cblas_of(tb), int(m), int(n), int(k), 1.0f,
                     reinterpret_cast<const float *>(a), int(lda), reinterpret_cast<const float *>(b), int(ldb), 0.0f,

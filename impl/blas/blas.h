@@ -10,9 +10,9 @@ namespace tl::blas {
 
 enum class Trans { no, yes };
 
-// C[m,n] (contiguous, ldc = max(n, 1)) = op(A) op(B), A and B row-major with leading dims.
+// C[m,n] (row-major, leading dim ldc >= n) = op(A) op(B), A and B row-major with leading dims.
 void gemm(tl_dtype dt, Trans ta, int64_t lda, Trans tb, int64_t ldb, int64_t m, int64_t n, int64_t k,
-          const std::byte *a, const std::byte *b, std::byte *c);
+          const std::byte *a, const std::byte *b, std::byte *c, int64_t ldc);
 // y (contiguous) = op(M) x; M row-major [rows, cols] with leading dim ld, x at stride incx.
 void gemv(tl_dtype dt, Trans trans, int64_t rows, int64_t cols, const std::byte *m, int64_t ld, const std::byte *x,
           int64_t incx, std::byte *y);

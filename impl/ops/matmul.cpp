@@ -46,9 +46,27 @@ Matrix matrix_of(const View &v) {
     return Matrix{v.shape[v.ndim - 2], v.shape[v.ndim - 1], v.strides[v.ndim - 2], v.strides[v.ndim - 1]};
 }
 
-void gemm(tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k, const std::byte *a,
-          const std::byte *b, std::byte *c) {
-    blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, n, k, a, b, c);
+// A product of many rows is cut into fixed chunks of kGemmColumns columns of C, each one BLAS call
+// of the same shape whatever the thread count, so its bits never depend on the threads; the
+// chunks run on the executor while OpenBLAS runs on one thread (gemv.h's rule: its pool is not
+// for calls from several threads), else in turn, each on OpenBLAS's threads.  Without the split
+// a prompt's f32 products ran on one thread whatever the executor (bench/README.md, "Prompts").
+constexpr int64_t kGemmColumns = 256, kGemmSplitMinRows = 16;
+void gemm(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k,
+          const std::byte *a, const std::byte *b, std::byte *c) {
+    const int64_t chunks = (n + kGemmColumns - 1) / kGemmColumns;
+    if (m < kGemmSplitMinRows || chunks < 2) return blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, n, k, a, b, c, n);
+    const int64_t elem = int64_t(dtype_size(dt));
+    auto body = [&](int64_t first, int64_t end) {
+        for (int64_t chunk = first; chunk < end; ++chunk) {
+            const int64_t j = chunk * kGemmColumns, cols = std::min(kGemmColumns, n - j);
+            const std::byte *bj = b + (tb.trans == blas::Trans::yes ? j * tb.ld : j) * elem;
+            blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, cols, k, a, bj, c + j * elem, n);
+        }
+    };
+    if (blas::threads() != 1) return body(0, chunks);
+    const int64_t outputs = m * n, work = outputs > INT64_MAX / k ? INT64_MAX : outputs * k;  // multiply-adds
+    run_split(ctx, chunks, work, body);
 }
 
 // A one-row (or one-column) product is a matrix-vector product.  OpenBLAS runs sgemm with m = 1
@@ -91,7 +109,7 @@ void product(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb,
             gemv_run(ctx, Gemv{GemvKernel::blas, dt, blas::Trans::yes, k, m, ta.ld, a, b, tb.ld, c}, scratch);
         return;
     }
-    gemm(dt, ta, tb, m, n, k, a, b, c);
+    gemm(ctx, dt, ta, tb, m, n, k, a, b, c);
 }
 
 // A contiguous copy of v in scratch memory at `at`.

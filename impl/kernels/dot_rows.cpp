@@ -111,12 +111,11 @@ void DotHalves(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, si
     OverRows(df, n / 32, base, row_bytes, nrows, step, finish);
 }
 
-// f32 rows four at a time, a cache line (16 values) of each a step, each row's line fetched 384
-// bytes ahead: from DRAM on Zen 5 this read 8-10% faster than one row at a time, as fast as
-// OpenBLAS's sgemv, which reads the same way; either change alone gained nothing, and whole 32-value
-// blocks a row a step lost 5-20% (bench/README.md).  Each row keeps two accumulators, its vectors
-// alternating between them, then a scalar tail: the same operations for a row of a group or a
-// row left over, so nrows never changes the bits.
+// f32 rows one at a time, a cache line (16 values) a step, each line fetched 384 bytes ahead; two
+// accumulators, the vectors alternating between them, then a scalar tail.  Four rows at a time
+// read 8-10% faster from DRAM on Zen 5 but 20% slower on Zen 4 (decode of the d 2048 f32 model:
+// 49-55 against 39-42 ms a token at 1 thread, the same binary otherwise, bench/README.md), as two
+// or four q4_0 rows at a time were: one stream a core is what holds on both, within 10%.
 constexpr int64_t kLineFloats = 16, kFetchAhead = 384;
 
 // One row's part of a line: its even vectors into `even`, its odd ones into `odd`.
@@ -129,38 +128,21 @@ HWY_INLINE void DotF32Line(const float *HWY_RESTRICT w, const float *HWY_RESTRIC
         odd = hn::MulAdd(hn::LoadU(df, w + v + lanes), hn::LoadU(df, x + v + lanes), odd);
     }
 }
-// A row's sum: its two accumulators, then its last n % 16 values one by one.
-HWY_INLINE float DotF32Finish(const float *HWY_RESTRICT w, const float *HWY_RESTRICT x, int64_t body, int64_t n,
-                              hn::Vec<DF> even, hn::Vec<DF> odd) {
-    const DF df;
-    float tail = 0;
-    for (int64_t i = body; i < n; ++i) tail += x[i] * w[i];
-    return hn::GetLane(hn::SumOfLanes(df, hn::Add(even, odd))) + tail;
-}
-HWY_INLINE void Fetch(const float *line) { hwy::Prefetch(reinterpret_cast<const uint8_t *>(line) + kFetchAhead); }
 
 void DotF32(const float *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows, int64_t n,
             float *HWY_RESTRICT out) {
     const DF df;
     const int64_t body = n / kLineFloats * kLineFloats;
-    const auto row = [&](int64_t r) { return reinterpret_cast<const float *>(base + r * row_bytes); };
-    int64_t r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-        const float *w0 = row(r), *w1 = row(r + 1), *w2 = row(r + 2), *w3 = row(r + 3);
-        auto e0 = hn::Zero(df), o0 = e0, e1 = e0, o1 = e0, e2 = e0, o2 = e0, e3 = e0, o3 = e0;
+    for (int64_t r = 0; r < nrows; ++r) {
+        const float *w = reinterpret_cast<const float *>(base + r * row_bytes);
+        auto even = hn::Zero(df), odd = even;
         for (int64_t i = 0; i < body; i += kLineFloats) {
-            Fetch(w0 + i), Fetch(w1 + i), Fetch(w2 + i), Fetch(w3 + i);
-            DotF32Line(w0 + i, x + i, e0, o0), DotF32Line(w1 + i, x + i, e1, o1);
-            DotF32Line(w2 + i, x + i, e2, o2), DotF32Line(w3 + i, x + i, e3, o3);
+            hwy::Prefetch(reinterpret_cast<const uint8_t *>(w + i) + kFetchAhead);
+            DotF32Line(w + i, x + i, even, odd);
         }
-        out[r] = DotF32Finish(w0, x, body, n, e0, o0), out[r + 1] = DotF32Finish(w1, x, body, n, e1, o1);
-        out[r + 2] = DotF32Finish(w2, x, body, n, e2, o2), out[r + 3] = DotF32Finish(w3, x, body, n, e3, o3);
-    }
-    for (; r < nrows; ++r) {
-        const float *w = row(r);
-        auto e = hn::Zero(df), o = e;
-        for (int64_t i = 0; i < body; i += kLineFloats) Fetch(w + i), DotF32Line(w + i, x + i, e, o);
-        out[r] = DotF32Finish(w, x, body, n, e, o);
+        float tail = 0;
+        for (int64_t i = body; i < n; ++i) tail += x[i] * w[i];
+        out[r] = hn::GetLane(hn::SumOfLanes(df, hn::Add(even, odd))) + tail;
     }
 }
 

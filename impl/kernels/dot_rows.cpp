@@ -58,7 +58,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // do not wait on each other), added in a fixed order at the end.  Rows are read one after the
 // other, the matrix one stream: for these dtypes' blocks (64 bytes of f16 or bf16, fewer of q8_0
 // and q4_0) four rows interleaved were slower from DRAM, with or without a software prefetch
-// (bench/README.md); f32 reads its rows four at a time (DotF32).
+// (bench/README.md), as they were for f32 on Zen 4 (DotF32).
 // lanes(v) (the identity unless given) rescales the row's added accumulators before their lanes are
 // summed.
 struct SameLanes {

@@ -13,5 +13,6 @@ ctest --test-dir "$build" -E '^packaging[.](install|as_dependency)$' --output-on
 # proves unreachable are left out, as gcovr's own options say.
 summary="$build/coverage.json"
 gcovr --root "$root" --object-directory "$build" --filter "$root/impl/" --filter "$root/capi/" \
-  --exclude-throw-branches --exclude-unreachable-branches --json-summary "$summary" > /dev/null
+  --exclude-throw-branches --exclude-unreachable-branches --json-summary "$summary" --json "$build/coverage-detail.json" > /dev/null
+python3 "$root/scripts/coverage_uncovered.py" "$build/coverage-detail.json" "$build/uncovered.txt"
 python3 "$root/scripts/coverage_table.py" "$summary"

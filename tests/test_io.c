@@ -301,6 +301,28 @@ Test(io, tensor_json_round_trips_and_refuses_bad_json) {
     FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[-1],\"data\":[]}", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, "not json", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, NULL, &out), TL_E_INVALID_ARGUMENT);
+    /* Each malformed document refused naming what is wrong. */
+    static const struct {
+        const char *json, *message;
+    } bad[] = {
+        {"[1, 2]", "not a JSON object"},
+        {"{\"shape\":[1],\"data\":[1]}", "no \"dtype\" string"},
+        {"{\"dtype\":5,\"shape\":[1],\"data\":[1]}", "no \"dtype\" string"},
+        {"{\"dtype\":\"q4_0\",\"shape\":[32],\"data\":[]}", "dtype 'q4_0' is not f32, f64 or i32"},
+        {"{\"dtype\":\"f32\",\"shape\":3,\"data\":[1]}", "\"shape\" must be an array of at most 8 dims"},
+        {"{\"dtype\":\"f32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data\":[1]}", "at most 8 dims"},
+        {"{\"dtype\":\"f32\",\"shape\":[1.5],\"data\":[1]}", "dim 0 is not a non-negative integer"},
+        {"{\"dtype\":\"f32\",\"shape\":[1],\"data\":1}", "\"data\" must hold 1 values"},
+        {"{\"dtype\":\"f32\",\"shape\":[1],\"data\":[1]} x", "text after the object"},
+        {"{\"dtype\":\"f\\u0000\",\"shape\":[1],\"data\":[1]}", "a string holds a NUL character"},
+        {"{\"dtype\":\"i32\",\"shape\":[1],\"data\":[3000000000]}", "3e+09 is no i32 value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        FAILS_WITH(tl_tensor_from_json(ctx, bad[i].json, &out), TL_E_PARSE);
+        cr_assert(strstr(tl_last_error(), bad[i].message), "%s: %s", bad[i].json, tl_last_error());
+    }
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[4294967296,4294967296,4294967296],\"data\":[]}", &out),
+               TL_E_OUT_OF_MEMORY); /* tl_base.h: a byte count that overflows */
     cr_assert_eq(out.bits, 9);
     tl_string_free(NULL);
 }

@@ -168,6 +168,41 @@ Test(text, bpe_merges_by_rank_after_the_pre_tokenizer) {
     tl_tokenizer_close(t);
 }
 
+/* Detokenizing with a BPE vocabulary cleans spaces as llama.cpp's three passes do: before ? ! . ,;
+ * both round a lone apostrophe; before 's 'm 're 've (and no other); with add_eos_token, a final
+ * EOS is dropped when special tokens are removed. */
+Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
+    static gguf_buf b;
+    const char *tokens[] = {"a", "\xc4\xa0", "?", "!", ".", ",", "'", "s", "m", "r", "e", "v", "x", "<|end|>"};
+    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3};
+    const char *merges[] = {"\xc4\xa0 a"};
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "gpt2");
+    key_string(&b, "tokenizer.ggml.pre", "gpt-2");
+    key_strings(&b, "tokenizer.ggml.tokens", tokens, 14);
+    key_ints(&b, "tokenizer.ggml.token_type", types, 14);
+    key_strings(&b, "tokenizer.ggml.merges", merges, 1);
+    key_u32(&b, "tokenizer.ggml.eos_token_id", 13);
+    str(&b, "tokenizer.ggml.add_eos_token"), u32(&b, 7), put(&b, "\1", 1), b.keys++; /* a bool */
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    /* "a ? ! . , ' a 's 'm 're 've 'x 'rv 'vr '" and the end token */
+    const int32_t ids[] = {0, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1, 0, 1, 6, 7, 1, 6, 8, 1, 6, 9, 10, 1,
+                           6, 11, 10, 1, 6, 12, 1, 6, 9, 11, 1, 6, 11, 9, 1, 6, 13};
+    const size_t n = sizeof ids / sizeof ids[0];
+    char text[128];
+    size_t len;
+    OK(tl_detokenize(t, ids, n, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "a?!.,'a's'm're've 'x 'rv 'vr '");
+    cr_assert_eq(len, strlen(text));
+    OK(tl_detokenize(t, ids, n, TL_DETOKENIZE_UNPARSE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "a?!.,'a's'm're've 'x 'rv 'vr '<|end|>");
+    /* Asked for the length alone: the text before its clean-up, a bound the text comes under. */
+    size_t bound;
+    OK(tl_detokenize(t, ids, n, TL_DETOKENIZE_REMOVE_SPECIAL, NULL, 0, &bound));
+    cr_assert_eq(bound, strlen("a ? ! . , ' a 's 'm 're 've 'x 'rv 'vr '"));
+    tl_tokenizer_close(t);
+}
+
 Test(text, malformed_vocabularies_are_refused_by_name) {
     static gguf_buf b;
     spm_keys(&b, 10); /* 10 scores for 266 tokens */

@@ -144,18 +144,19 @@ inline tl_status check_shape(int ndim, const int64_t *shape, tl_dtype dt, int64_
     for (int i = 0; i < ndim; ++i)
         if (shape[i] < 0) return refuse_shape(ndim, shape, dt);
     if (d.block > 1 && (ndim == 0 || shape[ndim - 1] % d.block != 0)) return refuse_shape(ndim, shape, dt);
-    int64_t b;
-    if (d.block > 1) {  // whole blocks along the last dim: count them, then their bytes; and the
-                        // elements, which may overflow where the bytes do not (256 in 144 bytes)
-        int64_t blocks_shape[TL_MAX_DIMS], n;
+    // The elements, then the bytes: a block dtype's elements may overflow where its bytes do not
+    // (256 in 144 bytes), and its bytes are whole blocks along the last dim.
+    int64_t n, b;
+    if (!count_of(ndim, shape, 1, &n)) return refuse_shape(ndim, shape, dt);
+    if (d.block > 1) {
+        int64_t blocks_shape[TL_MAX_DIMS];
         for (int i = 0; i < ndim; ++i) blocks_shape[i] = shape[i];
         blocks_shape[ndim - 1] /= d.block;
-        if (!count_of(ndim, blocks_shape, int64_t(d.block_bytes), &b) || !count_of(ndim, shape, 1, &n))
-            return refuse_shape(ndim, shape, dt);
+        if (!count_of(ndim, blocks_shape, int64_t(d.block_bytes), &b)) return refuse_shape(ndim, shape, dt);
     } else if (!count_of(ndim, shape, int64_t(d.size), &b)) {
         return refuse_shape(ndim, shape, dt);
     }
-    *numel = elements_in(b, dt);
+    *numel = n;
     *bytes = size_t(b);
     return TL_OK;
 }

@@ -21,6 +21,8 @@
 
 #include <hwy/highway.h>
 
+#include <type_traits>
+
 #include "kernels/byte_dot-inl.h"
 #include "kernels/kquant_unpack-inl.h"
 
@@ -80,6 +82,21 @@ HWY_INLINE __m512i DotBroadcast(__m512i acc, __m512i u, const int8_t *four) {
     return acc;
 }
 
+// A row's eight accumulators, sixteen weight rows each, added as llama.cpp's hsum_float_8 adds
+// a one-row kernel's eight lanes: (l0 + l4, l1 + l5, l2 + l6, l3 + l7), then (t0 + t2) + (t1 + t3).
+HWY_INLINE __m512 SumEight(const __m512 acc[8]) {
+    const __m512 t0 = _mm512_add_ps(acc[0], acc[4]), t1 = _mm512_add_ps(acc[1], acc[5]);
+    const __m512 t2 = _mm512_add_ps(acc[2], acc[6]), t3 = _mm512_add_ps(acc[3], acc[7]);
+    return _mm512_add_ps(_mm512_add_ps(t0, t2), _mm512_add_ps(t1, t3));
+}
+// rows(r, R) over xrows activation rows two at a time (R = 2), the last one alone (R = 1).
+template <class Rows>
+HWY_INLINE void InPairs(int64_t xrows, Rows rows) {
+    int64_t r = 0;
+    for (; r + 2 <= xrows; r += 2) rows(r, std::integral_constant<int, 2>());
+    if (r < xrows) rows(r, std::integral_constant<int, 1>());
+}
+
 // R activation rows against a panel: out[i * out_stride + j] for row i, weight row j < 16.
 template <int R>
 HWY_INLINE void PanelRows(const Q8Activations *x, const uint8_t *panel, int64_t k, float *out, int64_t out_stride) {
@@ -110,17 +127,11 @@ HWY_INLINE void PanelRows(const Q8Activations *x, const uint8_t *panel, int64_t 
         }
     }
 #pragma GCC unroll 2
-    for (int i = 0; i < R; ++i) {  // as hsum_float_8: (l0 + l4, l1 + l5, l2 + l6, l3 + l7), then (t0 + t2) + (t1 + t3)
-        const __m512 t0 = _mm512_add_ps(acc[i][0], acc[i][4]), t1 = _mm512_add_ps(acc[i][1], acc[i][5]);
-        const __m512 t2 = _mm512_add_ps(acc[i][2], acc[i][6]), t3 = _mm512_add_ps(acc[i][3], acc[i][7]);
-        _mm512_storeu_ps(out + i * out_stride, _mm512_add_ps(_mm512_add_ps(t0, t2), _mm512_add_ps(t1, t3)));
-    }
+    for (int i = 0; i < R; ++i) _mm512_storeu_ps(out + i * out_stride, SumEight(acc[i]));
 }
 
 void DotPanel(const Q8Activations *x, int64_t xrows, const uint8_t *panel, int64_t k, float *out, int64_t out_stride) {
-    int64_t r = 0;
-    for (; r + 2 <= xrows; r += 2) PanelRows<2>(x + r, panel, k, out + r * out_stride, out_stride);
-    if (r < xrows) PanelRows<1>(x + r, panel, k, out + r * out_stride, out_stride);
+    InPairs(xrows, [&](int64_t r, auto m) { PanelRows<decltype(m)::value>(x + r, panel, k, out + r * out_stride, out_stride); });
 }
 
 // ---- q4_K, q5_K, q6_K ----------------------------------------------------------------------
@@ -274,9 +285,7 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
     }
 #pragma GCC unroll 2
     for (int i = 0; i < R; ++i) {  // hsum_float_8, then the mins: q4_K's four lanes as (m0 + m2) + (m1 + m3)
-        const __m512 t0 = _mm512_add_ps(acc[i][0], acc[i][4]), t1 = _mm512_add_ps(acc[i][1], acc[i][5]);
-        const __m512 t2 = _mm512_add_ps(acc[i][2], acc[i][6]), t3 = _mm512_add_ps(acc[i][3], acc[i][7]);
-        __m512 all = _mm512_add_ps(_mm512_add_ps(t0, t2), _mm512_add_ps(t1, t3));
+        __m512 all = SumEight(acc[i]);
         if (dt == TL_Q4_K)
             all = _mm512_add_ps(all, _mm512_add_ps(_mm512_add_ps(mins[i][0], mins[i][2]), _mm512_add_ps(mins[i][1], mins[i][3])));
         if (dt == TL_Q5_K) all = _mm512_add_ps(all, mins[i][0]);
@@ -286,9 +295,9 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
 
 void DotPanelK(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const uint8_t *panel, int64_t k, float *out,
                int64_t out_stride) {
-    int64_t r = 0;
-    for (; r + 2 <= xrows; r += 2) PanelRowsK<2>(dt, x + r, panel, k, out + r * out_stride, out_stride);
-    if (r < xrows) PanelRowsK<1>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+    InPairs(xrows, [&](int64_t r, auto m) {
+        PanelRowsK<decltype(m)::value>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+    });
 }
 #else
 constexpr bool kPanels = false;

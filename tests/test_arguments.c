@@ -29,6 +29,14 @@ static void set_sentinel(void) {
     cr_assert(tl_last_error()[0] && strcmp(tl_last_error(), sentinel) != 0, "%s: no message", #call); \
   } while (0)
 
+/* An open(ctx, path, &out) call refused with each of its three pointers NULL. */
+#define OPEN_REFUSES_EACH_NULL(open, path, out) \
+  do {                                          \
+    REFUSED(open(NULL, path, out));             \
+    REFUSED(open(ctx, NULL, out));              \
+    REFUSED(open(ctx, path, NULL));             \
+  } while (0)
+
 typedef struct fixture {
     char path[512];
     tl_model *model;
@@ -58,9 +66,7 @@ static void close_fixture(fixture *f) {
 Test(arguments, model_and_session_calls_refuse_each_null_pointer) {
     fixture f = open_fixture();
     tl_model *m = NULL;
-    REFUSED(tl_model_open(NULL, f.path, &m));
-    REFUSED(tl_model_open(ctx, NULL, &m));
-    REFUSED(tl_model_open(ctx, f.path, NULL));
+    OPEN_REFUSES_EACH_NULL(tl_model_open, f.path, &m);
     const tl_model_options mo = TL_MODEL_OPTIONS_INIT;
     REFUSED(tl_model_open_with(ctx, f.path, &mo, NULL));
     static const unsigned char bytes[64];
@@ -214,9 +220,7 @@ Test(arguments, text_calls_refuse_each_null_pointer_and_bad_ids) {
 Test(arguments, file_calls_refuse_each_null_pointer) {
     fixture f = open_fixture();
     tl_gguf_file *g = NULL;
-    REFUSED(tl_gguf_open(NULL, f.path, &g));
-    REFUSED(tl_gguf_open(ctx, NULL, &g));
-    REFUSED(tl_gguf_open(ctx, f.path, NULL));
+    OPEN_REFUSES_EACH_NULL(tl_gguf_open, f.path, &g);
     static const unsigned char bytes[64];
     REFUSED(tl_gguf_open_memory(NULL, bytes, sizeof bytes, &g));
     REFUSED(tl_gguf_open_memory(ctx, NULL, sizeof bytes, &g));
@@ -275,12 +279,8 @@ Test(arguments, file_calls_refuse_each_null_pointer) {
     REFUSED(tl_safetensors_save(ctx, st, 1, names, NULL));
     OK(tl_safetensors_save(ctx, st, 1, names, &x));
     tl_safetensors_file *file = NULL;
-    REFUSED(tl_safetensors_open(NULL, st, &file));
-    REFUSED(tl_safetensors_open(ctx, NULL, &file));
-    REFUSED(tl_safetensors_open(ctx, st, NULL));
-    REFUSED(tl_safetensors_map(NULL, st, &file));
-    REFUSED(tl_safetensors_map(ctx, NULL, &file));
-    REFUSED(tl_safetensors_map(ctx, st, NULL));
+    OPEN_REFUSES_EACH_NULL(tl_safetensors_open, st, &file);
+    OPEN_REFUSES_EACH_NULL(tl_safetensors_map, st, &file);
     cr_assert_null(file);
     OK(tl_safetensors_map(ctx, st, &file));
     REFUSED(tl_safetensors_get(NULL, file, "x", &t));

@@ -197,6 +197,41 @@ Test(model, every_refused_allocation_of_a_session_is_reported_and_given_back) {
     cr_assert_eq(counter.live_bytes, 0);
 }
 
+/* Opening a model (its file's index, vocabulary, tokenizer, and with weights_dtype the converted
+ * weights) with each of its allocations refused in turn, in a fresh context each time:
+ * TL_E_OUT_OF_MEMORY with a message, and every byte given back once the context is destroyed
+ * (a context keeps what it grew, its handle generations, until then); then it opens. */
+Test(model, every_refused_allocation_of_an_open_is_reported_and_given_back) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    write_model("model.gguf", "llama", D);
+    for (int converted = 0; converted < 2; ++converted) {
+        tl_model_options o = TL_MODEL_OPTIONS_INIT;
+        o.weights_dtype = converted ? TL_BF16 : 0;
+        int refusals = 0;
+        for (long k = 1;; ++k) {
+            counting_allocator counter = {0};
+            tl_context *own = counted_context(&counter);
+            counter.fail_at = counter.allocs + k;
+            tl_model *m = NULL;
+            const tl_status st = tl_model_open_with(own, path, &o, &m);
+            counter.fail_at = 0;
+            if (st == TL_OK) OK(tl_model_close(m));
+            else {
+                cr_assert_eq(st, TL_E_OUT_OF_MEMORY, "refusal %ld: %s (%s)", k, tl_status_string(st), tl_last_error());
+                cr_assert(tl_last_error()[0]);
+                cr_assert_null(m);
+            }
+            tl_context_destroy(own);
+            cr_assert_eq(counter.live_bytes, 0, "refusal %ld (%s) kept %lld bytes", k, tl_last_error(), counter.live_bytes);
+            if (st == TL_OK) break;
+            cr_assert_lt(k, 100000);
+            ++refusals;
+        }
+        cr_assert_gt(refusals, 10, "only %d allocations refused", refusals);
+    }
+}
+
 Test(model, many_sessions_share_one_model_and_give_everything_back) {
     counting_allocator counter = {0};
     tl_context *own = counted_context(&counter);

@@ -257,13 +257,18 @@ tl_status open_model(tl_context *ctx, const char *path, const tl_model_options &
     void *at = ctx->memory.allocate(sizeof(tl_model), alignof(tl_model));
     if (!at) return allocation_refused("no memory for a model");
     tl_model *m = new (at) tl_model(ctx->memory);
-    tl_status st = open_files_of(*m);
-    if (st == TL_OK) st = check_config(m->cfg, path);
-    if (st == TL_OK) st = check_weights(ctx, *m, path);
-    if (st == TL_OK && m->tokenizer && m->tokenizer->vocab.size() != m->cfg.vocab)
-        st = fail(TL_E_PARSE, "%s: the vocabulary has %d tokens, the embedding table %d rows", path,
-                  m->tokenizer->vocab.size(), m->cfg.vocab);
-    if (st == TL_OK && o.weights_dtype) st = convert_weights(ctx, *m, o.weights_dtype);
+    tl_status st;
+    try {  // the model's own tables (converted weights' slots) throw bad_alloc: closed like any refusal
+        st = open_files_of(*m);
+        if (st == TL_OK) st = check_config(m->cfg, path);
+        if (st == TL_OK) st = check_weights(ctx, *m, path);
+        if (st == TL_OK && m->tokenizer && m->tokenizer->vocab.size() != m->cfg.vocab)
+            st = fail(TL_E_PARSE, "%s: the vocabulary has %d tokens, the embedding table %d rows", path,
+                      m->tokenizer->vocab.size(), m->cfg.vocab);
+        if (st == TL_OK && o.weights_dtype) st = convert_weights(ctx, *m, o.weights_dtype);
+    } catch (const std::bad_alloc &) {
+        st = allocation_refused("%s: no memory for the model's tables", path);
+    }
     if (st != TL_OK) {
         m->sessions = 0;
         model_close(m);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "tiny_llama.h"
 
 CONTEXT_AND_DIR_SUITE(gguf);
 
@@ -62,8 +63,6 @@ static void good_file(buf *b, const float *norm, const unsigned char *w_blocks) 
     unsigned char zeros[144] = {0};
     put(b, zeros, sizeof zeros);
 }
-
-static float lcg(unsigned *s) { return (float)((*s = *s * 1664525u + 1013904223u) >> 8) / 8388608.0f - 1.0f; }
 
 Test(gguf, metadata_and_tensors_as_llama_cpp_writes_them) {
     const float norm[6] = {1, 2, 3, 4, 5, 6};
@@ -280,4 +279,43 @@ Test(gguf, arrays_of_numbers_item_by_item) {
     int64_t big;
     FAILS_WITH(tl_gguf_get_int(f, "fixture.u64", &big), TL_E_INVALID_ARGUMENT);
     tl_gguf_close(f);
+}
+
+/* Opening a GGUF file (from a path and from memory) and getting a tensor, with each allocation
+ * refused in turn, in a fresh context each time: TL_E_OUT_OF_MEMORY with a message, and every
+ * byte given back once the context is destroyed. */
+Test(gguf, every_refused_allocation_of_an_open_is_reported_and_given_back) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tiny.gguf", dir);
+    cr_assert_eq(write_tiny_llama(path, "llama", D), 0);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    static unsigned char bytes[1 << 20] __attribute__((aligned(64)));
+    const size_t size = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    cr_assert(size > 0 && size < sizeof bytes);
+    for (int from_memory = 0; from_memory < 2; ++from_memory) {
+        int refusals = 0;
+        for (long k = 1;; ++k) {
+            counting_allocator counter = {0};
+            const tl_allocator a = counting_allocator_of(&counter);
+            tl_context *c;
+            OK(tl_context_create(&a, &c));
+            counter.fail_at = counter.allocs + k;
+            tl_gguf_file *g = NULL;
+            tl_status st = from_memory ? tl_gguf_open_memory(c, bytes, size, &g) : tl_gguf_open(c, path, &g);
+            tl_tensor t;
+            if (st == TL_OK) st = tl_gguf_get(c, g, "blk.1.ffn_up.weight", &t);
+            counter.fail_at = 0;
+            tl_gguf_close(g);
+            tl_context_destroy(c);
+            cr_assert_eq(counter.live_bytes, 0, "refusal %ld kept %lld bytes", k, counter.live_bytes);
+            if (st == TL_OK) break;
+            cr_assert_eq(st, TL_E_OUT_OF_MEMORY, "refusal %ld: %s (%s)", k, tl_status_string(st), tl_last_error());
+            cr_assert(tl_last_error()[0]);
+            cr_assert_lt(k, 100000);
+            ++refusals;
+        }
+        cr_assert_gt(refusals, 3, "only %d allocations refused", refusals);
+    }
 }

@@ -328,3 +328,52 @@ Test(arguments, every_status_has_a_name_and_a_description) {
     REFUSED(tl_dtype_block(TL_F32, &elements, NULL));
     REFUSED(tl_dtype_block((tl_dtype)999, &elements, &bytes));
 }
+
+/* Ops given shapes, dtypes and views they cannot take: each refused with its status and a
+ * message that names the op and what is wrong. */
+#define REFUSED_WITH(call, code, text)                                                    \
+  do {                                                                                    \
+    FAILS_WITH(call, code);                                                               \
+    cr_assert(strstr(tl_last_error(), text), "%s: \"%s\"", #call, tl_last_error());       \
+  } while (0)
+
+Test(arguments, ops_refuse_what_they_cannot_take_by_name) {
+    const int64_t s3[3] = {2, 2, 64}, s2[2] = {4, 64}, s1[1] = {6}, s23[2] = {2, 3}, s24[2] = {2, 4}, two[1] = {2};
+    tl_tensor f3, q3, f2, q2, f6, a, b, c, d, out;
+    OK(tl_tensor_full(ctx, TL_F32, 3, s3, 0.5, &f3));
+    OK(tl_convert(ctx, f3, TL_Q8_0, &q3));
+    OK(tl_tensor_full(ctx, TL_F32, 2, s2, 0.25, &f2));
+    OK(tl_convert(ctx, f2, TL_Q8_0, &q2));
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, s1, &f6));
+    const int32_t ids_data[2] = {0, 1};
+    tl_tensor ids;
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, two, ids_data, sizeof ids_data, &ids));
+    REFUSED_WITH(tl_gather_rows(ctx, q3, ids, &out), TL_E_SHAPE, "gather_rows: a q8_0 table is 2-D, not 3-D");
+    REFUSED_WITH(tl_slice(ctx, q2, 1, 0, 16, &out), TL_E_SHAPE, "slice: q8_0 keeps whole blocks of 32");
+    const int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 6};
+    REFUSED_WITH(tl_reshape(ctx, f6, 9, nine, &out), TL_E_INVALID_ARGUMENT, "reshape: ndim 9 is outside 0..8");
+    const int64_t huge[3] = {INT64_MAX / 2, 4, -1}, unfilled[2] = {4, -1};
+    REFUSED_WITH(tl_reshape(ctx, f6, 3, huge, &out), TL_E_SHAPE, "reshape: the shape overflows");
+    REFUSED_WITH(tl_reshape(ctx, f6, 2, unfilled, &out), TL_E_SHAPE, "reshape: 6 elements do not fill the -1 dim");
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, two, &a));
+    OK(tl_tensor_zeros(ctx, TL_F64, 1, two, &b));
+    tl_tensor mixed[2] = {a, b};
+    REFUSED_WITH(tl_concat(ctx, 2, mixed, 0, &out), TL_E_DTYPE, "concat: tensor 1 is f64, tensor 0 f32");
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, s23, &c));
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, s24, &d));
+    tl_tensor ragged[2] = {c, d};
+    REFUSED_WITH(tl_concat(ctx, 2, ragged, 0, &out), TL_E_SHAPE, "concat: tensor 1 differs in dim 1");
+    const int64_t b2[3] = {2, 3, 4}, b3[3] = {3, 4, 5};
+    OK(tl_tensor_zeros(ctx, TL_F32, 3, b2, &a));
+    OK(tl_tensor_zeros(ctx, TL_F32, 3, b3, &b));
+    REFUSED_WITH(tl_matmul(ctx, a, b, &out), TL_E_SHAPE, "matmul: batch 2 x batch 3");
+    tl_tensor weight, x64, x1;
+    OK(tl_transpose(ctx, q2, 0, 1, &weight)); /* [64, 4]: the stored [4, 64] rows' transpose */
+    const int64_t row[2] = {1, 64}, flat[1] = {64};
+    OK(tl_tensor_zeros(ctx, TL_F64, 2, row, &x64));
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, flat, &x1));
+    REFUSED_WITH(tl_matmul(ctx, x64, weight, &out), TL_E_DTYPE, "a q8_0 weight takes f32 activations, not f64");
+    REFUSED_WITH(tl_matmul(ctx, x1, weight, &out), TL_E_SHAPE, "against [...,m,k] activations, not 1-D x 2-D");
+    REFUSED_WITH(tl_tensor_retain(ctx, weight, TL_NO_SCOPE, &out), TL_E_SHAPE, "retain: a q8_0 view that is not contiguous");
+    REFUSED_WITH(tl_tensor_from_data(ctx, TL_F32, 1, two, NULL, 8, &out), TL_E_INVALID_ARGUMENT, "from_data: data is NULL");
+}

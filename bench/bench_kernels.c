@@ -1,5 +1,5 @@
 /* One-row products per storage dtype, the decode step's kernel alone: tl_matmul of one f32 row
- * against stored [n, k] weights in f32, f16, bf16, q8_0 and q4_0, from L2, from L3 and from DRAM
+ * against stored [n, k] weights in f32, f16, bf16, q8_0, q4_0, q4_K and q6_K, from L2, from L3 and from DRAM
  * (enough copies of the weight, taken in turn, that none stays cached), at 1 thread.  Baselines
  * from the same run: raw cblas_sgemv on the f32 weights of the same shape, and for DRAM the
  * machine's read limit: the best of read_limit.h's methods (a vectorised read and a streaming copy
@@ -22,9 +22,9 @@ static const char USAGE[] =
 
 extern void openblas_set_num_threads(int);
 
-enum { DTYPES = 5, MAX_COPIES = 64 };
-static const tl_dtype dtypes[DTYPES] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0};
-static const char *const dtype_names[DTYPES] = {"f32", "f16", "bf16", "q8_0", "q4_0"};
+enum { DTYPES = 7, MAX_COPIES = 64 };
+static const tl_dtype dtypes[DTYPES] = {TL_F32, TL_F16, TL_BF16, TL_Q8_0, TL_Q4_0, TL_Q4_K, TL_Q6_K};
+static const char *const dtype_names[DTYPES] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_K", "q6_K"};
 
 typedef struct {
     const char *where;

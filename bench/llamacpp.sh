@@ -5,7 +5,9 @@
 # batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
-# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.
+# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.  The runner keeps OpenBLAS on
+# one thread (its executor runs the products); OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from starting
+# a pool at load whose threads spin for ~0.1 s, taking a core from the prompt (tl_context.h).
 #   bench/llamacpp.sh RUNNER REFERENCE_DIR DECODE NODE_MODULES WORK_DIR [ROUNDS]
 set -euo pipefail
 runner=$1 reference=$2 decode=$3 npm=$4 work=$5 rounds=${6:-3}
@@ -31,7 +33,7 @@ for type in f32 q8_0 q4_0 Q4_K_M; do
   for threads in 1 2; do
     ours_p=() ours_t=() ref_p=() ref_t=()
     for r in $(seq "$rounds"); do
-      read -r p t < <("$runner" "$work/model-$type.gguf" --prompt-ids "$prompt" --tokens 32 --threads "$threads" --chunk 512 |
+      read -r p t < <(OPENBLAS_NUM_THREADS=1 "$runner" "$work/model-$type.gguf" --prompt-ids "$prompt" --tokens 32 --threads "$threads" --chunk 512 |
         sed -n 's/^timing: //p')
       ours_p+=("$p") ours_t+=("$t")
       read -r p t < <(dotnet "$reference/LlamaCppReference.dll" generate "$work/model-$type.gguf" --prompt-ids "$prompt" \

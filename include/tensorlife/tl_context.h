@@ -47,7 +47,9 @@ TL_API tl_status tl_context_set_thread_check(tl_context *ctx, int check);
 /* allocator NULL: aligned malloc/free.  The allocator struct is copied. */
 TL_API tl_status tl_context_create(const tl_allocator *allocator, tl_context **out);
 /* OpenBLAS's thread count, which matmul uses; process-wide.  With an executor keep it at 1:
- * matrix-vector products then run on the executor's threads. */
+ * matrix-vector and prompt products then run on the executor's threads.  (OpenBLAS starts its
+ * own threads when it loads, and they spin for about 0.1 s before they sleep, taking cores from
+ * the executor's first steps: OPENBLAS_NUM_THREADS=1 in the environment keeps them from starting.) */
 TL_API tl_status tl_set_blas_threads(int threads);
 TL_API int tl_blas_threads(void);
 /* What the machine runs, as static strings: OpenBLAS's kernel family for this CPU ("Haswell",

@@ -87,6 +87,35 @@ Test(scopes, grow_adds_chunks_then_merges_at_reset) {
     OK(tl_scope_close(ctx, s));
 }
 
+/* A merge the allocator refuses keeps the chunks; the next reset's merge is the high-water size
+ * of every step so far, not of the smaller step just before it, so a big step again fits. */
+Test(scopes, a_merge_after_a_refused_one_is_the_high_water_size) {
+    counting_allocator counter = {0};
+    const tl_allocator a = counting_allocator_of(&counter);
+    tl_context *c;
+    OK(tl_context_create(&a, &c));
+    tl_scope s;
+    OK(tl_scope_open(c, "grow", 4096, &s));
+    const int64_t shape[1] = {1024}; /* 4096 bytes each */
+    tl_tensor t;
+    for (int i = 0; i < 8; ++i) OK(tl_tensor_ones(c, TL_F32, 1, shape, &t)); /* big: chunks */
+    counter.fail_at = counter.allocs + 1;                                     /* the merge */
+    OK(tl_scope_reset(c, s));
+    counter.fail_at = 0;
+    tl_scope_stats st = stats_of_scope(c, s);
+    cr_assert_gt(st.slab_bytes, 4096, "the chunks are kept");
+    OK(tl_tensor_ones(c, TL_F32, 1, shape, &t)); /* small */
+    OK(tl_scope_reset(c, s));                    /* merged now */
+    st = stats_of_scope(c, s);
+    cr_assert_eq(st.slab_bytes, 8 * 4096, "merged to the high-water size");
+    const long before = counter.allocs;
+    for (int i = 0; i < 8; ++i) OK(tl_tensor_ones(c, TL_F32, 1, shape, &t)); /* big again */
+    cr_assert_eq(counter.allocs, before, "the big step grew the slab again");
+    OK(tl_scope_close(c, s));
+    tl_context_destroy(c);
+    cr_assert_eq(counter.live_bytes, 0);
+}
+
 Test(scopes, fixed_scope_exhaustion_changes_nothing_and_reset_recovers) {
     tl_scope_options o = {sizeof o, TL_FIXED, 3 * 4096, 0};
     tl_scope s;

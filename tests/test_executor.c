@@ -139,6 +139,11 @@ Test(executor, every_split_op_is_bitwise_the_inline_one) {
         OK(tl_sum(inline_ctx, x30, 1, 0, &y0));
         OK(tl_sum(split_ctx, x31, 1, 0, &y1));
         same_bits(y0, y1, "sum of 3-D");
+        for (int mode = 0; mode < 2; ++mode) { /* [8 heads, 48 positions, 256]: ranges start mid-head */
+            OK(tl_rope(inline_ctx, x30, 5, 10000.0, mode ? TL_ROPE_HALVES : TL_ROPE_INTERLEAVED, &y0));
+            OK(tl_rope(split_ctx, x31, 5, 10000.0, mode ? TL_ROPE_HALVES : TL_ROPE_INTERLEAVED, &y1));
+            same_bits(y0, y1, "rope");
+        }
         OK(tl_rmsnorm(inline_ctx, a0, w0, 1e-5, &y0));
         OK(tl_rmsnorm(split_ctx, a1, w1, 1e-5, &y1));
         same_bits(y0, y1, "rmsnorm");

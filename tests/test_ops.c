@@ -57,6 +57,39 @@ Test(ops, matmul_random_2d_and_batched) {
     cr_assert_eq(info.shape[2], N);
 }
 
+/* A prompt-sized product (BLAS calls on chunks of 256 columns of C, matmul.cpp) against the naive
+ * loop: a [k, n] operand as stored, and the transpose of a stored [n, k] weight (Hugging Face's
+ * layout), n no multiple of the chunk; with and without an executor. */
+static void run_inline(void *user, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
+    (void)user;
+    for (int64_t begin = 0; begin < count; begin += grain) task(task_user, begin, begin + grain < count ? begin + grain : count);
+}
+Test(ops, prompt_sized_products_in_column_chunks_match_the_naive_loop) {
+    enum { M = 20, K = 300, N = 700 };
+    static float a[M * K], b[K * N], bt[N * K], want[M * N], got[M * N];
+    fill_random(a, M * K, 11);
+    fill_random(b, K * N, 12);
+    for (int p = 0; p < K; ++p)
+        for (int j = 0; j < N; ++j) bt[j * K + p] = b[p * N + j];
+    naive_matmul(a, b, want, M, K, N);
+    OK(tl_set_blas_threads(1));
+    for (int split = 0; split < 2; ++split) {
+        if (split) {
+            const tl_executor ex = {NULL, run_inline};
+            OK(tl_context_set_executor(ctx, &ex));
+        }
+        const int64_t sa[2] = {M, K}, sb[2] = {K, N}, sbt[2] = {N, K};
+        tl_tensor stored = make_f32(ctx, 2, sbt, bt), weight, c;
+        OK(tl_transpose(ctx, stored, 0, 1, &weight));
+        OK(tl_matmul(ctx, make_f32(ctx, 2, sa, a), make_f32(ctx, 2, sb, b), &c));
+        read_f32(ctx, c, got, M * N);
+        assert_close(got, want, M * N, 1e-4f);
+        OK(tl_matmul(ctx, make_f32(ctx, 2, sa, a), weight, &c));
+        read_f32(ctx, c, got, M * N);
+        assert_close(got, want, M * N, 1e-4f);
+    }
+}
+
 Test(ops, matmul_on_views_transposed_sliced_and_uncooperative) {
     enum { M = 6, K = 5, N = 4 };
     float base[K * M], b[K * N], a_ref[M * K], want[M * N], got[M * N];

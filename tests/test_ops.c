@@ -762,3 +762,166 @@ Test(ops, few_rows_against_stored_rows_match_one_row_products) {
             }
     }
 }
+
+/* An elementwise op's numbers on views are those on fresh contiguous copies, bit for bit, in each
+ * arithmetic dtype and each inner-loop shape the strided walk takes: runs contiguous with gaps
+ * between them (a column slice), the right operand broadcast along the last axis, and a
+ * transposed operand; and on the contiguous copies they are C's own arithmetic on each element
+ * (i32 wrapping).  Unary math likewise on a transposed view in f32 and f64. */
+static tl_tensor filled(tl_dtype dt, int ndim, const int64_t *shape, unsigned seed) {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    const size_t es = tl_dtype_size(dt);
+    unsigned char *bytes = malloc((size_t)n * es);
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = 4 * rand_unit(&seed) - 2;
+        const float f = (float)v;
+        const int32_t k = (int32_t)(seed * 2654435761u + (unsigned)i * 40503u);
+        memcpy(bytes + i * es, dt == TL_F64 ? (const void *)&v : dt == TL_F32 ? (const void *)&f : (const void *)&k, es);
+    }
+    tl_tensor t;
+    OK(tl_tensor_from_data(ctx, dt, ndim, shape, bytes, (size_t)n * es, &t));
+    free(bytes);
+    return t;
+}
+
+/* n elements of a contiguous f32, f64 or i32 tensor as doubles (each exact). */
+static void as_doubles(tl_tensor t, tl_dtype dt, int64_t n, double *out) {
+    const size_t es = tl_dtype_size(dt);
+    unsigned char *bytes = malloc((size_t)n * es);
+    OK(tl_tensor_read(ctx, t, bytes, (size_t)n * es));
+    for (int64_t i = 0; i < n; ++i) {
+        float f;
+        int32_t k;
+        if (dt == TL_F64) memcpy(&out[i], bytes + i * es, 8);
+        if (dt == TL_F32) memcpy(&f, bytes + i * es, 4), out[i] = f;
+        if (dt == TL_I32) memcpy(&k, bytes + i * es, 4), out[i] = k;
+    }
+    free(bytes);
+}
+
+static void same_bytes(tl_tensor x, tl_tensor y, size_t bytes, const char *what) {
+    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+    OK(tl_tensor_read(ctx, x, a, bytes));
+    OK(tl_tensor_read(ctx, y, b, bytes));
+    cr_assert(memcmp(a, b, bytes) == 0, "%s: views and contiguous copies differ", what);
+    free(a);
+    free(b);
+}
+
+static double element_op(int op, tl_dtype dt, double x, double y) {
+    if (dt == TL_I32) {
+        const uint32_t a = (uint32_t)(int32_t)x, b = (uint32_t)(int32_t)y;
+        return (double)(int32_t)(op == TL_BINARY_add ? a + b : op == TL_BINARY_sub ? a - b : a * b);
+    }
+    if (dt == TL_F32) {
+        const float a = (float)x, b = (float)y;
+        return op == TL_BINARY_add ? a + b : op == TL_BINARY_sub ? a - b : op == TL_BINARY_mul ? a * b : a / b;
+    }
+    return op == TL_BINARY_add ? x + y : op == TL_BINARY_sub ? x - y : op == TL_BINARY_mul ? x * y : x / y;
+}
+
+Test(ops, elementwise_on_views_equals_contiguous_copies_in_every_dtype) {
+    const tl_dtype dts[3] = {TL_F32, TL_F64, TL_I32};
+    enum { R = 6, C = 9 };
+    for (int d = 0; d < 3; ++d) {
+        const tl_dtype dt = dts[d];
+        const size_t es = tl_dtype_size(dt);
+        int64_t s_rc[2] = {R, C}, s_cr[2] = {C, R}, s_r1[2] = {R, 1};
+        const tl_tensor wide = filled(dt, 2, s_rc, 3 + d), tall = filled(dt, 2, s_cr, 5 + d);
+        const tl_tensor col = filled(dt, 2, s_r1, 7 + d);
+        tl_tensor gapped, flipped, x_cases[3], y_cases[3];
+        OK(tl_slice(ctx, wide, 1, 2, 5, &gapped)); /* [6,5]: runs of 5 with gaps of 4 */
+        OK(tl_transpose(ctx, tall, 0, 1, &flipped)); /* [6,9]: stride 6 along the last axis */
+        tl_tensor gapped2;
+        OK(tl_slice(ctx, wide, 1, 4, 5, &gapped2));
+        x_cases[0] = gapped, y_cases[0] = gapped2; /* contiguous runs, gaps between */
+        x_cases[1] = wide, y_cases[1] = col;       /* the right one broadcast along the last axis */
+        x_cases[2] = flipped, y_cases[2] = wide;   /* a transposed operand */
+        for (int op = TL_BINARY_add; op <= TL_BINARY_div; ++op) {
+            if (dt == TL_I32 && op == TL_BINARY_div) continue; /* refused: tested elsewhere */
+            for (int c = 0; c < 3; ++c) {
+                tl_tensor xv = x_cases[c], yv = y_cases[c], xc, yc, on_views, on_copies;
+                OK(tl_contiguous(ctx, xv, &xc));
+                OK(tl_contiguous(ctx, yv, &yc));
+                OK(tl_binary_bounded(ctx, op, xv, yv, R * C, &on_views));
+                OK(tl_binary_bounded(ctx, op, xc, yc, R * C, &on_copies));
+                tl_tensor_info info = TL_TENSOR_INFO_INIT;
+                OK(tl_tensor_info_get(ctx, on_views, &info));
+                const int64_t cols = info.shape[1], n = R * cols;
+                char what[64];
+                snprintf(what, sizeof what, "%s op %d case %d", tl_dtype_name(dt), op, c);
+                same_bytes(on_views, on_copies, (size_t)n * es, what);
+                /* Against C's arithmetic on each element of the copies. */
+                double *xs = malloc((size_t)n * sizeof(double)), *ys = malloc((size_t)R * cols * sizeof(double));
+                double *got = malloc((size_t)n * sizeof(double));
+                tl_tensor_info yi = TL_TENSOR_INFO_INIT;
+                OK(tl_tensor_info_get(ctx, yc, &yi));
+                as_doubles(xc, dt, n, xs);
+                as_doubles(yc, dt, yi.shape[0] * yi.shape[1], ys);
+                as_doubles(on_copies, dt, n, got);
+                for (int64_t i = 0; i < R; ++i)
+                    for (int64_t j = 0; j < cols; ++j) {
+                        const double y = yi.shape[1] == 1 ? ys[i] : ys[i * cols + j];
+                        const double want = element_op(op, dt, xs[i * cols + j], y);
+                        cr_assert(got[i * cols + j] == want || (want != want && got[i * cols + j] != got[i * cols + j]),
+                                  "%s: element [%lld,%lld] is %.17g, want %.17g", what, (long long)i, (long long)j,
+                                  got[i * cols + j], want);
+                    }
+                free(xs), free(ys), free(got);
+            }
+        }
+        if (dt == TL_I32) continue;
+        typedef tl_status (*unary_fn)(tl_context *, tl_tensor, tl_tensor *);
+        const unary_fn unary[5] = {tl_relu, tl_gelu, tl_silu, tl_exp, tl_tanh};
+        tl_tensor flat;
+        OK(tl_contiguous(ctx, flipped, &flat));
+        for (int u = 0; u < 6; ++u) {
+            tl_tensor on_view, on_copy;
+            if (u == 5) {
+                OK(tl_scale(ctx, flipped, -1.75, &on_view));
+                OK(tl_scale(ctx, flat, -1.75, &on_copy));
+            } else {
+                OK(unary[u](ctx, flipped, &on_view));
+                OK(unary[u](ctx, flat, &on_copy));
+            }
+            char what[48];
+            snprintf(what, sizeof what, "%s unary %d", tl_dtype_name(dt), u);
+            same_bytes(on_view, on_copy, (size_t)R * C * es, what);
+        }
+    }
+}
+
+/* full, ones and zeros in each element dtype: the stored bits of the value as that dtype holds it
+ * (f16 and bf16 rounded from the double, -0.0 keeping its sign). */
+Test(ops, full_writes_each_dtypes_bits) {
+    int64_t s[1] = {5};
+    struct {
+        tl_dtype dt;
+        double value;
+        uint64_t bits; /* of one element, little-endian in its size */
+    } cases[] = {
+        {TL_F32, 1.5, 0x3fc00000u},  {TL_F32, -0.0, 0x80000000u}, {TL_F64, -2.25, 0xc002000000000000ull},
+        {TL_I32, -7, 0xfffffff9u},   {TL_F16, 1.5, 0x3e00},        {TL_F16, -0.0, 0x8000},
+        {TL_F16, 65504, 0x7bff},     {TL_BF16, 1.5, 0x3fc0},       {TL_BF16, -3.0, 0xc040},
+        {TL_BF16, -0.0, 0x8000},     {TL_F16, 0.0, 0},             {TL_BF16, 1.0, 0x3f80},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const size_t es = tl_dtype_size(cases[c].dt);
+        tl_tensor t;
+        if (cases[c].value == 1.0)
+            OK(tl_tensor_ones(ctx, cases[c].dt, 1, s, &t));
+        else if (cases[c].value == 0.0 && !signbit(cases[c].value))
+            OK(tl_tensor_zeros(ctx, cases[c].dt, 1, s, &t));
+        else
+            OK(tl_tensor_full(ctx, cases[c].dt, 1, s, cases[c].value, &t));
+        unsigned char got[40];
+        OK(tl_tensor_read(ctx, t, got, 5 * es));
+        for (int i = 0; i < 5; ++i) {
+            uint64_t bits = 0;
+            for (size_t b = 0; b < es; ++b) bits |= (uint64_t)got[i * es + b] << (8 * b);
+            cr_assert_eq(bits, cases[c].bits, "case %zu (%s %g) element %d: %#llx", c, tl_dtype_name(cases[c].dt),
+                         cases[c].value, i, (unsigned long long)bits);
+        }
+    }
+}

@@ -1,4 +1,5 @@
-// Elementwise kernels: binary arithmetic, unary math, fill and copy, all on the strided loop.
+// Elementwise kernels: binary arithmetic, unary math and copy on the strided loop; fill on
+// fresh (contiguous) tensors.
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -169,20 +170,6 @@ void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value) 
         const T typed_value = T(value);
         T *o = reinterpret_cast<T *>(data);
         for (int64_t i = 0; i < count; ++i) o[i] = typed_value;
-    });
-}
-
-void fill_kernel(const View &out, double value) {
-    if (out.is_contiguous()) return fill_contiguous(out.data, out.dtype, out.numel(), value);
-    with_dtype(out.dtype, [&](auto zero) {
-        using T = decltype(zero);
-        const T typed_value = T(value);
-        strided_for_each<1>(out.ndim, out.shape, operands<1>({&out}),
-                            [&](std::byte *const *p, int64_t n, const int64_t *s) {
-                                T *o = reinterpret_cast<T *>(p[0]);
-                                const int64_t so = s[0] / int64_t(sizeof(T));
-                                for (int64_t i = 0; i < n; ++i) o[i * so] = typed_value;
-                            });
     });
 }
 

@@ -15,7 +15,6 @@ void binary_kernel(BinaryOp op, const View &a, const View &b, const View &out);
 // The same arithmetic over n contiguous elements of each (the tiny ops' path: no walk).
 void binary_contiguous(BinaryOp op, tl_dtype dt, const std::byte *a, const std::byte *b, std::byte *out, int64_t n);
 void unary_kernel(UnaryOp op, double param, const View &a, const View &out);
-void fill_kernel(const View &out, double value);
 void fill_contiguous(std::byte *data, tl_dtype dt, int64_t count, double value);
 // src already broadcast to dst's shape; they must not overlap.
 void copy_kernel(const View &src, const View &dst);

@@ -175,8 +175,9 @@ size_t partial_bytes(const Plan &p, size_t elem) {
 void run(const tl_context &ctx, const Plan &p, const View &a, const View &b, const View &c, std::byte *scratch) {
     const int64_t elem = int64_t(dtype_size(a.dtype));
     const int64_t a_batch = p.batched ? a.strides[0] : 0, b_batch = b.ndim == 3 ? b.strides[0] : 0;
-    // [B,m,k] stored as one [B*m,k] matrix times a shared [k,n]: one call instead of B.
-    if (p.batched && b.ndim == 2 && p.fa.trans == blas::Trans::no && (p.batches == 1 || a_batch == p.m * p.fa.ld)) {
+    // [B,m,k] times a shared [k,n] as one [B*m,k] matrix: one call instead of B (plan() copied
+    // any a whose batches do not stack so).
+    if (p.batched && b.ndim == 2) {
         product(ctx, a.dtype, p.fa, p.fb, p.batches * p.m, p.n, p.k, a.data, b.data, c.data, scratch);
         return;
     }
@@ -367,7 +368,7 @@ tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out)
         blas_form(matrix_of(b), &p.fb);
     }
     if (p.k == 0 && c.numel() > 0)
-        fill_kernel(c, 0.0);  // an empty sum; BLAS may not take k = 0 here
+        fill_contiguous(c.data, c.dtype, c.numel(), 0.0);  // an empty sum; BLAS may not take k = 0 here
     else if (c.numel() > 0)
         run(ctx, p, a, b, c, scratch + pad_a + pad_b);
     *out = made.handle;

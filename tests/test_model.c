@@ -542,3 +542,153 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
     tl_session_close(s);
     OK(tl_model_close(m));
 }
+
+/* The tiny model as a Hugging Face folder: config.json (text given) beside model.safetensors,
+ * the GGUF file's tensors under Hugging Face's names, q and k rows unpermuted from GGUF's
+ * interleaved pairs (row h*hd + 2i + j) to the halves Hugging Face stores (row h*hd + j*hd/2 + i). */
+static void write_hf_folder(const char *folder, const char *config) {
+    static const char *const gguf_names[9] = {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
+                                              "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
+    static const char *const hf_names[9] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj",
+                                            "self_attn.v_proj", "self_attn.o_proj", "post_attention_layernorm",
+                                            "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"};
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    write_model("model.gguf", "llama", D);
+    tl_gguf_file *g;
+    OK(tl_gguf_open(ctx, path, &g));
+    enum { N = 3 + 9 * LAYERS };
+    char names[N][64], gguf[N][64];
+    const char *name_of[N];
+    tl_tensor tensors[N];
+    snprintf(gguf[0], 64, "token_embd.weight"), snprintf(names[0], 64, "model.embed_tokens.weight");
+    snprintf(gguf[1], 64, "output_norm.weight"), snprintf(names[1], 64, "model.norm.weight");
+    snprintf(gguf[2], 64, "output.weight"), snprintf(names[2], 64, "lm_head.weight");
+    for (int l = 0; l < LAYERS; ++l)
+        for (int w = 0; w < 9; ++w) {
+            snprintf(gguf[3 + 9 * l + w], 64, "blk.%d.%s.weight", l, gguf_names[w]);
+            snprintf(names[3 + 9 * l + w], 64, "model.layers.%d.%s.weight", l, hf_names[w]);
+        }
+    for (int i = 0; i < N; ++i) {
+        name_of[i] = names[i];
+        OK(tl_gguf_get(ctx, g, gguf[i], &tensors[i]));
+        const int heads = strstr(gguf[i], "attn_q") ? HEADS : strstr(gguf[i], "attn_k") ? KV_HEADS : 0;
+        if (!heads) continue;
+        const int hd = D / HEADS, rows = heads * hd;
+        float *from = malloc(sizeof(float) * rows * D), *to = malloc(sizeof(float) * rows * D);
+        OK(tl_tensor_read(ctx, tensors[i], from, sizeof(float) * rows * D));
+        for (int h = 0; h < heads; ++h)
+            for (int p = 0; p < hd / 2; ++p)
+                for (int j = 0; j < 2; ++j)
+                    memcpy(to + (h * hd + j * hd / 2 + p) * D, from + (h * hd + 2 * p + j) * D, sizeof(float) * D);
+        const int64_t shape[2] = {rows, D};
+        tensors[i] = make_f32(ctx, 2, shape, to);
+        free(from), free(to);
+    }
+    snprintf(path, sizeof path, "%s/model.safetensors", folder);
+    OK(tl_safetensors_save(ctx, path, N, name_of, tensors));
+    tl_gguf_close(g);
+    snprintf(path, sizeof path, "%s/config.json", folder);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs(config, f);
+    fclose(f);
+}
+
+static void logits_after(tl_model *m, float *out) {
+    const int32_t ids[6] = {1, 262, 265, 3, 270, 259};
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    OK(tl_session_feed(s, ids, 6));
+    const float *logits;
+    size_t n;
+    OK(tl_session_logits(s, &logits, &n));
+    cr_assert_eq(n, VOCAB);
+    memcpy(out, logits, sizeof(float) * VOCAB);
+    tl_session_close(s);
+}
+
+Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
+    char gguf[512], folder[512], named[520], config[512];
+    snprintf(gguf, sizeof gguf, "%s/model.gguf", dir);
+    snprintf(folder, sizeof folder, "%s", dir);
+    const char *good = "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 32, \"num_attention_heads\": 4,"
+                       " \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
+                       " \"vocab_size\": 271, \"max_position_embeddings\": 64, \"rope_theta\": 10000.0,"
+                       " \"rms_norm_eps\": 1e-05}";
+    write_hf_folder(folder, good);
+    float want[VOCAB], got[VOCAB];
+    tl_model *m;
+    OK(tl_model_open(ctx, gguf, &m));
+    logits_after(m, want);
+    OK(tl_model_close(m));
+    /* The folder, the folder with a separator after it, its weights file: the same model. */
+    for (int form = 0; form < 3; ++form) {
+        snprintf(named, sizeof named, form == 0 ? "%s" : form == 1 ? "%s/" : "%s/model.safetensors", folder);
+        OK(tl_model_open(ctx, named, &m));
+        tl_model_info info = TL_MODEL_INFO_INIT;
+        OK(tl_model_info_get(m, &info));
+        cr_assert(info.d_model == D && info.heads == HEADS && info.kv_heads == KV_HEADS && info.layers == LAYERS &&
+                  info.ffn == FFN && info.vocab == VOCAB && info.context_length == 64);
+        cr_assert_null(tl_model_tokenizer(m), "a folder without a vocabulary has no tokenizer");
+        logits_after(m, got);
+        for (int i = 0; i < VOCAB; ++i)
+            cr_assert(fabsf(got[i] - want[i]) <= 1e-5f + 1e-5f * fabsf(want[i]), "%s: logit %d is %g, the GGUF's %g",
+                      named, i, got[i], want[i]);
+        OK(tl_model_close(m));
+    }
+    /* Optional keys: no num_key_value_heads is one KV head a head (so attn_k's rows are wrong);
+     * no max_position_embeddings is 2048; no rope_theta or rms_norm_eps opens with the defaults. */
+    const struct {
+        const char *config;
+        tl_status status;
+        const char *message;
+        int32_t context_length;
+    } cases[] = {
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
+         " \"vocab_size\": 271}",
+         TL_E_PARSE, "'model.layers.0.self_attn.k_proj.weight' is not [32, 32]", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_OK, NULL, 2048},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"hidden_size\": 16777217, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 3, \"num_key_value_heads\": 1, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_E_PARSE, "do not describe a Llama model", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"rms_norm_eps\": -1}",
+         TL_E_PARSE, "do not describe a Llama model", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 300}",
+         TL_E_PARSE, "the embedding table has 271 rows, the config 300", 0},
+        {"{\"hidden_size\": 32, [", TL_E_PARSE, "not JSON", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        snprintf(config, sizeof config, "%s/config.json", folder);
+        FILE *f = fopen(config, "wb");
+        cr_assert_not_null(f);
+        fputs(cases[i].config, f);
+        fclose(f);
+        m = NULL;
+        const tl_status st = tl_model_open(ctx, folder, &m);
+        cr_assert_eq(st, cases[i].status, "case %zu: %s (%s)", i, tl_status_string(st), tl_last_error());
+        if (st != TL_OK) {
+            cr_assert(strstr(tl_last_error(), cases[i].message), "case %zu: %s", i, tl_last_error());
+            cr_assert_null(m);
+            continue;
+        }
+        tl_model_info info = TL_MODEL_INFO_INIT;
+        OK(tl_model_info_get(m, &info));
+        cr_assert_eq(info.context_length, cases[i].context_length);
+        OK(tl_model_close(m));
+    }
+    /* No config.json beside the weights: the path it looked for is named. */
+    remove(config);
+    FAILS_WITH(tl_model_open(ctx, folder, &m), TL_E_IO);
+    cr_assert(strstr(tl_last_error(), "config.json: cannot open"), "%s", tl_last_error());
+}

@@ -13,6 +13,7 @@
 #include "core/context.h"
 #include "core/error.h"
 #include "llm/tokenizer.h"
+#include "platform/platform.h"
 
 namespace {
 
@@ -191,9 +192,9 @@ tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
         return from_gguf(path, m);
     }
     // A Hugging Face folder, or its model.safetensors: config.json beside it.
-    const std::string weights = ends_with(p, ".safetensors") ? p : p + (ends_with(p, "/") ? "" : "/") + "model.safetensors";
-    const size_t slash = weights.find_last_of('/');
-    const std::string folder = slash == std::string::npos ? "" : weights.substr(0, slash + 1);
+    const bool folder_named = platform::folder_length(path) == p.size();  // ends with a separator
+    const std::string weights = ends_with(p, ".safetensors") ? p : p + (folder_named ? "" : "/") + "model.safetensors";
+    const std::string folder = weights.substr(0, platform::folder_length(weights.c_str()));
     TL_TRY(hf_config(folder + "config.json", &m.cfg));
     return tl_safetensors_map(ctx, weights.c_str(), &m.safetensors);
 }

@@ -64,6 +64,10 @@ private:
     char tmp_[4096] = {};
 };
 
+// The bytes of path up to and including its last folder separator ('/', and '\\' too on
+// Windows); 0 when it has none.
+size_t folder_length(const char *path);
+
 // 64 unpredictable bits from the system's generator; from the clock when it has none.
 uint64_t random_bits();
 

@@ -105,13 +105,17 @@ AtomicWriter::~AtomicWriter() {
     ::unlink(tmp_);
 }
 
+size_t folder_length(const char *path) {
+    const char *slash = std::strrchr(path, '/');
+    return slash ? size_t(slash - path + 1) : 0;
+}
+
 bool AtomicWriter::create(const char *target) {
     target_ = target;
-    const char *slash = std::strrchr(target, '/');
-    const int dir_len = slash ? int(slash - target + 1) : 0;
+    const size_t dir_len = folder_length(target);
     if (!target[dir_len]) return failed("%s: names a folder, not a file", target);
     for (int attempt = 0; attempt < 100; ++attempt) {
-        if (!temporary_name(target, size_t(dir_len), (unsigned long)getpid(), tmp_, sizeof tmp_))
+        if (!temporary_name(target, dir_len, (unsigned long)getpid(), tmp_, sizeof tmp_))
             return failed("%s: path too long", target);
         const int fd = ::open(tmp_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno == EEXIST) continue;

@@ -42,15 +42,14 @@ bool widen(const char *path, std::vector<wchar_t> *out) {
     return MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, out->data(), n) == n;
 }
 
-// Where the last folder separator ends (0 without one).
+}  // namespace
+
 size_t folder_length(const char *path) {
     size_t end = 0;
     for (size_t i = 0; path[i]; ++i)
         if (path[i] == '/' || path[i] == '\\') end = i + 1;
     return end;
 }
-
-}  // namespace
 
 bool open_for_reading(const char *path, File *out, uint64_t *bytes) {
     std::vector<wchar_t> wide;

@@ -236,6 +236,67 @@ Test(text, malformed_vocabularies_are_refused_by_name) {
     key_strings(&b, "tokenizer.ggml.tokens", few, 3);
     open_vocab(&b, TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "\"t5\""), "%s", tl_last_error());
+    /* Each key of the wrong shape or kind, one at a time. */
+    const float three_scores[3] = {0, -1, -2};
+    const int32_t two_types[2] = {1, 1};
+    const char *score_words[3] = {"x", "y", "z"};
+    const char *with_empty[3] = {"a", "", "c"};
+    const struct {
+        int what;
+        tl_status status;
+        const char *message;
+    } cases[] = {
+        {0, TL_E_PARSE, "2 token types for 3 tokens"},
+        {1, TL_E_PARSE, "tokenizer.ggml.scores is not an array of numbers"},
+        {2, TL_E_PARSE, "tokenizer.ggml.token_type is not an array of integers"},
+        {3, TL_E_PARSE, "token 1 is empty"},
+        {4, TL_E_NOT_FOUND, "the file has no tokenizer.ggml.tokens"},
+        {5, TL_E_NOT_FOUND, "without tokenizer.ggml.merges"},
+        {6, TL_E_PARSE, "merge 0 \"ab\" does not name two tokens"},
+        {7, TL_E_PARSE, "adds a BOS or EOS token that it does not hold"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const int what = cases[i].what;
+        b.n = 0, b.keys = 0;
+        key_string(&b, "tokenizer.ggml.model", what >= 5 ? "gpt2" : "llama");
+        if (what == 4)
+            key_u32(&b, "tokenizer.ggml.tokens", 3); /* a number, not an array */
+        else
+            key_strings(&b, "tokenizer.ggml.tokens", what == 3 ? with_empty : few, 3);
+        if (what == 0) key_ints(&b, "tokenizer.ggml.token_type", two_types, 2);
+        if (what == 1) key_strings(&b, "tokenizer.ggml.scores", score_words, 3);
+        if (what == 2) key_floats(&b, "tokenizer.ggml.token_type", three_scores, 3);
+        if (what != 1) key_floats(&b, "tokenizer.ggml.scores", three_scores, 3);
+        if (what >= 6) {
+            const char *merges[1] = {what == 6 ? "ab" : "a b"};
+            key_strings(&b, "tokenizer.ggml.merges", merges, 1);
+        }
+        if (what == 7) { /* BPE's default BOS (11) is past these 3 tokens: none */
+            str(&b, "tokenizer.ggml.add_bos_token"), u32(&b, 7), put(&b, "\1", 1), b.keys++;
+        }
+        open_vocab(&b, cases[i].status);
+        cr_assert(strstr(tl_last_error(), cases[i].message), "case %zu: %s", i, tl_last_error());
+    }
+}
+
+/* The tokens that end a generation are found by their text, as llama.cpp finds them: the first
+ * of them (not <|eom_id|>) is the end-of-turn token when the file names none, each is a control
+ * token. */
+Test(text, end_of_generation_tokens_are_found_by_their_text) {
+    static gguf_buf b;
+    const char *tokens[] = {"a", "b", "<|eom_id|>", "<|eot_id|>", "<|im_end|>"};
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", tokens, 5);
+    str(&b, "tokenizer.ggml.add_space_prefix"), u32(&b, 7), put(&b, "\0", 1), b.keys++;
+    tl_tokenizer *t = open_vocab(&b, TL_OK);
+    cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_EOT), 3, "<|eom_id|> ends a message, not a turn");
+    cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_UNK), 0, "SentencePiece's default");
+    for (int32_t id = 0; id < 5; ++id) cr_assert_eq(tl_tokenizer_is_end(t, id), id >= 2, "id %d", id);
+    int32_t ids[8];
+    cr_assert_eq(ids_of(t, "a<|im_end|>b", TL_TOKENIZE_PARSE_SPECIAL, ids), 3); /* a control token, parsed */
+    cr_assert(ids[0] == 0 && ids[1] == 4 && ids[2] == 1);
+    tl_tokenizer_close(t);
 }
 
 Test(text, hostile_texts_and_ids_are_statuses) {

@@ -2,6 +2,7 @@
  * round-trips bit-exactly, every malformed file is refused with a message, and the JSON
  * reports parse (with cJSON, here in the test) to the scope's real figures. */
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -348,4 +349,55 @@ Test(io, strings_and_files_come_from_the_allocator_and_outlive_the_context) {
     tl_safetensors_close(f);
     cr_assert_eq(counter.live_bytes, 0);
     cr_assert_eq(counter.allocs, counter.frees);
+}
+
+/* A locale with a decimal comma for LC_NUMERIC (an application's choice, which the library must
+ * not follow in JSON): one the system has, or de_DE made here with localedef into dir.  1 when
+ * set (the previous one copied into was), else 0. */
+static int set_comma_locale(char *was, size_t n) {
+    snprintf(was, n, "%s", setlocale(LC_NUMERIC, NULL));
+    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "German_Germany.1252", "German"};
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+            if (setlocale(LC_NUMERIC, names[i]) && localeconv()->decimal_point[0] == ',') return 1;
+#ifndef _WIN32
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir);
+        if (attempt == 0 && system(cmd) == 0) setenv("LOCPATH", dir, 1);
+#endif
+    }
+    setlocale(LC_NUMERIC, was);
+    return 0;
+}
+
+Test(io, json_numbers_keep_their_point_under_a_decimal_comma_locale) {
+    char was[256];
+    if (!set_comma_locale(was, sizeof was)) cr_skip_test("no locale with a decimal comma here, nor localedef to make one");
+    float v[4] = {1.5f, -0.25f, 3.4028235e38f, 1e-7f}, back_v[4];
+    double d[2] = {0.1, -2.5e-300}, back_d[2];
+    int64_t s4[1] = {4}, s2[1] = {2};
+    tl_tensor t = make_f32(ctx, 1, s4, v), td, back;
+    OK(tl_tensor_from_data(ctx, TL_F64, 1, s2, d, sizeof d, &td));
+    char *text;
+    OK(tl_tensor_to_json(ctx, t, &text));
+    const int f32_point = strstr(text, "1.5,-0.25,") != NULL && !strstr(text, "1,5");
+    OK(tl_tensor_from_json(ctx, text, &back));
+    tl_string_free(text);
+    OK(tl_tensor_read(ctx, back, back_v, sizeof back_v));
+    OK(tl_tensor_to_json(ctx, td, &text));
+    const int f64_point = strstr(text, "[0.1,-2.5e-300]") != NULL;
+    char f64_text[256];
+    snprintf(f64_text, sizeof f64_text, "%s", text);
+    OK(tl_tensor_from_json(ctx, text, &back));
+    tl_string_free(text);
+    OK(tl_tensor_read(ctx, back, back_d, sizeof back_d));
+    OK(tl_tensor_from_json(ctx, "{\"dtype\":\"f64\",\"shape\":[2],\"data\":[0.1,-2.5e-300]}", &back));
+    double typed[2];
+    OK(tl_tensor_read(ctx, back, typed, sizeof typed));
+    setlocale(LC_NUMERIC, was); /* before asserting: a failure must not leave the comma behind */
+    cr_assert(f32_point, "f32 JSON printed with the locale's comma");
+    cr_assert(f64_point, "f64 JSON: %s", f64_text);
+    cr_assert(memcmp(v, back_v, sizeof v) == 0, "f32 values changed in the round trip");
+    cr_assert(memcmp(d, back_d, sizeof d) == 0, "f64 values changed in the round trip");
+    cr_assert(memcmp(d, typed, sizeof d) == 0, "JSON written by hand read under the comma locale");
 }

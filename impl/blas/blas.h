@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/parallel.h"
 #include "tensorlife/tl_tensor.h"
 
 namespace tl::blas {
@@ -22,5 +23,14 @@ void set_threads(int threads);
 int threads();
 // The kernel family OpenBLAS chose for this CPU ("Haswell", "Prescott", ...).
 const char *core_name();
+
+// run_split for a body that calls BLAS: through the executor only while OpenBLAS runs on one
+// thread, since OpenBLAS's own pool is not for calls from several threads at once (and would
+// then share each call again); else the whole in one piece.
+template <class F>
+void run_split_calling_blas(const tl_context &ctx, int64_t count, int64_t elements, F &&body) {
+    if (threads() != 1) return body(int64_t(0), count);
+    run_split(ctx, count, elements, body);
+}
 
 }  // namespace tl::blas

@@ -47,12 +47,10 @@ void add_partials(T *y, const T *partials, int64_t n, int64_t count) {
     }
 }
 
-// body(begin, end) over [0, count) blocks: through the executor only while OpenBLAS runs on one
-// thread, since OpenBLAS's own pool is not for calls from several threads at once (and would
-// then share each call again).
+// body(begin, end) over [0, count) blocks, split as a body that calls BLAS may be when it does.
 template <class F>
 void over_blocks(const tl_context &ctx, int64_t count, int64_t elements, bool calls_blas, F &&body) {
-    if (calls_blas && blas::threads() != 1) return body(int64_t(0), count);
+    if (calls_blas) return blas::run_split_calling_blas(ctx, count, elements, body);
     run_split(ctx, count, elements, body);
 }
 

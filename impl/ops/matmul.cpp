@@ -48,10 +48,9 @@ Matrix matrix_of(const View &v) {
 
 // A product of many rows is cut into fixed chunks of kGemmColumns columns of C, each one BLAS call
 // of the same shape whatever the thread count, so its bits never depend on the threads; the
-// chunks run on the executor while OpenBLAS runs on one thread (gemv.cpp's rule: its pool is not
-// for calls from several threads), else in turn, each on OpenBLAS's threads.  Without the split
-// a prompt's f32 products ran on one thread whatever the executor (bench/README.md, the fourth
-// run against llama.cpp).
+// chunks run as blas::run_split_calling_blas runs them.  Without the split a prompt's f32
+// products ran on one thread whatever the executor (bench/README.md, the fourth run against
+// llama.cpp).
 constexpr int64_t kGemmColumns = 256, kGemmSplitMinRows = 16;
 void gemm(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb, int64_t m, int64_t n, int64_t k,
           const std::byte *a, const std::byte *b, std::byte *c) {
@@ -65,9 +64,8 @@ void gemm(const tl_context &ctx, tl_dtype dt, BlasOperand ta, BlasOperand tb, in
             blas::gemm(dt, ta.trans, ta.ld, tb.trans, tb.ld, m, cols, k, a, bj, c + j * elem, n);
         }
     };
-    if (blas::threads() != 1) return body(0, chunks);
     const int64_t outputs = m * n, work = outputs > INT64_MAX / k ? INT64_MAX : outputs * k;  // multiply-adds
-    run_split(ctx, chunks, work, body);
+    blas::run_split_calling_blas(ctx, chunks, work, body);
 }
 
 // A one-row (or one-column) product is a matrix-vector product.  OpenBLAS runs sgemm with m = 1

@@ -692,3 +692,88 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
     FAILS_WITH(tl_model_open(ctx, folder, &m), TL_E_IO);
     cr_assert(strstr(tl_last_error(), "config.json: cannot open"), "%s", tl_last_error());
 }
+
+/* Sampling at temperature t draws each token with probability softmax(logits / t): 20,000 draws
+ * of one position's logits, each of the five likeliest tokens' frequency within five standard
+ * deviations of its probability (the draws are a fixed sequence of the seed: no flakiness), and
+ * the ones top-k cuts never drawn.  The repetition window: a penalty reaches the last
+ * repeat_last_n tokens of the history only (-1: all of it). */
+Test(model, sampling_follows_the_softmax_and_the_penalty_window) {
+    tl_model *m = open_model(ctx);
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    const int32_t prompt[3] = {1, 260, 262};
+    OK(tl_session_feed(s, prompt, 3));
+    const float *logits;
+    size_t n;
+    OK(tl_session_logits(s, &logits, &n));
+    double *p = malloc(n * sizeof(double)), top = -INFINITY, sum = 0;
+    const double t = 0.5;
+    for (size_t i = 0; i < n; ++i) top = logits[i] > top ? logits[i] : top;
+    for (size_t i = 0; i < n; ++i) sum += p[i] = exp((logits[i] - top) / t);
+    int best[5];
+    for (int r = 0; r < 5; ++r) { /* the five likeliest */
+        best[r] = -1;
+        for (size_t i = 0; i < n; ++i) {
+            int taken = 0;
+            for (int q = 0; q < r; ++q) taken |= best[q] == (int)i;
+            if (!taken && (best[r] < 0 || p[i] > p[best[r]])) best[r] = (int)i;
+        }
+    }
+    enum { DRAWS = 20000 };
+    int *count = calloc(n, sizeof(int));
+    tl_sampler plain = TL_SAMPLER_GREEDY;
+    plain.temperature = (float)t, plain.seed = 12345;
+    for (int d = 0; d < DRAWS; ++d) {
+        int32_t token;
+        OK(tl_session_sample(s, &plain, &token));
+        cr_assert(token >= 0 && (size_t)token < n);
+        count[token]++;
+    }
+    for (int r = 0; r < 5; ++r) {
+        const double want = p[best[r]] / sum, got = (double)count[best[r]] / DRAWS;
+        const double sigma = sqrt(want * (1 - want) / DRAWS);
+        cr_assert(fabs(got - want) <= 5 * sigma + 1e-9, "token %d: drawn %.4f of the time, softmax says %.4f", best[r], got,
+                  want);
+    }
+    tl_sampler cut = plain;
+    cut.top_k = 2;
+    for (int d = 0; d < 500; ++d) {
+        int32_t token;
+        OK(tl_session_sample(s, &cut, &token));
+        cr_assert(token == best[0] || token == best[1], "top-k 2 drew %d", token);
+    }
+    /* Greedy tokens until the pick is a token already in the history, d tokens from its end:
+     * then a huge penalty with a window of d - 1 leaves the pick as it is, a window of d, or -1
+     * (all of it), turns it away. */
+    tl_sampler greedy = TL_SAMPLER_GREEDY, window = TL_SAMPLER_GREEDY;
+    window.repeat_penalty = 1e6f;
+    int tested = 0;
+    for (int step = 0; step < 60 && !tested; ++step) {
+        int32_t pick, again;
+        OK(tl_session_sample(s, &greedy, &pick));
+        const int32_t *h;
+        size_t hn;
+        OK(tl_session_history(s, &h, &hn));
+        int32_t d = 0;
+        for (size_t i = hn; i-- > 0 && !d;)
+            if (h[i] == pick) d = (int32_t)(hn - i);
+        if (d) {
+            window.repeat_last_n = d - 1;
+            OK(tl_session_sample(s, &window, &again));
+            cr_assert_eq(again, pick, "a window of %d stops short of the token %d back", d - 1, d);
+            window.repeat_last_n = d;
+            OK(tl_session_sample(s, &window, &again));
+            cr_assert_neq(again, pick, "a window of %d reaches the token %d back", d, d);
+            window.repeat_last_n = -1;
+            OK(tl_session_sample(s, &window, &again));
+            cr_assert_neq(again, pick, "a window of -1 reaches the whole history");
+            tested = 1;
+        }
+        OK(tl_session_feed(s, &pick, 1));
+    }
+    cr_assert(tested, "sixty greedy tokens of a random model and none repeated");
+    free(p), free(count);
+    tl_session_close(s);
+    OK(tl_model_close(m));
+}

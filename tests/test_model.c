@@ -631,6 +631,22 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
         cr_assert(info.d_model == D && info.heads == HEADS && info.kv_heads == KV_HEADS && info.layers == LAYERS &&
                   info.ffn == FFN && info.vocab == VOCAB && info.context_length == 64);
         cr_assert_null(tl_model_tokenizer(m), "a folder without a vocabulary has no tokenizer");
+        if (form == 0) { /* text in or out needs a vocabulary: refused by name, ids still work */
+            tl_session *s;
+            OK(tl_session_open(ctx, m, NULL, &s));
+            FAILS_WITH(tl_session_feed_text(s, "abc", 3, 0), TL_E_NOT_FOUND);
+            cr_assert(strstr(tl_last_error(), "carries no vocabulary"), "%s", tl_last_error());
+            const int32_t one = 1;
+            OK(tl_session_feed(s, &one, 1));
+            const tl_sampler greedy = TL_SAMPLER_GREEDY;
+            int32_t token;
+            int done;
+            char text[64];
+            size_t length;
+            FAILS_WITH(tl_session_generate(s, &greedy, &token, &done, text, sizeof text, &length), TL_E_NOT_FOUND);
+            cr_assert_eq(tl_session_position(s), 1, "a refused generate feeds nothing");
+            tl_session_close(s);
+        }
         logits_after(m, got);
         for (int i = 0; i < VOCAB; ++i)
             cr_assert(fabsf(got[i] - want[i]) <= 1e-5f + 1e-5f * fabsf(want[i]), "%s: logit %d is %g, the GGUF's %g",

@@ -34,6 +34,15 @@ static tl_context *counted_context(counting_allocator *counter) {
     return c;
 }
 
+/* A session of m fed kPrompt. */
+static const int32_t kPrompt[3] = {1, 260, 262};
+static tl_session *prompted_session(tl_model *m) {
+    tl_session *s;
+    OK(tl_session_open(ctx, m, NULL, &s));
+    OK(tl_session_feed(s, kPrompt, 3));
+    return s;
+}
+
 static void generate(tl_session *s, const tl_sampler *p, int n, int32_t *out) {
     for (int i = 0; i < n; ++i) {
         OK(tl_session_sample(s, p, &out[i]));
@@ -323,16 +332,13 @@ Test(model, tied_logits_go_to_the_lowest_ids) {
  * positive logit: twenty greedy tokens, all different, none of the prompt's. */
 Test(model, a_huge_repetition_penalty_never_repeats) {
     tl_model *m = open_model(ctx);
-    tl_session *s;
-    OK(tl_session_open(ctx, m, NULL, &s));
-    const int32_t prompt[3] = {1, 260, 262};
-    OK(tl_session_feed(s, prompt, 3));
+    tl_session *s = prompted_session(m);
     tl_sampler p = TL_SAMPLER_GREEDY;
     p.repeat_penalty = 1e6f, p.repeat_last_n = 64;
     int32_t got[20];
     generate(s, &p, 20, got);
     for (int i = 0; i < 20; ++i) {
-        for (int j = 0; j < 3; ++j) cr_assert_neq(got[i], prompt[j], "token %d repeats the prompt's %d", i, prompt[j]);
+        for (int j = 0; j < 3; ++j) cr_assert_neq(got[i], kPrompt[j], "token %d repeats the prompt's %d", i, kPrompt[j]);
         for (int j = 0; j < i; ++j) cr_assert_neq(got[i], got[j], "tokens %d and %d are both %d", j, i, got[i]);
     }
     tl_session_close(s);
@@ -716,10 +722,7 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
  * repeat_last_n tokens of the history only (-1: all of it). */
 Test(model, sampling_follows_the_softmax_and_the_penalty_window) {
     tl_model *m = open_model(ctx);
-    tl_session *s;
-    OK(tl_session_open(ctx, m, NULL, &s));
-    const int32_t prompt[3] = {1, 260, 262};
-    OK(tl_session_feed(s, prompt, 3));
+    tl_session *s = prompted_session(m);
     const float *logits;
     size_t n;
     OK(tl_session_logits(s, &logits, &n));

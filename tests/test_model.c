@@ -796,3 +796,33 @@ Test(model, sampling_follows_the_softmax_and_the_penalty_window) {
     tl_session_close(s);
     OK(tl_model_close(m));
 }
+
+/* A GGUF file is known by its magic whatever its name (a download saved as model.bin, a name in
+ * capitals); another file is refused as neither kind, and a missing .gguf by the GGUF reader. */
+Test(model, a_gguf_file_is_known_by_its_magic_not_its_name) {
+    char renamed[512], junk[512];
+    const char *names[2] = {"model.bin", "MODEL.GGUF.PART"};
+    for (int i = 0; i < 2; ++i) {
+        snprintf(renamed, sizeof renamed, "%s/%s", dir, names[i]);
+        cr_assert_eq(write_tiny_llama(renamed, "llama", D), 0);
+        tl_model *m;
+        OK(tl_model_open(ctx, renamed, &m));
+        tl_model_info info = TL_MODEL_INFO_INIT;
+        OK(tl_model_info_get(m, &info));
+        cr_assert_eq(info.vocab, VOCAB);
+        cr_assert_not_null(tl_model_tokenizer(m));
+        OK(tl_model_close(m));
+    }
+    snprintf(junk, sizeof junk, "%s/notes.txt", dir);
+    FILE *f = fopen(junk, "wb");
+    cr_assert_not_null(f);
+    fputs("GGU", f); /* shorter than the magic */
+    fclose(f);
+    tl_model *m = NULL;
+    FAILS_WITH(tl_model_open(ctx, junk, &m), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "neither a GGUF file"), "%s", tl_last_error());
+    cr_assert_null(m);
+    snprintf(junk, sizeof junk, "%s/missing.gguf", dir);
+    FAILS_WITH(tl_model_open(ctx, junk, &m), TL_E_IO);
+    cr_assert(strstr(tl_last_error(), "missing.gguf") && !strstr(tl_last_error(), "config.json"), "%s", tl_last_error());
+}

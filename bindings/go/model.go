@@ -27,8 +27,8 @@ type Model struct {
 	HasVocabulary                                            bool
 }
 
-// OpenModel opens a .gguf file, or a folder (or its model.safetensors) holding a Hugging Face
-// Llama; every weight is checked once.
+// OpenModel opens a GGUF file (known by its magic, whatever its name), or a folder (or its
+// model.safetensors) holding a Hugging Face Llama; every weight is checked once.
 func OpenModel(path string) (*Model, error) {
 	if err := checkName("path", path); err != nil {
 		return nil, err

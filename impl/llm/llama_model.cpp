@@ -185,12 +185,29 @@ tl_status from_gguf(const char *label, tl_model &m) {
     return TL_OK;
 }
 
+// What a path holds, read rather than guessed from its name: a file downloaded or renamed
+// without ".gguf" is still a GGUF file when it begins with GGUF's magic.
+enum class PathHolds { gguf, another_file, no_file };
+PathHolds what_path_holds(const char *path) {
+    platform::File f;
+    uint64_t bytes = 0;
+    char magic[4];
+    if (!platform::open_for_reading(path, &f, &bytes)) return PathHolds::no_file;  // a folder, or nothing
+    const bool gguf = bytes >= 4 && platform::read_at(f, 0, magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+    platform::close(&f);
+    return gguf ? PathHolds::gguf : PathHolds::another_file;
+}
+
 tl_status open_files(tl_context *ctx, const char *path, tl_model &m) {
     const std::string p(path);
-    if (ends_with(p, ".gguf")) {
+    const PathHolds holds = what_path_holds(path);
+    if (ends_with(p, ".gguf") || holds == PathHolds::gguf) {  // a missing .gguf: the GGUF reader says so
         TL_TRY(tl_gguf_open(ctx, path, &m.gguf));
         return from_gguf(path, m);
     }
+    if (holds == PathHolds::another_file && !ends_with(p, ".safetensors"))
+        return fail(TL_E_PARSE, "%s: neither a GGUF file (it does not begin with GGUF's magic) nor a Hugging Face "
+                    "folder or its model.safetensors", path);
     // A Hugging Face folder, or its model.safetensors: config.json beside it.
     const bool folder_named = platform::folder_length(path) == p.size();  // ends with a separator
     const std::string weights = ends_with(p, ".safetensors") ? p : p + (folder_named ? "" : "/") + "model.safetensors";

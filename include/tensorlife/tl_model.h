@@ -29,7 +29,8 @@ extern "C" {
 typedef struct tl_model tl_model;
 typedef struct tl_session tl_session;
 
-/* path: a .gguf file, or a folder (or its model.safetensors) holding a Hugging Face Llama. */
+/* path: a GGUF file (known by its magic, whatever its name), or a folder (or its
+ * model.safetensors) holding a Hugging Face Llama. */
 TL_API tl_status tl_model_open(tl_context *ctx, const char *path, tl_model **out);
 /* A GGUF model in size bytes the caller holds (32-byte aligned; tl_gguf_open_memory): they must
  * stay valid and unchanged until the model and its last session are closed. */

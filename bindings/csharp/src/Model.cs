@@ -75,7 +75,8 @@ public sealed class Model : IDisposable {
         Bos = (int)info[8]; Eos = (int)info[9]; HasVocabulary = info[12] != 0;
     }
 
-    /// A .gguf file, or a folder (or its model.safetensors) holding a Hugging Face Llama.
+    /// A GGUF file (known by its magic, whatever its name), or a folder (or its
+    /// model.safetensors) holding a Hugging Face Llama.
     public static Model Open(string path) => new Model(path);
 
     /// Releases the model; its open sessions keep its weights until they are disposed.

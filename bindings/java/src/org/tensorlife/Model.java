@@ -45,7 +45,8 @@ public final class Model implements AutoCloseable {
         bos = (int) info[8]; eos = (int) info[9]; hasVocabulary = info[12] != 0;
     }
 
-    /** A .gguf file, or a folder (or its model.safetensors) holding a Hugging Face Llama. */
+    /** A GGUF file (known by its magic, whatever its name), or a folder (or its model.safetensors)
+     *  holding a Hugging Face Llama. */
     public static Model open(String path) { return new Model(path); }
 
     @Override

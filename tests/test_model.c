@@ -629,8 +629,14 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
     logits_after(m, want);
     OK(tl_model_close(m));
     /* The folder, the folder with a separator after it, its weights file: the same model. */
-    for (int form = 0; form < 3; ++form) {
-        snprintf(named, sizeof named, form == 0 ? "%s" : form == 1 ? "%s/" : "%s/model.safetensors", folder);
+#ifdef _WIN32
+    const int forms = 4; /* and the weights file named with Windows' own separator */
+#else
+    const int forms = 3;
+#endif
+    for (int form = 0; form < forms; ++form) {
+        snprintf(named, sizeof named,
+                 form == 0 ? "%s" : form == 1 ? "%s/" : form == 2 ? "%s/model.safetensors" : "%s\\model.safetensors", folder);
         OK(tl_model_open(ctx, named, &m));
         tl_model_info info = TL_MODEL_INFO_INIT;
         OK(tl_model_info_get(m, &info));

@@ -203,6 +203,7 @@ Test(gguf, hostile_files_are_refused_by_name) {
     header(&b, 3, 0, 1), str(&b, "k"), u32(&b, 8), u64(&b, 5), put(&b, "abcd", 4);
     write_file(exact, &b);
     FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "a string value at byte 45 runs past the end"), "%s", tl_last_error());
     header(&b, 3, 0, 0);
     write_file(exact, &b);
     FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);

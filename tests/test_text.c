@@ -463,3 +463,31 @@ Test(text, merges_take_the_leftmost_tie_skip_stale_pairs_and_whole_words) {
               ids[0], ids[1], ids[2]);
     tl_tokenizer_close(t);
 }
+
+/* White space as llama.cpp counts it includes NEL (U+0085), which PCRE2's \s leaves out: in
+ * "a!" NEL the pre-tokenizer cuts "!" from NEL, so the merge of "!" with NEL's first byte-level
+ * character (Â, for byte 0xC2; 0x85 is ħ) never applies.  Were NEL punctuation, "!Âħ" would be
+ * one piece and merge.  Both gpt-2's and Llama 3's pre-tokenizers. */
+Test(text, nel_is_white_space_to_the_pre_tokenizer) {
+    static gguf_buf b;
+    const char *tokens[] = {"a", "!", "\xc3\x82", "\xc4\xa7", "!\xc3\x82"}; /* a ! Â ħ !Â */
+    const int32_t types[] = {1, 1, 1, 1, 1};
+    const char *merges[] = {"! \xc3\x82"};
+    const char *pres[] = {"gpt-2", "llama-bpe"};
+    for (int p = 0; p < 2; ++p) {
+        b.n = 0, b.keys = 0;
+        key_string(&b, "tokenizer.ggml.model", "gpt2");
+        key_string(&b, "tokenizer.ggml.pre", pres[p]);
+        key_strings(&b, "tokenizer.ggml.tokens", tokens, 5);
+        key_ints(&b, "tokenizer.ggml.token_type", types, 5);
+        key_strings(&b, "tokenizer.ggml.merges", merges, 1);
+        key_u32(&b, "tokenizer.ggml.bos_token_id", 0);
+        tl_tokenizer *t = open_vocab(&b, TL_OK);
+        int32_t ids[8];
+        const size_t n = ids_of(t, "a!\xc2\x85", 0, ids);
+        cr_assert_eq(n, 4, "%s: %zu ids", pres[p], n);
+        cr_assert(ids[0] == 0 && ids[1] == 1 && ids[2] == 2 && ids[3] == 3, "%s: a ! Â ħ, got %d %d %d %d", pres[p],
+                  ids[0], ids[1], ids[2], ids[3]);
+        tl_tokenizer_close(t);
+    }
+}

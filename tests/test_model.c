@@ -798,6 +798,41 @@ Test(model, sampling_follows_the_softmax_and_the_penalty_window) {
         OK(tl_session_feed(s, &pick, 1));
     }
     cr_assert(tested, "sixty greedy tokens of a random model and none repeated");
+    /* A penalty of 3 over the whole history, at temperature 1: the probability mass of the seen
+     * tokens whose logits are negative (multiplied by 3) and of those positive (divided by 3), as
+     * drawn, against the softmax of the logits so penalized here. */
+    const int32_t *h;
+    size_t hn;
+    OK(tl_session_history(s, &h, &hn));
+    OK(tl_session_logits(s, &logits, &n));
+    char *seen = calloc(n, 1);
+    for (size_t i = 0; i < hn; ++i) seen[h[i]] = 1;
+    double mass[2] = {0, 0}, total = 0, penalized_top = -INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+        const double l = seen[i] ? (logits[i] > 0 ? logits[i] / 3.0 : logits[i] * 3.0) : logits[i];
+        penalized_top = l > penalized_top ? l : penalized_top;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const double l = seen[i] ? (logits[i] > 0 ? logits[i] / 3.0 : logits[i] * 3.0) : logits[i];
+        const double e = exp(l - penalized_top);
+        total += e;
+        if (seen[i]) mass[logits[i] > 0] += e;
+    }
+    tl_sampler penalized = TL_SAMPLER_GREEDY;
+    penalized.temperature = 1.0f, penalized.repeat_penalty = 3.0f, penalized.repeat_last_n = -1, penalized.seed = 99;
+    int drawn[2] = {0, 0};
+    for (int d = 0; d < DRAWS; ++d) {
+        int32_t token;
+        OK(tl_session_sample(s, &penalized, &token));
+        if (seen[token]) drawn[logits[token] > 0]++;
+    }
+    for (int sign = 0; sign < 2; ++sign) {
+        const double want = mass[sign] / total, got = (double)drawn[sign] / DRAWS;
+        const double sigma = sqrt(want * (1 - want) / DRAWS);
+        cr_assert(fabs(got - want) <= 5 * sigma + 1e-9, "seen tokens of %s logits drawn %.4f of the time, want %.4f",
+                  sign ? "positive" : "negative", got, want);
+    }
+    free(seen);
     free(p), free(count);
     tl_session_close(s);
     OK(tl_model_close(m));

@@ -506,3 +506,41 @@ Test(quant, rows_of_a_batch_give_their_own_bits) {
     const tl_dtype all[9] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K, TL_F16};
     for (int m = 7; m <= 19; m += 12) batch_rows_give_their_own_bits(all, 9, m);
 }
+
+/* Rows llama.cpp's own quantizer wrote (tests/golden/ggml_quantized.gguf, made by the llamacpp
+ * stage from its Q4_K_M, Q5_K_M and Q6_K files, tests/llamacpp/ggml_quantized.py): tl_convert of
+ * the same f32 rows gives their bytes exactly, for q4_K, q5_K, q6_K, q5_0, q5_1 and q8_0. */
+Test(quant, conversions_give_llama_cpp_quantizers_bytes) {
+    tl_gguf_file *g;
+    OK(tl_gguf_open(ctx, TL_SOURCE_DIR "/tests/golden/ggml_quantized.gguf", &g));
+    int checked = 0;
+    for (size_t i = 0; i < tl_gguf_tensor_count(g); ++i) {
+        const char *name = tl_gguf_tensor_name(g, i);
+        const size_t len = strlen(name);
+        if (len < 5 || strcmp(name + len - 4, ".f32") != 0) continue;
+        char ggml_name[64];
+        snprintf(ggml_name, sizeof ggml_name, "%.*s.ggml", (int)(len - 4), name);
+        tl_tensor f32, ggml, made;
+        OK(tl_gguf_get(ctx, g, name, &f32));
+        OK(tl_gguf_get(ctx, g, ggml_name, &ggml));
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
+        OK(tl_tensor_info_get(ctx, ggml, &info));
+        int64_t elements;
+        size_t block_bytes;
+        OK(tl_dtype_block(info.dtype, &elements, &block_bytes));
+        const size_t bytes = (size_t)(info.shape[0] * info.shape[1] / elements) * block_bytes;
+        unsigned char *want = malloc(bytes), *got = malloc(bytes);
+        OK(tl_tensor_read(ctx, ggml, want, bytes));
+        OK(tl_convert(ctx, f32, info.dtype, &made));
+        OK(tl_tensor_read(ctx, made, got, bytes));
+        size_t first = bytes;
+        for (size_t b = 0; b < bytes && first == bytes; ++b)
+            if (got[b] != want[b]) first = b;
+        cr_assert_eq(first, bytes, "%s: byte %zu of %zu differs from llama.cpp's (%u, not %u)", tl_dtype_name(info.dtype),
+                     first, bytes, first < bytes ? got[first] : 0, first < bytes ? want[first] : 0);
+        free(want), free(got);
+        ++checked;
+    }
+    cr_assert_eq(checked, 6, "six block types in the file, %d checked", checked);
+    tl_gguf_close(g);
+}

@@ -103,5 +103,8 @@ for type in Q4_K_M Q5_K_M Q6_K; do
     check "$type parts at a near tie" '[[ "$parting" != *"NOT a near tie"* ]]'
   fi
 done
+# The rows test_quant checks tl_convert against in every build, made again from these files.
+"$py" "$src/tests/llamacpp/ggml_quantized.py" "$work" "$work/ggml_quantized.gguf"
+check "tests/golden/ggml_quantized.gguf made again" 'cmp -s "$work/ggml_quantized.gguf" "$src/tests/golden/ggml_quantized.gguf"'
 echo "runner against llama.cpp: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

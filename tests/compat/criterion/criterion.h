@@ -10,6 +10,7 @@
 #ifndef TL_COMPAT_CRITERION_H
 #define TL_COMPAT_CRITERION_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -171,6 +172,9 @@ static int tlc_run_apart(const char *self, int index) {
 #ifdef _WIN32
     const char *args[] = {self, "--tl-case", arg, NULL};
     const intptr_t status = _spawnv(_P_WAIT, self, args);
+    /* Told apart on stderr: a case that never started is the machine's trouble, not the code's. */
+    if (status < 0) fprintf(stderr, "[ERR ] case %d did not start: %s\n", index, strerror(errno));
+    if (status >= 0xC0000000LL) fprintf(stderr, "[ERR ] case %d ended with NTSTATUS 0x%llx\n", index, (unsigned long long)status);
     return status < 0 || status >= 0xC0000000LL ? -1 : (int)status; /* NTSTATUS codes: a crash */
 #else
     static char launcher[1024];

@@ -14,8 +14,9 @@
 # quantized products do not all go through the ggml_vec_dot functions tensorlife matches bit for
 # bit (its CPU backend repacks weights for other kernels, "CPU_REPACK" in its log): where a sum
 # differs in its last bit, an activation's quantization may round the other way, the logits lie
-# apart by up to about 0.02 (q8_0's too), and a near tie can go either way.  Where the greedy runs part, both sides are fed the shared tokens again and the two
-# picks must stand closer on each side than the logits lie apart (a near tie, checked).
+# apart by up to about 0.02 (q8_0's too), and a near tie can go either way.  Where the greedy
+# runs part, both sides are fed the shared tokens again and the two picks must stand closer on
+# each side than the logits lie apart (a near tie, checked).
 #   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
 decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6 quantized_bytes=$7

@@ -21,7 +21,6 @@ import gguf_write as G  # noqa: E402
 TYPES = {0: ("f32", 1, 4), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34),
          12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210)}
 ROWS = 2
-SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 
 
 def read_gguf(path):
@@ -51,7 +50,7 @@ def read_gguf(path):
             for _ in range(count):
                 skip_value(item)
         else:
-            at += SCALAR[kind]
+            at += struct.calcsize(G.PACK[kind])
 
     assert data[:4] == b"GGUF"
     at = 4

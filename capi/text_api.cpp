@@ -117,7 +117,7 @@ tl_status tl_detokenize(tl_tokenizer *t, const int32_t *ids, size_t n, unsigned 
             if (exact >= capacity)
                 return fail(TL_E_INVALID_ARGUMENT, "detokenize: %zu bytes of text and its NUL, room for %zu", exact + 1,
                             capacity);
-            if (exact) std::memcpy(text, t->scratch.text.data(), exact);
+            std::memcpy(text, t->scratch.text.data(), exact);  // exact >= 1: an empty text fits all but capacity 0
             text[exact] = 0;
             *length = exact;
             return TL_OK;

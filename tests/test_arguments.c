@@ -322,6 +322,9 @@ Test(arguments, every_status_has_a_name_and_a_description) {
     }
     cr_assert_str_eq(tl_status_string((tl_status)12345), "TL_E_UNKNOWN");
     cr_assert_str_eq(tl_status_description((tl_status)-12345), "no tensorlife status");
+    /* The enum's width marker is no status either. */
+    cr_assert_str_eq(tl_status_string(TL_STATUS_FORCE_INT32_), "TL_E_UNKNOWN");
+    cr_assert_str_eq(tl_status_description(TL_STATUS_FORCE_INT32_), "no tensorlife status");
     int64_t elements;
     size_t bytes;
     REFUSED(tl_dtype_block(TL_F32, NULL, &bytes));

@@ -202,6 +202,10 @@ Test(executor, small_work_runs_inline_and_the_executor_can_be_cleared) {
     OK(tl_tensor_ones(split_ctx, TL_F32, 2, big, &a));
     OK(tl_exp(split_ctx, a, &y));
     cr_assert_eq(atomic_load(&hook_calls), before, "a cleared executor is not called");
+    tl_executor no_function = {NULL, NULL};
+    OK(tl_context_set_executor(split_ctx, &no_function)); /* an executor without parallel_for clears it too */
+    OK(tl_exp(split_ctx, a, &y));
+    cr_assert_eq(atomic_load(&hook_calls), before, "an executor without parallel_for is not called");
     FAILS_WITH(tl_set_blas_threads(0), TL_E_INVALID_ARGUMENT);
     OK(tl_set_blas_threads(1));
     cr_assert_eq(tl_blas_threads(), 1);

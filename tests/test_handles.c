@@ -137,6 +137,10 @@ Test(handles, null_pointers_are_refused) {
     tl_allocator half = {NULL, counting_alloc, NULL};
     FAILS_WITH(tl_context_create(&half, &refused), TL_E_INVALID_ARGUMENT);
     cr_assert_null(refused, "a refused create leaves its output alone");
+    tl_allocator no_alloc = {NULL, NULL, counting_free};
+    FAILS_WITH(tl_context_create(&no_alloc, &refused), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "both alloc and free"), "%s", tl_last_error());
+    cr_assert_null(refused);
     FAILS_WITH(tl_tensor_zeros(NULL, TL_F32, 1, shape4, &t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, shape4, NULL), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_tensor_zeros(ctx, TL_F32, 1, NULL, &t), TL_E_INVALID_ARGUMENT);

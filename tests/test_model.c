@@ -491,6 +491,10 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         {{"llama.attention.head_count_kv", 3}, TL_E_PARSE, "do not describe a Llama model"},   /* 4 % 3 */
         {{"llama.attention.head_count", 32}, TL_E_PARSE, "do not describe a Llama model"},     /* head_dim 1, odd */
         {{"llama.block_count", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{"llama.block_count", 65537}, TL_E_PARSE, "do not describe a Llama model"},           /* past 2^16 layers */
+        {{"llama.attention.head_count", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{"llama.feed_forward_length", 0}, TL_E_PARSE, "do not describe a Llama model"},
+        {{"llama.embedding_length", 0}, TL_E_PARSE, "do not describe a Llama model"},
         {{"llama.rope.freq_base", 0}, TL_E_PARSE, "do not describe a Llama model"},
         {{"llama.attention.layer_norm_rms_epsilon", 0}, TL_E_PARSE, "do not describe a Llama model"},
         {{NULL, 0, 0, "token_embd.weight", VOCAB, D + 2}, TL_E_PARSE, "the embedding table is not [vocab, 32]"},
@@ -866,4 +870,55 @@ Test(model, a_gguf_file_is_known_by_its_magic_not_its_name) {
     snprintf(junk, sizeof junk, "%s/missing.gguf", dir);
     FAILS_WITH(tl_model_open(ctx, junk, &m), TL_E_IO);
     cr_assert(strstr(tl_last_error(), "missing.gguf") && !strstr(tl_last_error(), "config.json"), "%s", tl_last_error());
+}
+
+/* Session options and sampler values out of their ranges are refused by name, nothing opened
+ * or drawn, and the session samples as before afterwards. */
+Test(model, out_of_range_options_and_samplers_are_refused) {
+    tl_model *m = open_model(ctx);
+    tl_session *s = NULL;
+    tl_session_options bad = TL_SESSION_OPTIONS_INIT;
+    bad.kv_dtype = TL_Q8_0;
+    FAILS_WITH(tl_session_open(ctx, m, &bad, &s), TL_E_DTYPE);
+    cr_assert(strstr(tl_last_error(), "q8_0"), "%s", tl_last_error());
+    const struct {
+        int32_t context_length, max_chunk, ambient;
+    } out_of_range[] = {{-1, 0, 0}, {(1 << 20) + 1, 0, 0}, {0, -1, 0}, {0, 0, 2}, {0, 0, -1}};
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; ++i) {
+        tl_session_options o = TL_SESSION_OPTIONS_INIT;
+        o.context_length = out_of_range[i].context_length, o.max_chunk = out_of_range[i].max_chunk;
+        o.ambient = out_of_range[i].ambient;
+        FAILS_WITH(tl_session_open(ctx, m, &o, &s), TL_E_INVALID_ARGUMENT);
+        char want[96];
+        snprintf(want, sizeof want, "context_length %d, max_chunk %d, ambient %d", o.context_length, o.max_chunk, o.ambient);
+        cr_assert(strstr(tl_last_error(), want), "%s", tl_last_error());
+        cr_assert_null(s);
+    }
+    tl_session_options sized = TL_SESSION_OPTIONS_INIT;
+    sized.context_length = 8;
+    OK(tl_session_open(ctx, m, &sized, &s));
+    cr_assert_eq(tl_session_context_length(s), 8);
+    tl_session_close(s);
+    s = prompted_session(m);
+    cr_assert_eq(tl_session_context_length(s), 64, "the model's own length, under 4096");
+    int32_t before, after;
+    tl_sampler greedy = TL_SAMPLER_GREEDY;
+    OK(tl_session_sample(s, &greedy, &before));
+    for (int which = 0; which < 6; ++which) {
+        tl_sampler p = TL_SAMPLER_INIT;
+        if (which == 0) p.temperature = NAN;
+        if (which == 1) p.top_p = NAN;
+        if (which == 2) p.min_p = NAN;
+        if (which == 3) p.repeat_penalty = 0;
+        if (which == 4) p.repeat_penalty = -1;
+        if (which == 5) p.repeat_penalty = NAN;
+        int32_t token = -7;
+        FAILS_WITH(tl_session_sample(s, &p, &token), TL_E_INVALID_ARGUMENT);
+        cr_assert(strstr(tl_last_error(), "sampler:"), "%s", tl_last_error());
+        cr_assert_eq(token, -7, "a refused draw wrote a token");
+    }
+    OK(tl_session_sample(s, &greedy, &after));
+    cr_assert_eq(after, before);
+    tl_session_close(s);
+    OK(tl_model_close(m));
 }

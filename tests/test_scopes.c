@@ -280,3 +280,17 @@ Test(scopes, every_byte_comes_from_the_allocator) {
     cr_assert_eq(counter.allocs, counter.frees);
     cr_assert_eq(counter.live_bytes, 0);
 }
+
+/* tl_scope_open_ex with NULL options takes TL_SCOPE_OPTIONS_INIT: a growing scope. */
+Test(scopes, null_options_are_the_defaults) {
+    tl_scope s;
+    OK(tl_scope_open_ex(ctx, "defaults", NULL, &s));
+    cr_assert_str_eq(tl_scope_name(ctx, s), "defaults");
+    const int64_t shape_4m[1] = {1 << 20};
+    tl_tensor t;
+    for (int i = 0; i < 3; ++i) OK(tl_tensor_zeros(ctx, TL_F32, 1, shape_4m, &t));
+    tl_scope_stats st = TL_SCOPE_STATS_INIT;
+    OK(tl_scope_stats_get(ctx, s, &st));
+    cr_assert_geq(st.used_bytes, 3u << 22, "a default scope grows to what it is asked for");
+    OK(tl_scope_close(ctx, s));
+}

@@ -200,6 +200,15 @@ Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
     size_t bound;
     OK(tl_detokenize(t, ids, n, TL_DETOKENIZE_REMOVE_SPECIAL, NULL, 0, &bound));
     cr_assert_eq(bound, strlen("a ? ! . , ' a 's 'm 're 've 'x 'rv 'vr '"));
+    /* A buffer under the bound but room for the cleaned text takes it; one byte less is refused. */
+    const size_t exact = strlen("a?!.,'a's'm're've 'x 'rv 'vr '");
+    memset(text, '#', sizeof text);
+    OK(tl_detokenize(t, ids, n, TL_DETOKENIZE_REMOVE_SPECIAL, text, exact + 1, &len));
+    cr_assert(len == exact && !strcmp(text, "a?!.,'a's'm're've 'x 'rv 'vr '"), "%s", text);
+    FAILS_WITH(tl_detokenize(t, ids, n, TL_DETOKENIZE_REMOVE_SPECIAL, text, exact, &len), TL_E_INVALID_ARGUMENT);
+    char want[64];
+    snprintf(want, sizeof want, "%zu bytes of text and its NUL, room for %zu", exact + 1, exact);
+    cr_assert(strstr(tl_last_error(), want), "%s", tl_last_error());
     tl_tokenizer_close(t);
 }
 

@@ -28,6 +28,13 @@
                  tl_status_string(code));                                                                              \
   } while (0)
 
+/* The call fails with code and its message holds text. */
+#define REFUSED_WITH(call, code, text)                                                         \
+  do {                                                                                         \
+    FAILS_WITH(call, code);                                                                    \
+    cr_assert(strstr(tl_last_error(), text), "%s: \"%s\" lacks \"%s\"", #call, tl_last_error(), text); \
+  } while (0)
+
 /* TL_TEST_NO_THREADS, set with its reason by scripts/cross.sh where an emulator cannot start a
  * thread (qemu-user on some hosts hangs in every pthread_create): a case that needs a second
  * thread is skipped, and counted, with that reason. */

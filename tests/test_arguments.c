@@ -334,12 +334,6 @@ Test(arguments, every_status_has_a_name_and_a_description) {
 
 /* Ops given shapes, dtypes and views they cannot take: each refused with its status and a
  * message that names the op and what is wrong. */
-#define REFUSED_WITH(call, code, text)                                                    \
-  do {                                                                                    \
-    FAILS_WITH(call, code);                                                               \
-    cr_assert(strstr(tl_last_error(), text), "%s: \"%s\"", #call, tl_last_error());       \
-  } while (0)
-
 Test(arguments, ops_refuse_what_they_cannot_take_by_name) {
     const int64_t s3[3] = {2, 2, 64}, s2[2] = {4, 64}, s1[1] = {6}, s23[2] = {2, 3}, s24[2] = {2, 4}, two[1] = {2};
     tl_tensor f3, q3, f2, q2, f6, a, b, c, d, out;

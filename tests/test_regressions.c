@@ -81,3 +81,34 @@ Test(regressions, block_dtype_shapes_whose_elements_overflow) {
         cr_assert(strstr(tl_last_error(), "overflows"), "%s: %s", tl_dtype_name(blocks[i]), tl_last_error());
     }
 }
+
+/* Found by the coverage list (an untaken branch of require_rows): the transpose of a one-row
+ * q8_0 tensor, [32, 1], passed as rows of one element, each read from its block's start, so
+ * tl_convert gave the first value 32 times with TL_OK and gather_rows others.  A block dtype's
+ * view is read along its stored rows or refused; an f16 transpose still converts element by
+ * element. */
+Test(regressions, a_transposed_block_row_is_refused_not_misread) {
+    float v[32];
+    for (int i = 0; i < 32; ++i) v[i] = (float)i * 0.5f - 3;
+    const int64_t row[2] = {1, 32}, one[1] = {1};
+    const int32_t id = 3;
+    tl_tensor f, stored, column, ids, out;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, row, v, sizeof v, &f));
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, one, &id, sizeof id, &ids));
+    for (int dt = 0; dt < 2; ++dt) {
+        OK(tl_convert(ctx, f, dt ? TL_F16 : TL_Q8_0, &stored));
+        OK(tl_transpose(ctx, stored, 0, 1, &column));
+        if (dt == 0) {
+            REFUSED_WITH(tl_convert(ctx, column, TL_F32, &out), TL_E_SHAPE, "convert: a q8_0 tensor is read along its stored rows");
+            REFUSED_WITH(tl_gather_rows(ctx, column, ids, &out), TL_E_SHAPE, "gather_rows: a q8_0 tensor is read along");
+            continue;
+        }
+        float got[32];
+        OK(tl_convert(ctx, column, TL_F32, &out));
+        OK(tl_tensor_read(ctx, out, got, sizeof got));
+        for (int i = 0; i < 32; ++i) cr_assert_eq(got[i], v[i], "f16 column element %d", i); /* halves of small ints: exact */
+        OK(tl_gather_rows(ctx, column, ids, &out));
+        OK(tl_tensor_read(ctx, out, got, 4));
+        cr_assert_eq(got[0], v[3]);
+    }
+}

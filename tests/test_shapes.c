@@ -21,13 +21,6 @@ static tl_tensor ones3(int64_t a, int64_t b, int64_t c) {
     return ones(TL_F32, 3, s);
 }
 
-/* The call fails with code and its message holds `part`. */
-#define REFUSED_WITH(call, code, part)                                                      \
-  do {                                                                                      \
-    FAILS_WITH(call, code);                                                                 \
-    cr_assert(strstr(tl_last_error(), part), "%s: \"%s\" lacks \"%s\"", #call, tl_last_error(), part); \
-  } while (0)
-
 static int64_t elements_of(tl_tensor t) {
     tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(ctx, t, &info));
@@ -193,4 +186,28 @@ Test(shapes, convert_takes_f32_to_itself_and_refuses_other_pairs) {
         OK(tl_convert(ctx, ones(TL_F32, 2, none), to ? TL_Q4_K : TL_BF16, &y));
         cr_assert_eq(elements_of(y), 0);
     }
+}
+
+/* A new tensor's shape: each reason it is refused, one message each. */
+Test(shapes, new_tensor_shapes_are_refused_by_reason) {
+    tl_tensor t;
+    const int64_t negative[2] = {2, -3}, nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, odd_row[2] = {2, 48};
+    REFUSED_WITH(tl_tensor_zeros(ctx, (tl_dtype)999, 1, negative, &t), TL_E_INVALID_ARGUMENT, "dtype 999 is no dtype");
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, 2, NULL, &t), TL_E_INVALID_ARGUMENT, "shape is NULL");
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, 9, nine, &t), TL_E_INVALID_ARGUMENT, "ndim 9 is outside 0..8");
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, -1, nine, &t), TL_E_INVALID_ARGUMENT, "ndim -1 is outside 0..8");
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, 2, negative, &t), TL_E_INVALID_ARGUMENT, "dim 1 is negative (-3)");
+    static unsigned char data[512]; /* block dtypes come wrapped or converted, never zeroed */
+    REFUSED_WITH(tl_tensor_wrap(ctx, TL_Q8_0, 0, NULL, data, sizeof data, &t), TL_E_SHAPE, "a 0-D shape whose last dim is 0");
+    REFUSED_WITH(tl_tensor_wrap(ctx, TL_Q4_K, 2, odd_row, data, sizeof data, &t), TL_E_SHAPE,
+                 "q4_k stores blocks of 256 along the last dim");
+    /* Counts past int64: the elements, the bytes of f32 (elements fit), the bytes of q8_0's
+     * blocks (34 bytes for 32 elements: elements fit, bytes do not). */
+    const int64_t elements[2] = {INT64_C(1) << 32, INT64_C(1) << 32}, f32_bytes[1] = {INT64_C(1) << 62},
+                  q8_bytes[1] = {INT64_MAX / 32 * 32};
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, 2, elements, &t), TL_E_OUT_OF_MEMORY, "element count overflows");
+    REFUSED_WITH(tl_tensor_zeros(ctx, TL_F32, 1, f32_bytes, &t), TL_E_OUT_OF_MEMORY, "byte or element count overflows");
+    REFUSED_WITH(tl_tensor_wrap(ctx, TL_Q8_0, 1, q8_bytes, data, sizeof data, &t), TL_E_OUT_OF_MEMORY, "byte or element count overflows");
+    OK(tl_tensor_zeros(ctx, TL_F32, 0, NULL, &t)); /* a scalar needs no shape */
+    cr_assert_eq(elements_of(t), 1);
 }

@@ -33,7 +33,9 @@ void row_as_f32(const View &v, int64_t r, float *out) {
 }
 
 tl_status require_rows(const char *op, const View &v) {
-    if (!is_block_dtype(v.dtype) || v.ndim == 0 || v.shape[v.ndim - 1] <= 1 || v.strides[v.ndim - 1] == 1) return TL_OK;
+    // A last dim of one element across the blocks (a transposed row) is refused too: its rows
+    // start inside blocks, where no block dtype's row can.
+    if (!is_block_dtype(v.dtype) || v.ndim == 0 || v.shape[v.ndim - 1] == 0 || v.strides[v.ndim - 1] == 1) return TL_OK;
     return fail(TL_E_SHAPE, "%s: a %s tensor is read along its stored rows; this view's last dim has stride %lld", op,
                 dtype_name(v.dtype), (long long)v.strides[v.ndim - 1]);
 }

@@ -17,7 +17,9 @@
  *   tl_matmul         as the weight operand b, against f32 activations;
  *   tl_gather_rows    as the table (an embedding lookup), rows given as f32;
  *   tl_copy_into      f32 into an f16 or bf16 destination (a KV cache), or the same dtype;
- *   tl_slice, tl_transpose  views (a block dtype's only along whole blocks of its stored rows);
+ *   tl_slice, tl_transpose  views (a block dtype's only along whole blocks of its stored rows;
+ *                     one whose last dim is not those rows, a transpose, only tl_matmul reads:
+ *                     tl_convert and tl_gather_rows refuse it with TL_E_SHAPE);
  *   tl_contiguous, tl_reshape, tl_concat  f16 and bf16 (bit copies);
  *   tl_tensor_read, tl_tensor_retain, tl_tensor_info_get, tl_tensor_data, tl_tensor_free,
  *   tl_tensor_from_data and tl_tensor_wrap (the stored bytes), zeros/ones/full (f16, bf16),

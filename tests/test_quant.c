@@ -473,6 +473,52 @@ Test(quant, extreme_blocks_round_or_poison_cleanly) {
     cr_assert(isnan(out[0]) && isnan(out[1]), "%g %g", out[0], out[1]);
 }
 
+/* Degenerate rows in every block dtype: all zero comes back as zeros, a constant within an
+ * eighth of itself (exactly where the block keeps its minimum: q4_1, q5_1), values too small for
+ * any f16 scale as at most themselves; against each such weight, an all-zero activation row gives
+ * exactly 0, a row of tiny values a finite product near the exact one, and a row holding a NaN
+ * NaN (the K-quants' own activation blocks included). */
+Test(quant, degenerate_rows_in_every_block_dtype) {
+    const tl_dtype all[] = {TL_Q8_0, TL_Q4_0, TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
+    enum { K = 256, ROWS = 4 };
+    static float w[ROWS * K], back[ROWS * K], x[3 * K];
+    const float level[ROWS] = {0.0f, 1.5f, -2.0f, 1e-20f};
+    for (int i = 0; i < K; ++i) {
+        for (int r = 0; r < 3; ++r) w[r * K + i] = level[r];
+        w[3 * K + i] = level[3] * (float)(i % 3 - 1);
+        x[i] = 0.0f, x[K + i] = 1e-30f * (float)(i % 5 - 2), x[2 * K + i] = i == 77 ? NAN : 0.25f;
+    }
+    const int64_t ws[2] = {ROWS, K}, xs[2] = {3, K};
+    tl_tensor tw, tx, q, b, t, y;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof x, &tx));
+    for (size_t d = 0; d < sizeof all / sizeof all[0]; ++d) {
+        const char *name = tl_dtype_name(all[d]);
+        const int keeps_min = all[d] == TL_Q4_1 || all[d] == TL_Q5_1;
+        OK(tl_convert(ctx, tw, all[d], &q));
+        OK(tl_convert(ctx, q, TL_F32, &b));
+        OK(tl_tensor_read(ctx, b, back, sizeof back));
+        for (int r = 0; r < ROWS; ++r)
+            for (int i = 0; i < K; ++i) {
+                const float want = w[r * K + i], got = back[r * K + i];
+                const float reach = r == 0 || (r < 3 && keeps_min) ? 0.0f : r == 3 ? fabsf(want) : fabsf(level[r]) / 8;
+                cr_assert(fabsf(got - want) <= reach, "%s row %d element %d: %g back as %g", name, r, i, want, got);
+            }
+        OK(tl_transpose(ctx, q, 0, 1, &t));
+        OK(tl_matmul(ctx, tx, t, &y));
+        float out[3 * ROWS];
+        OK(tl_tensor_read(ctx, y, out, sizeof out));
+        for (int r = 0; r < ROWS; ++r) {
+            double exact = 0, size = 0;
+            for (int i = 0; i < K; ++i) exact += (double)back[r * K + i] * x[K + i], size += fabs((double)back[r * K + i] * x[K + i]);
+            cr_assert(out[r] == 0.0f, "%s: zero activations against row %d give %g", name, r, out[r]);
+            cr_assert(isfinite(out[ROWS + r]) && fabs(out[ROWS + r] - exact) <= 0.02 * size + 1e-45,
+                      "%s: tiny activations against row %d give %g, exact %g", name, r, out[ROWS + r], exact);
+            cr_assert(isnan(out[2 * ROWS + r]), "%s: a NaN activation against row %d gives %g", name, r, out[2 * ROWS + r]);
+        }
+    }
+}
+
 static void batch_rows_give_their_own_bits(const tl_dtype *all, int count, int M) {
     enum { M_MAX = 19, K = 512, N = 40 };
     static float w[N * K], x[M_MAX * K], batch[M_MAX * N], alone[N];

@@ -382,6 +382,19 @@ Test(ops, sum_mean_argmax) {
     OK(tl_argmax(ctx, make_f32(ctx, 1, s4, ties), 0, &y));
     OK(tl_tensor_read(ctx, y, idx, sizeof(int32_t)));
     cr_assert_eq(idx[0], 3, "NaN counts as largest");
+    /* A NaN first, and two NaNs: the first NaN wins, in f32 and f64. */
+    const double firsts[2][4] = {{NAN, 9, 1, 12}, {1, NAN, 30, NAN}};
+    for (int f64 = 0; f64 < 2; ++f64)
+        for (int c = 0; c < 2; ++c) {
+            float f[4];
+            for (int i = 0; i < 4; ++i) f[i] = (float)firsts[c][i];
+            tl_tensor a;
+            OK(tl_tensor_from_data(ctx, f64 ? TL_F64 : TL_F32, 1, s4, f64 ? (const void *)firsts[c] : (const void *)f,
+                                   f64 ? sizeof firsts[c] : sizeof f, &a));
+            OK(tl_argmax(ctx, a, 0, &y));
+            OK(tl_tensor_read(ctx, y, idx, sizeof(int32_t)));
+            cr_assert_eq(idx[0], c, "%s case %d: the first NaN", f64 ? "f64" : "f32", c);
+        }
 }
 
 Test(ops, views_share_storage_and_report_layout) {

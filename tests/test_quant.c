@@ -246,6 +246,23 @@ Test(quant, half_and_bfloat16_round_ties_to_even) {
         OK(tl_tensor_read(ctx, h, &got, 2));
         cr_assert_eq(got, want[i], "%s of 0x%08x: 0x%04x, want 0x%04x", tl_dtype_name(to[i]), bits[i], got, want[i]);
     }
+    /* NaNs stay NaN, quiet, sign kept: a signaling NaN whose payload is all in the low bits would
+     * round to infinity if rounded as a number. */
+    const uint32_t nans[3] = {0x7F800001u, 0xFFC00000u, 0x7FBFFFFFu};
+    for (int i = 0; i < 3; ++i)
+        for (int d = 0; d < 2; ++d) {
+            float v;
+            memcpy(&v, &nans[i], 4);
+            const int64_t one = 1;
+            tl_tensor f, h;
+            uint16_t got;
+            OK(tl_tensor_from_data(ctx, TL_F32, 1, &one, &v, 4, &f));
+            OK(tl_convert(ctx, f, to[d], &h));
+            OK(tl_tensor_read(ctx, h, &got, 2));
+            const uint16_t exponent = to[d] == TL_BF16 ? 0x7F80 : 0x7C00, quiet = to[d] == TL_BF16 ? 0x40 : 0x200;
+            cr_assert((got & exponent) == exponent && (got & quiet) && (got >> 15) == (nans[i] >> 31),
+                      "%s of NaN 0x%08x: 0x%04x", tl_dtype_name(to[d]), nans[i], got);
+        }
 }
 
 /* ggml's block layouts decoded by hand-worked blocks (ggml-common.h's structs). */

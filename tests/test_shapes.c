@@ -79,6 +79,20 @@ Test(shapes, rope_refuses_a_scalar_and_an_infinite_theta_and_takes_empty_rows) {
                  "is not positive");
     OK(tl_rope(ctx, ones(TL_F32, 2, none), 7, 10000.0, TL_ROPE_INTERLEAVED, &y));
     cr_assert_eq(elements_of(y), 0);
+    /* A 1-D x is one row at the position: the bits of the same row as [1, d]. */
+    const int64_t flat[1] = {8}, row[2] = {1, 8};
+    const float v[8] = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1, 4};
+    tl_tensor x1, x2, y1, y2;
+    OK(tl_tensor_from_data(ctx, TL_F32, 1, flat, v, sizeof v, &x1));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, row, v, sizeof v, &x2));
+    for (int mode = 0; mode < 2; ++mode) {
+        float a[8], b[8];
+        OK(tl_rope(ctx, x1, 5, 10000.0, mode ? TL_ROPE_HALVES : TL_ROPE_INTERLEAVED, &y1));
+        OK(tl_rope(ctx, x2, 5, 10000.0, mode ? TL_ROPE_HALVES : TL_ROPE_INTERLEAVED, &y2));
+        OK(tl_tensor_read(ctx, y1, a, sizeof a));
+        OK(tl_tensor_read(ctx, y2, b, sizeof b));
+        cr_assert(!memcmp(a, b, sizeof a) && a[0] != v[0], "mode %d", mode);
+    }
 }
 
 Test(shapes, matmul_refuses_each_rank_and_dim_mismatch) {

@@ -162,6 +162,16 @@ Test(io, save_refuses_bad_input_and_leaves_no_file) {
     FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, dup, t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 1, meta, t), TL_E_INVALID_ARGUMENT);
     FAILS_WITH(tl_safetensors_save(ctx, "/nonexistent-dir/x.safetensors", 2, ok, t), TL_E_IO);
+    const char *empty[2] = {"a", ""}, *null_name[2] = {NULL, "b"};
+    REFUSED_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, empty, t), TL_E_INVALID_ARGUMENT, "name 1");
+    REFUSED_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, null_name, t), TL_E_INVALID_ARGUMENT, "name 0");
+    /* A block dtype has no safetensors dtype: refused by name, not written as bytes of another. */
+    const int64_t row[2] = {1, 32};
+    tl_tensor f, q[2];
+    OK(tl_tensor_ones(ctx, TL_F32, 2, row, &f));
+    OK(tl_convert(ctx, f, TL_Q8_0, &q[1]));
+    q[0] = t[0];
+    REFUSED_WITH(tl_safetensors_save(ctx, in_dir("bad.safetensors"), 2, ok, q), TL_E_DTYPE, "tensor 'b' is q8_0, which safetensors has no dtype for");
     tl_scope s;
     OK(tl_scope_open(ctx, "gone", 0, &s));
     tl_tensor stale[2] = {t[0], make_f32(ctx, 1, s3, v)};

@@ -151,6 +151,52 @@ Test(shapes, matmul_over_empty_dims_is_empty_or_zero) {
         OK(tl_transpose(ctx, e, 0, 1, &et));
         OK(tl_matmul(ctx, ones(TL_F32, 2, acts), et, &y));
         cr_assert_eq(elements_of(y), 0, "%s", tl_dtype_name(stored[i]));
+        /* k = 0: weight rows of no elements, so every output is a sum of nothing. */
+        const int64_t empty_rows[2] = {3, 0}, no_k[2] = {2, 0}, many[2] = {40, 0};
+        for (int m = 0; m < 2; ++m) {
+            tl_tensor k0;
+            OK(tl_convert(ctx, ones(TL_F32, 2, empty_rows), stored[i], &e));
+            OK(tl_transpose(ctx, e, 0, 1, &k0));
+            OK(tl_matmul(ctx, ones(TL_F32, 2, m ? many : no_k), k0, &y));
+            float zeros[120];
+            const size_t count = m ? 120 : 6;
+            memset(zeros, 0x7f, sizeof zeros);
+            OK(tl_tensor_read(ctx, y, zeros, count * sizeof(float)));
+            for (size_t j = 0; j < count; ++j) cr_assert_eq(zeros[j], 0.0f, "%s k 0, element %zu", tl_dtype_name(stored[i]), j);
+        }
+    }
+}
+
+/* Rows read as f32 from any layout: a scalar, an f32 transpose, an f16 and a bf16 transpose,
+ * converted and gathered element by element. */
+Test(shapes, convert_and_gather_read_any_element_layout) {
+    tl_tensor scalar, y;
+    OK(tl_tensor_full(ctx, TL_F32, 0, NULL, 2.5, &scalar));
+    OK(tl_convert(ctx, scalar, TL_F16, &y));
+    uint16_t h;
+    OK(tl_tensor_read(ctx, y, &h, 2));
+    cr_assert_eq(h, 0x4100, "2.5 as f16");
+    const float v[6] = {1, 2, 3, 4, 5, 6}; /* [2, 3] */
+    const int64_t s23[2] = {2, 3}, one[1] = {1};
+    const int32_t id = 2;
+    tl_tensor x, ids;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, s23, v, sizeof v, &x));
+    OK(tl_tensor_from_data(ctx, TL_I32, 1, one, &id, sizeof id, &ids));
+    const tl_dtype dts[3] = {TL_F32, TL_F16, TL_BF16};
+    for (int d = 0; d < 3; ++d) {
+        tl_tensor stored, t, back, row;
+        if (dts[d] == TL_F32) stored = x;
+        else OK(tl_convert(ctx, x, dts[d], &stored));
+        OK(tl_transpose(ctx, stored, 0, 1, &t)); /* [3, 2]: rows of stride 3 */
+        float got[6], gathered[2];
+        OK(tl_convert(ctx, t, dts[d] == TL_F32 ? TL_BF16 : TL_F32, &back));
+        if (dts[d] == TL_F32) OK(tl_convert(ctx, back, TL_F32, &back));
+        OK(tl_tensor_read(ctx, back, got, sizeof got));
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 2; ++j) cr_assert_eq(got[i * 2 + j], v[j * 3 + i], "%s [%d,%d]", tl_dtype_name(dts[d]), i, j);
+        OK(tl_gather_rows(ctx, t, ids, &row));
+        OK(tl_tensor_read(ctx, row, gathered, sizeof gathered));
+        cr_assert(gathered[0] == 3 && gathered[1] == 6, "%s row 2: %g %g", tl_dtype_name(dts[d]), gathered[0], gathered[1]);
     }
 }
 

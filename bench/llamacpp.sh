@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The model runner against llama.cpp (LLamaSharp 0.30.0's natives, tests/llamacpp) on the same
 # GGUF files: a random Llama of issue 41's shape (d_model 2048, 4 layers, 32 heads over 4 KV
-# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0 and q4_0; a 512-token prompt as one
+# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0 and q4_0 (also opened with
+# tl_model_options.repack); a 512-token prompt as one
 # batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
@@ -28,13 +29,16 @@ stats() { "$py" -c 'import statistics, sys
 v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
 median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
-printf '%-6s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
-for type in f32 q8_0 q4_0 Q4_K_M; do
+printf '%-12s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
+# q4_0+repack: the q4_0 file opened with tl_model_options.repack (decode's sixteen-row layout).
+for row in f32 q8_0 q4_0 q4_0+repack Q4_K_M; do
+  type=${row%+repack} repack=0
+  [ "$row" = "$type" ] || repack=1
   for threads in 1 2; do
     ours_p=() ours_t=() ref_p=() ref_t=()
     for r in $(seq "$rounds"); do
-      read -r p t < <(OPENBLAS_NUM_THREADS=1 "$runner" "$work/model-$type.gguf" --prompt-ids "$prompt" --tokens 32 --threads "$threads" --chunk 512 |
-        sed -n 's/^timing: //p')
+      read -r p t < <(OPENBLAS_NUM_THREADS=1 "$runner" "$work/model-$type.gguf" --prompt-ids "$prompt" --tokens 32 --threads "$threads" --chunk 512 \
+        --repack "$repack" | sed -n 's/^timing: //p')
       ours_p+=("$p") ours_t+=("$t")
       read -r p t < <(dotnet "$reference/LlamaCppReference.dll" generate "$work/model-$type.gguf" --prompt-ids "$prompt" \
         --tokens 32 --threads "$threads" 2>/dev/null | sed -n 's/^timing: //p')
@@ -42,8 +46,8 @@ for type in f32 q8_0 q4_0 Q4_K_M; do
     done
     rp=$("$py" -c "print(f'{$(median "${ours_p[@]}") / $(median "${ref_p[@]}"):.2f}x')")
     rt=$("$py" -c "print(f'{$(median "${ours_t[@]}") / $(median "${ref_t[@]}"):.2f}x')")
-    printf '%-6s %-3s %-34s %-34s %-8s\n' "$type" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
-    printf '%-6s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
+    printf '%-12s %-3s %-34s %-34s %-8s\n' "$row" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
+    printf '%-12s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
   done
 done
 

@@ -42,6 +42,7 @@ tl_status tl_model_open_with(tl_context *ctx, const char *path, const tl_model_o
         TL_TRY(tl::check_struct_size(*options, "tl_model_options"));
         tl::read_versioned(*options, &o);
     }
+    if (o.repack != 0 && o.repack != 1) return fail(TL_E_INVALID_ARGUMENT, "tl_model_options: repack %d is neither 0 nor 1", o.repack);
     return guarded([&] { return tl::model_open(ctx, path, o, out); });
 }
 
@@ -59,7 +60,7 @@ tl_status tl_model_info_get(const tl_model *m, tl_model_info *out) {
     TL_TRY(tl::check_struct_size(*out, "tl_model_info"));
     const tl::LlamaConfig &c = m->cfg;
     tl_model_info info = {sizeof info, c.vocab, c.d_model, c.layers, c.heads, c.kv_heads, c.ffn, c.context_length,
-                          m->weights_dtype};
+                          m->weights_dtype, m->repacked_bytes};
     tl::write_versioned(info, out);
     return TL_OK;
 }

@@ -922,3 +922,60 @@ Test(model, out_of_range_options_and_samplers_are_refused) {
     tl_session_close(s);
     OK(tl_model_close(m));
 }
+
+/* tl_model_options.repack: q4_0 and q8_0 weights also laid out sixteen rows at a time for decode
+ * give the bits of the weights as stored, for a prompt of a few rows (the layout's path), one of
+ * nine (the panels'), and each greedy token after; what was copied is reported (none where this
+ * CPU has no kernel for the layout, every whole sixteen of rows where it has); repack values
+ * other than 0 and 1 are refused.  An MLP 64 wide, so every row is whole blocks. */
+Test(model, repacked_weights_give_the_stored_bits) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/ffn64.gguf", dir);
+    cr_assert_eq(write_tiny_llama_shaped(path, "llama", NULL, 0.5f, 64), 0);
+    const tl_dtype dts[2] = {TL_Q4_0, TL_Q8_0};
+    const int32_t nine[9] = {1, 260, 262, 261, 259, 263, 264, 265, 266};
+    for (int d = 0; d < 2; ++d) {
+        tl_model *m[2];
+        tl_session *s[2];
+        for (int repack = 0; repack < 2; ++repack) {
+            tl_model_options o = TL_MODEL_OPTIONS_INIT;
+            o.weights_dtype = dts[d], o.repack = repack;
+            OK(tl_model_open_with(ctx, path, &o, &m[repack]));
+            OK(tl_session_open(ctx, m[repack], NULL, &s[repack]));
+        }
+        /* Per layer 224 rows of 32 and 32 of 64 in whole sixteens, and 256 of the head's 271. */
+        const uint64_t block = dts[d] == TL_Q4_0 ? 18 : 34, all = (LAYERS * (224 + 32 * 2) + 256) * block;
+        tl_model_info info[2] = {TL_MODEL_INFO_INIT, TL_MODEL_INFO_INIT};
+        OK(tl_model_info_get(m[0], &info[0]));
+        OK(tl_model_info_get(m[1], &info[1]));
+        cr_assert_eq(info[0].repacked_bytes, 0);
+        cr_assert(info[1].repacked_bytes == 0 || info[1].repacked_bytes == all, "%s: %llu bytes repacked, not %llu",
+                  tl_dtype_name(dts[d]), (unsigned long long)info[1].repacked_bytes, (unsigned long long)all);
+        for (int step = 0; step < 8; ++step) {
+            int32_t token[2];
+            for (int i = 0; i < 2; ++i) {
+                if (step == 0) OK(tl_session_feed(s[i], kPrompt, 3));
+                else if (step == 4) OK(tl_session_feed(s[i], nine, 9));
+                tl_sampler greedy = TL_SAMPLER_GREEDY;
+                OK(tl_session_sample(s[i], &greedy, &token[i]));
+                OK(tl_session_feed(s[i], &token[i], 1));
+            }
+            const float *l0, *l1;
+            size_t n0, n1;
+            OK(tl_session_logits(s[0], &l0, &n0));
+            OK(tl_session_logits(s[1], &l1, &n1));
+            cr_assert(n0 == n1 && !memcmp(l0, l1, n0 * sizeof(float)), "%s step %d: repacked logits differ",
+                      tl_dtype_name(dts[d]), step);
+            cr_assert_eq(token[0], token[1]);
+        }
+        for (int i = 0; i < 2; ++i) {
+            tl_session_close(s[i]);
+            OK(tl_model_close(m[i]));
+        }
+    }
+    tl_model_options bad = TL_MODEL_OPTIONS_INIT;
+    bad.repack = 2;
+    tl_model *none = NULL;
+    REFUSED_WITH(tl_model_open_with(ctx, path, &bad, &none), TL_E_INVALID_ARGUMENT, "repack 2 is neither 0 nor 1");
+    cr_assert_null(none);
+}

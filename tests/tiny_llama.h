@@ -54,8 +54,9 @@ static void spoiled_tensor(gguf_builder *b, const tiny_spoil *spoil, const char 
 }
 
 /* The model at path (0, or -1 when it cannot be written), with one thing spoiled (spoil NULL: none)
- * for the refusals, and output.weight scaled (0: every logit 0, all tied). */
-static int write_tiny_llama_spoiled(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale) {
+ * for the refusals, output.weight scaled (0: every logit 0, all tied), an MLP ffn wide. */
+static int write_tiny_llama_shaped(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale,
+                                   int64_t ffn) {
     gguf_builder b = {0};
     static char byte_names[256][8];
     const char *tokens[VOCAB];
@@ -71,7 +72,7 @@ static int write_tiny_llama_spoiled(const char *path, const char *arch, const ti
     spoiled_u32(&b, spoil, "llama.block_count", LAYERS);
     spoiled_u32(&b, spoil, "llama.attention.head_count", HEADS);
     spoiled_u32(&b, spoil, "llama.attention.head_count_kv", KV_HEADS);
-    spoiled_u32(&b, spoil, "llama.feed_forward_length", FFN);
+    spoiled_u32(&b, spoil, "llama.feed_forward_length", (uint32_t)ffn);
     spoiled_u32(&b, spoil, "llama.context_length", 64);
     spoiled_f32(&b, spoil, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
     spoiled_f32(&b, spoil, "llama.rope.freq_base", 10000.0f);
@@ -89,7 +90,7 @@ static int write_tiny_llama_spoiled(const char *path, const char *arch, const ti
             int64_t rows, cols;
         } w[9] = {{"attn_norm", D, 0},   {"attn_q", D, D}, {"attn_k", kvw, D},
                   {"attn_v", kvw, D},    {"attn_output", D, D},              {"ffn_norm", D, 0},
-                  {"ffn_gate", FFN, D},  {"ffn_up", FFN, D},                 {"ffn_down", D, FFN}};
+                  {"ffn_gate", ffn, D},  {"ffn_up", ffn, D},                 {"ffn_down", D, ffn}};
         for (int i = 0; i < 9; ++i) {
             snprintf(n, sizeof n, "blk.%d.%s.weight", l, w[i].name);
             spoiled_tensor(&b, spoil, n, w[i].rows, w[i].cols, &seed, w[i].cols ? 1.0f / sqrtf((float)w[i].cols) : 0.25f,
@@ -99,6 +100,9 @@ static int write_tiny_llama_spoiled(const char *path, const char *arch, const ti
     spoiled_tensor(&b, spoil, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
     spoiled_tensor(&b, spoil, "output.weight", VOCAB, D, &seed, output_scale, 0);
     return gb_write(&b, path);
+}
+static int write_tiny_llama_spoiled(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale) {
+    return write_tiny_llama_shaped(path, arch, spoil, output_scale, FFN);
 }
 static int write_tiny_llama_scaled(const char *path, const char *arch, int64_t q_rows, float output_scale) {
     const tiny_spoil q = {NULL, 0, 0, "blk.0.attn_q.weight", q_rows, D};

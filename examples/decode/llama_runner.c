@@ -25,10 +25,14 @@ int llama_run_mode(const llama_run *r, memory_mode mode, mode_result *out) {
     if (r->executor) TL_CHECK(tl_context_set_executor(ctx, r->executor));
     tl_model_options mo = TL_MODEL_OPTIONS_INIT;
     mo.weights_dtype = r->weights_dtype;
+    mo.repack = r->repack;
     tl_model *model;
     TL_CHECK(tl_model_open_with(ctx, r->model_path, &mo, &model));
     tl_model_info info = TL_MODEL_INFO_INIT;
     TL_CHECK(tl_model_info_get(model, &info));
+    if (mode == MODE_SCOPED && r->repack)
+        printf("repacked for decode: %.1f MiB of weight rows%s\n", (double)info.repacked_bytes / (1 << 20),
+               info.repacked_bytes ? "" : " (none: no q4_0 or q8_0 weights, or no kernel for this CPU)");
     tl_session_options so = TL_SESSION_OPTIONS_INIT;
     so.context_length = r->tokens;
     so.kv_dtype = r->kv_dtype;

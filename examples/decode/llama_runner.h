@@ -15,6 +15,7 @@ typedef struct llama_run {
     int tokens;                  /* positions in all: the session's context */
     tl_dtype kv_dtype;
     const tl_executor *executor; /* NULL: one thread */
+    int repack;                  /* tl_model_options.repack */
 } llama_run;
 
 /* A model and a session (ambient, or scoped) in a fresh context whose allocator counts:

@@ -33,6 +33,7 @@ typedef struct options {
     const char *weights_path, *save_path, *report, *svg;
     tl_dtype weights_dtype; /* --weights-dtype: converted at load */
     int convert_weights;    /* --weights-dtype given (else a file's weights stay as stored) */
+    int repack;             /* --repack: q4_0 weights also laid out for decode (tl_model_options) */
     int32_t *prompt;        /* --prompt-ids: fed at positions 0.., then greedy */
     int prompt_len;
     int threads;
@@ -149,7 +150,7 @@ static const char USAGE[] =
     "usage: decode [--d-model N] [--layers N] [--heads N] [--vocab N] [--tokens N] [--seed N]\n"
     "              [--weights in.safetensors] [--save-weights out.safetensors]\n"
     "              [--report out.json] [--svg out.svg] [--unfused-attention] [--threads N]\n"
-    "              [--weights-dtype f32|f16|bf16|q8_0|q4_0] [--prompt-ids ID,ID,...]\n"
+    "              [--weights-dtype f32|f16|bf16|q8_0|q4_0] [--repack] [--prompt-ids ID,ID,...]\n"
     "              [--arch toy|llama] [--kv-heads N] [--ffn N] [--kv-dtype f32|f16|bf16]\n"
     "Greedy decode with random weights from the seed (or --weights), in ambient and in scoped\n"
     "mode; prints the tokens, per-step times and allocator calls.\n"
@@ -163,6 +164,8 @@ static const char USAGE[] =
     "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
     "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
     "               stored); a file's weights stay in their own dtype without it\n"
+    "  --repack     llama: q4_0 weights also copied at load into sixteen-row groups for decode\n"
+    "               (tl_model_options.repack; the header says how much, or that nothing was)\n"
     "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n"
     "  --prompt TEXT  with a GGUF --weights that carries a vocabulary: the text tokenized, fed as\n"
     "               one batch and continued for --tokens tokens through the library's model runner\n"
@@ -240,6 +243,9 @@ static void set_prompt(const char *f, const char *v, model_config *c, options *o
 static void set_kv_dtype(const char *f, const char *v, model_config *c, options *o) {
     (void)f, (void)o, c->kv_dtype = parse_dtype(v, 3);
 }
+static void set_repack(const char *f, const char *v, model_config *c, options *o) {
+    (void)f, (void)v, (void)c, o->repack = 1;
+}
 static void set_weights_dtype(const char *f, const char *v, model_config *c, options *o) {
     (void)f, (void)c, o->weights_dtype = parse_dtype(v, 5), o->convert_weights = 1;
 }
@@ -293,6 +299,7 @@ static const flag FLAGS[] = {
     {"--prompt-ids", 1, set_prompt},
     {"--kv-dtype", 1, set_kv_dtype},
     {"--weights-dtype", 1, set_weights_dtype},
+    {"--repack", 0, set_repack},
     {"--arch", 1, set_arch},
     {"--prompt", 1, set_prompt_text},
     {"--temperature", 1, set_temperature},
@@ -449,7 +456,7 @@ int main(int argc, char **argv) {
     const tl_executor executor = o.pool ? job_pool_executor(o.pool) : (tl_executor){0};
     const llama_run run = {model_path, o.convert_weights ? o.weights_dtype : (tl_dtype)0,
                            o.prompt_len ? o.prompt : &start_token, o.prompt_len ? o.prompt_len : 1,
-                           cfg.tokens, cfg.kv_dtype, o.pool ? &executor : NULL};
+                           cfg.tokens, cfg.kv_dtype, o.pool ? &executor : NULL, o.repack};
     mode_result ambient, scoped;
     mode_result_open(&ambient, &cfg);
     mode_result_open(&scoped, &cfg);

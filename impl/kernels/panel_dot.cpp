@@ -21,6 +21,7 @@
 
 #include <hwy/highway.h>
 
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/byte_dot-inl.h"
@@ -37,6 +38,8 @@ namespace HWY_NAMESPACE {
 constexpr bool kPanels = true;
 // One block of a panel: the eight groups' vectors, then the sixteen rows' scales.
 constexpr size_t kGroupBytes = 4 * kPanelRows, kPanelBlockBytes = 8 * kGroupBytes + 4 * kPanelRows;
+static_assert(kRows16Q4_0BlockBytes == 4 * kGroupBytes + 2 * kPanelRows &&
+              kRows16Q8_0BlockBytes == 8 * kGroupBytes + 2 * kPanelRows, "pack_rows16's layouts");
 
 // The panel of sixteen rows: per block, each group's 16 dwords gathered from the rows (q8_0's
 // bytes, or q4_0's and q5_0's nibbles, with q5_0's fifth bits) as unsigned bytes w + 128, then
@@ -97,9 +100,51 @@ HWY_INLINE void InPairs(int64_t xrows, Rows rows) {
     if (r < xrows) rows(r, std::integral_constant<int, 1>());
 }
 
-// R activation rows against a panel: out[i * out_stride + j] for row i, weight row j < 16.
-template <int R>
-HWY_INLINE void PanelRows(const Q8Activations *x, const uint8_t *panel, int64_t k, float *out, int64_t out_stride) {
+// Block b of a panel: its eight group vectors and the sixteen rows' scales.
+struct FromPanel {
+    const uint8_t *panel;
+    HWY_INLINE void operator()(int64_t b, __m512i w[8], __m512 &dw) const {
+        const uint8_t *pb = panel + b * int64_t(kPanelBlockBytes);
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) w[s] = _mm512_loadu_si512(pb + s * kGroupBytes);
+        dw = _mm512_loadu_ps(reinterpret_cast<const float *>(pb + 8 * kGroupBytes));
+    }
+};
+
+// Block b of sixteen q4_0 rows laid out for decode (pack_rows16): four vectors of the rows' qs
+// dwords, then their f16 scales.  A dword's low nibbles are group g's weights, its high ones group
+// g + 4's: the panel's bytes, unpacked in registers from half the memory.
+struct FromQ4_0Rows16 {
+    const uint8_t *rows16;
+    HWY_INLINE void operator()(int64_t b, __m512i w[8], __m512 &dw) const {
+        const uint8_t *pb = rows16 + b * int64_t(kRows16Q4_0BlockBytes);
+        const __m512i low4 = _mm512_set1_epi8(0x0f), offset = _mm512_set1_epi8(128 - 8);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; ++g) {
+            const __m512i qs = _mm512_loadu_si512(pb + g * kGroupBytes);
+            w[g] = _mm512_add_epi8(_mm512_and_si512(qs, low4), offset);
+            w[g + 4] = _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi32(qs, 4), low4), offset);
+        }
+        dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + 4 * kGroupBytes)));
+    }
+};
+
+// Block b of sixteen q8_0 rows laid out for decode: the panel's eight group vectors (each row's
+// bytes 4g..4g+3, offset to unsigned), then the rows' f16 scales.
+struct FromQ8_0Rows16 {
+    const uint8_t *rows16;
+    HWY_INLINE void operator()(int64_t b, __m512i w[8], __m512 &dw) const {
+        const uint8_t *pb = rows16 + b * int64_t(kRows16Q8_0BlockBytes);
+#pragma GCC unroll 8
+        for (int g = 0; g < 8; ++g) w[g] = _mm512_loadu_si512(pb + g * kGroupBytes);
+        dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + 8 * kGroupBytes)));
+    }
+};
+
+// R activation rows against sixteen weight rows, block by block from blocks (FromPanel,
+// FromQ4_0Rows16, FromQ8_0Rows16): out[i * out_stride + j] for row i, weight row j < 16.
+template <int R, class Blocks>
+HWY_INLINE void PanelRows(const Q8Activations *x, Blocks blocks, int64_t k, float *out, int64_t out_stride) {
     const int8_t *x8[R];
     const int32_t *starts[R];
     __m512 acc[R][8];
@@ -111,11 +156,9 @@ HWY_INLINE void PanelRows(const Q8Activations *x, const uint8_t *panel, int64_t 
         for (int s = 0; s < 8; ++s) acc[i][s] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < k / kQuantBlock; ++b) {
-        const uint8_t *pb = panel + b * int64_t(kPanelBlockBytes);
         __m512i w[8];
-#pragma GCC unroll 8
-        for (int s = 0; s < 8; ++s) w[s] = _mm512_loadu_si512(pb + s * kGroupBytes);
-        const __m512 dw = _mm512_loadu_ps(reinterpret_cast<const float *>(pb + 8 * kGroupBytes));
+        __m512 dw;
+        blocks(b, w, dw);
 #pragma GCC unroll 2
         for (int i = 0; i < R; ++i) {
             const __m512 scale = _mm512_mul_ps(dw, _mm512_set1_ps(x[i].scale[b]));
@@ -131,7 +174,20 @@ HWY_INLINE void PanelRows(const Q8Activations *x, const uint8_t *panel, int64_t 
 }
 
 void DotPanel(const Q8Activations *x, int64_t xrows, const uint8_t *panel, int64_t k, float *out, int64_t out_stride) {
-    InPairs(xrows, [&](int64_t r, auto m) { PanelRows<decltype(m)::value>(x + r, panel, k, out + r * out_stride, out_stride); });
+    InPairs(xrows, [&](int64_t r, auto m) {
+        PanelRows<decltype(m)::value>(x + r, FromPanel{panel}, k, out + r * out_stride, out_stride);
+    });
+}
+
+void DotRows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out,
+               int64_t out_stride) {
+    InPairs(xrows, [&](int64_t r, auto m) {
+        constexpr int R = decltype(m)::value;
+        if (dt == TL_Q8_0)
+            PanelRows<R>(x + r, FromQ8_0Rows16{rows16}, k, out + r * out_stride, out_stride);
+        else
+            PanelRows<R>(x + r, FromQ4_0Rows16{rows16}, k, out + r * out_stride, out_stride);
+    });
 }
 
 // ---- q4_K, q5_K, q6_K ----------------------------------------------------------------------
@@ -305,6 +361,7 @@ void PackPanelK(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
 void DotPanelK(tl_dtype, const Q8KPanelRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void PackPanel(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
 void DotPanel(const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
+void DotRows16(tl_dtype, const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 #endif
 
 bool Panels() { return kPanels; }
@@ -321,6 +378,7 @@ HWY_EXPORT(PackPanel);
 HWY_EXPORT(DotPanel);
 HWY_EXPORT(PackPanelK);
 HWY_EXPORT(DotPanelK);
+HWY_EXPORT(DotRows16);
 
 namespace {
 bool super_blocks(tl_dtype dt) { return dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K; }
@@ -340,6 +398,36 @@ void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k,
     auto *p = reinterpret_cast<uint8_t *>(panel);
     if (super_blocks(dt)) return HWY_DYNAMIC_DISPATCH(PackPanelK)(dt, r, row_bytes, k, p);
     HWY_DYNAMIC_DISPATCH(PackPanel)(dt, r, row_bytes, k, p);
+}
+
+bool rows16_kernel(tl_dtype dt) { return (dt == TL_Q4_0 || dt == TL_Q8_0) && HWY_DYNAMIC_DISPATCH(Panels)(); }
+
+size_t rows16_bytes(tl_dtype dt, int64_t k) {
+    return size_t(k / kQuantBlock) * (dt == TL_Q8_0 ? kRows16Q8_0BlockBytes : kRows16Q4_0BlockBytes);
+}
+
+void pack_rows16(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
+    const bool q8 = dt == TL_Q8_0;
+    const size_t block_bytes = q8 ? kQ8Bytes : kQ4Bytes;
+    const int groups = q8 ? 8 : 4;  // dwords of qs a block
+    for (int64_t b = 0; b < k / kQuantBlock; ++b) {
+        std::byte *o = out + size_t(b) * (q8 ? kRows16Q8_0BlockBytes : kRows16Q4_0BlockBytes);
+        for (int64_t r = 0; r < kPanelRows; ++r) {
+            const std::byte *block = rows + size_t(r) * row_bytes + size_t(b) * block_bytes;
+            for (int g = 0; g < groups; ++g) {
+                std::byte *to = o + g * 4 * kPanelRows + 4 * r;
+                std::memcpy(to, block + 2 + 4 * g, 4);
+                if (q8)  // signed to unsigned bytes, offset by 128, as vpdpbusd takes them
+                    for (int i = 0; i < 4; ++i) to[i] ^= std::byte{0x80};
+            }
+            std::memcpy(o + groups * 4 * kPanelRows + 2 * r, block, 2);
+        }
+    }
+}
+
+void dot_rows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows16, int64_t k, float *out,
+                int64_t out_stride) {
+    HWY_DYNAMIC_DISPATCH(DotRows16)(dt, x, xrows, reinterpret_cast<const uint8_t *>(rows16), k, out, out_stride);
 }
 
 void widen_q8k(const Q8KRow &x, int64_t n, int16_t *out) {

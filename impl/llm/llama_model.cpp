@@ -12,6 +12,7 @@
 
 #include "core/context.h"
 #include "core/error.h"
+#include "kernels/quant.h"
 #include "llm/tokenizer.h"
 #include "platform/platform.h"
 
@@ -40,8 +41,19 @@ tl_status tl_model::get(tl_context *ctx, const char *name, tl_tensor *out) const
     return gguf ? tl_gguf_get(ctx, gguf, name, out) : tl_safetensors_get(ctx, safetensors, name, out);
 }
 
+namespace {
+size_t slot_of(const tl::LlamaConfig &c, int32_t l, int w) {
+    return size_t(l < 0 ? c.layers * tl::kLayerWeights + w : l * tl::kLayerWeights + w);
+}
+}  // namespace
+
+const std::byte *tl_model::weight_rows16(int32_t l, int w) const {
+    const size_t slot = slot_of(cfg, l, w);
+    return slot < rows16.size() ? static_cast<const std::byte *>(rows16[slot].data) : nullptr;
+}
+
 tl_status tl_model::weight(tl_context *ctx, int32_t l, int w, tl_tensor *out) const {
-    const size_t slot = size_t(l < 0 ? cfg.layers * tl::kLayerWeights + w : l * tl::kLayerWeights + w);
+    const size_t slot = slot_of(cfg, l, w);
     if (slot < converted.size() && converted[slot].data) {
         const tl::ConvertedWeight &c = converted[slot];
         const int64_t shape[2] = {c.rows, c.cols};
@@ -269,6 +281,48 @@ tl_status convert_weights(tl_context *ctx, tl_model &m, tl_dtype dt) {
     return st;
 }
 
+// Each q4_0 and q8_0 projection's and the head's whole sixteens of rows laid out for decode, where
+// this CPU has the kernel (tl_model_options.repack).
+tl_status repack_weights(tl_context *ctx, tl_model &m) {
+    if (!rows16_kernel(TL_Q4_0) && !rows16_kernel(TL_Q8_0)) return TL_OK;
+    m.rows16.resize(size_t(m.cfg.layers * kLayerWeights + 3));
+    const tl_allocator allocator = ctx->memory.allocator();
+    tl_context *tmp;
+    TL_TRY(tl_context_create(&allocator, &tmp));
+    tl_status st = TL_OK;
+    const auto repack = [&](int32_t l, int w) {
+        tl_tensor t;
+        TL_TRY(m.weight(tmp, l, w, &t));
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
+        void *data = nullptr;
+        tl_status got = tl_tensor_info_get(tmp, t, &info);
+        if (got == TL_OK) got = tl_tensor_data(tmp, t, &data);
+        if (got == TL_OK && rows16_kernel(info.dtype) && info.shape[0] >= kPanelRows) {
+            const int64_t k = info.shape[1], sixteens = info.shape[0] / kPanelRows;
+            const size_t row_bytes = size_t(k / kQuantBlock) * (info.dtype == TL_Q8_0 ? kQ8Bytes : kQ4Bytes);
+            const size_t bytes = size_t(sixteens) * rows16_bytes(info.dtype, k);
+            ConvertedWeight &into = m.rows16[slot_of(m.cfg, l, w)];
+            into.data = m.memory.allocate(bytes, 64);
+            if (!into.data) got = allocation_refused("no memory for a weight's decode layout");
+            if (got == TL_OK) {
+                into.bytes = bytes, into.dtype = info.dtype, into.rows = sixteens * kPanelRows, into.cols = k;
+                for (int64_t i = 0; i < sixteens; ++i)
+                    pack_rows16(info.dtype, static_cast<const std::byte *>(data) + size_t(i * kPanelRows) * row_bytes,
+                                row_bytes, k, static_cast<std::byte *>(into.data) + size_t(i) * rows16_bytes(info.dtype, k));
+                m.repacked_bytes += bytes;
+            }
+        }
+        tl_tensor_free(tmp, t);
+        return got;
+    };
+    for (int32_t l = 0; l < m.cfg.layers && st == TL_OK; ++l)
+        for (int w = 0; w < kLayerWeights && st == TL_OK; ++w)
+            if (w != kAttnNorm && w != kFfnNorm) st = repack(l, w);
+    if (st == TL_OK && !m.tied) st = repack(-1, kHead);
+    tl_context_destroy(tmp);
+    return st;
+}
+
 // A model whose files open_files_of opens; checked whole, or closed with the refusal.
 template <class Open>
 tl_status open_model(tl_context *ctx, const char *path, const tl_model_options &o, Open open_files_of, tl_model **out) {
@@ -284,6 +338,7 @@ tl_status open_model(tl_context *ctx, const char *path, const tl_model_options &
             st = fail(TL_E_PARSE, "%s: the vocabulary has %d tokens, the embedding table %d rows", path,
                       m->tokenizer->vocab.size(), m->cfg.vocab);
         if (st == TL_OK && o.weights_dtype) st = convert_weights(ctx, *m, o.weights_dtype);
+        if (st == TL_OK && o.repack) st = repack_weights(ctx, *m);
     } catch (const std::bad_alloc &) {
         st = allocation_refused("%s: no memory for the model's tables", path);
     }
@@ -315,8 +370,9 @@ tl_status model_close(tl_model *m) {
     const int32_t open = m->sessions.load();
     if (open) return fail(TL_E_BUSY, "model: %d sessions are still open: close them first", open);
     if (m->tokenizer) tokenizer_close(m->tokenizer);
-    for (const ConvertedWeight &c : m->converted)
-        if (c.data) m->memory.release(c.data, c.bytes);
+    for (const auto *copies : {&m->converted, &m->rows16})
+        for (const ConvertedWeight &c : *copies)
+            if (c.data) m->memory.release(c.data, c.bytes);
     tl_gguf_close(m->gguf);
     tl_safetensors_close(m->safetensors);
     Memory memory = m->memory;

@@ -47,6 +47,10 @@ struct tl_model {
     // One slot a weight (layer l's w at l * kLayerWeights + w, then the TopWeights); empty when
     // the weights are read from the file as stored.
     tl::AllocVector<tl::ConvertedWeight> converted{tl::StlAllocator<tl::ConvertedWeight>(&memory)};
+    // The same slots: each q4_0 weight's whole sixteens of rows laid out for decode
+    // (tl_model_options.repack; kernels/quant.h's pack_rows16), or empty.
+    tl::AllocVector<tl::ConvertedWeight> rows16{tl::StlAllocator<tl::ConvertedWeight>(&memory)};
+    uint64_t repacked_bytes = 0;
     std::atomic<int32_t> sessions{0};
 
     // name of layer l's weight w (or, for l < 0, of the embedding table, final norm and head:
@@ -56,6 +60,8 @@ struct tl_model {
     tl_status get(tl_context *ctx, const char *name, tl_tensor *out) const;
     // Weight w of layer l (l < 0: a TopWeight) as sessions read it: the converted copy, or the file's.
     tl_status weight(tl_context *ctx, int32_t l, int w, tl_tensor *out) const;
+    // Weight w of layer l's rows16 layout, or nullptr.
+    const std::byte *weight_rows16(int32_t l, int w) const;
 };
 
 namespace tl {

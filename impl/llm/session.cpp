@@ -10,6 +10,7 @@
 
 #include "core/context.h"
 #include "core/error.h"
+#include "ops/ops.h"
 
 tl_session::tl_session(const tl::Memory &m)
     : memory(m),
@@ -40,10 +41,12 @@ struct Step {
 };
 #define STEP(call) (step.status == TL_OK ? step.run((call), out) : out)
 
-tl_tensor project(Step &step, tl_tensor x, tl_tensor rows) {
+// x times the transpose of a weight's stored rows; rows16: their decode layout, or nullptr.
+tl_tensor project(Step &step, tl_tensor x, tl_tensor rows, const std::byte *rows16 = nullptr) {
     tl_context *ctx = step.s.ctx;
     tl_tensor out{}, view;
     view = STEP(tl_transpose(ctx, rows, 0, 1, &out));
+    if (rows16) return STEP(op_matmul_rows16(*ctx, x, view, rows16, &out));
     return STEP(tl_matmul(ctx, x, view, &out));
 }
 
@@ -75,9 +78,9 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) 
     const LayerHandles &w = s.layers[size_t(l)];
     tl_context *ctx = s.ctx;
     tl_tensor out{};
-    const tl_tensor q = rotated_heads(step, project(step, h, w.w[kWq]), n, c.heads, pos);   // [H, n, hd]
-    const tl_tensor k = rotated_heads(step, project(step, h, w.w[kWk]), n, c.kv_heads, pos);  // [Hkv, n, hd]
-    const tl_tensor v = project(step, h, w.w[kWv]);                                           // [n, Hkv * hd]
+    const tl_tensor q = rotated_heads(step, project(step, h, w.w[kWq], w.rows16[kWq]), n, c.heads, pos);   // [H, n, hd]
+    const tl_tensor k = rotated_heads(step, project(step, h, w.w[kWk], w.rows16[kWk]), n, c.kv_heads, pos);  // [Hkv, n, hd]
+    const tl_tensor v = project(step, h, w.w[kWv], w.rows16[kWv]);                                           // [n, Hkv * hd]
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, k, cache_heads(step, s.k_cache[size_t(l)], pos, n));
     tl_tensor rows = STEP(tl_slice(ctx, s.v_cache[size_t(l)], 0, pos, n, &out));
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, v, rows);
@@ -91,7 +94,7 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) 
     const int64_t flat[2] = {n, c.d_model};
     mixed = STEP(tl_transpose(ctx, mixed, 0, 1, &out));
     mixed = STEP(tl_reshape(ctx, mixed, 2, flat, &out));
-    return project(step, mixed, w.w[kWo]);
+    return project(step, mixed, w.w[kWo], w.rows16[kWo]);
 }
 
 // The step's tensors dead whatever happened: the scope reset (its figures kept first), or in
@@ -123,14 +126,14 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
         h = STEP(tl_rmsnorm(ctx, x, w.w[kAttnNorm], c.norm_eps, &out));
         x = STEP(tl_add(ctx, x, attention(step, l, h, n, pos), &out));
         h = STEP(tl_rmsnorm(ctx, x, w.w[kFfnNorm], c.norm_eps, &out));
-        g = STEP(tl_silu(ctx, project(step, h, w.w[kWGate]), &out));
-        u = project(step, h, w.w[kWUp]);
+        g = STEP(tl_silu(ctx, project(step, h, w.w[kWGate], w.rows16[kWGate]), &out));
+        u = project(step, h, w.w[kWUp], w.rows16[kWUp]);
         g = STEP(tl_mul(ctx, g, u, &out));
-        x = STEP(tl_add(ctx, x, project(step, g, w.w[kWDown]), &out));
+        x = STEP(tl_add(ctx, x, project(step, g, w.w[kWDown], w.rows16[kWDown]), &out));
     }
     x = STEP(tl_slice(ctx, x, 0, n - 1, 1, &out));
     h = STEP(tl_rmsnorm(ctx, x, s.final_norm, c.norm_eps, &out));
-    const tl_tensor logits = project(step, h, s.lm_head);
+    const tl_tensor logits = project(step, h, s.lm_head, s.lm_head_rows16);
     if (step.status == TL_OK)
         step.status = tl_tensor_read(ctx, logits, s.logits.data(), s.logits.size() * sizeof(float));
     return finish_step(s, step.status);
@@ -156,6 +159,7 @@ tl_status take_weights(tl_session &s) {
     for (int32_t l = 0; l < m.cfg.layers; ++l)
         for (int w = 0; w < kLayerWeights; ++w) {
             tl_tensor *t = &s.layers[size_t(l)].w[w];
+            s.layers[size_t(l)].rows16[w] = m.weight_rows16(l, w);
             TL_TRY(m.weight(s.ctx, l, w, t));
             if (w == kAttnNorm || w == kFfnNorm) TL_TRY(norm_as_f32(s.ctx, t));
         }
@@ -166,6 +170,7 @@ tl_status take_weights(tl_session &s) {
         s.lm_head = s.embed;
         return TL_OK;
     }
+    s.lm_head_rows16 = m.weight_rows16(-1, kHead);
     return m.weight(s.ctx, -1, kHead, &s.lm_head);
 }
 

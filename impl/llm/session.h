@@ -11,6 +11,7 @@ namespace tl {
 
 struct LayerHandles {
     tl_tensor w[kLayerWeights];
+    const std::byte *rows16[kLayerWeights];  // the model's decode layouts (nullptr: none)
 };
 
 // One candidate token of a draw.
@@ -30,6 +31,7 @@ struct tl_session {
     tl_scope cache_scope{}, step_scope{};
     tl::AllocVector<tl::LayerHandles> layers;
     tl_tensor embed{}, final_norm{}, lm_head{};
+    const std::byte *lm_head_rows16 = nullptr;
     tl::AllocVector<tl_tensor> k_cache, v_cache;
     bool ambient = false;
     tl::AllocVector<tl_tensor> made;  // ambient mode: the step's tensors, freed after it

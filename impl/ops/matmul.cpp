@@ -205,7 +205,8 @@ constexpr int64_t kPanelMinRows = 8, kMaxPanels = 32, kPanelBatch = 64;
 // The product of f32 activations with a weight read as it is stored (its [n, k] rows, each a
 // contiguous run of k elements): outputs in ranges of n on the executor, each a whole dot product
 // (bits never depend on the thread count), weight rows in tiles of 16 against every activation row.
-tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, tl_tensor *out) {
+// rows16 (or nullptr): b's rows laid out by pack_rows16, sixteen at a time, for a decode's few rows.
+tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, const std::byte *rows16, tl_tensor *out) {
     // y[..., m, n] = a[..., m, k] (f32) times b [k, n]: the transpose of a row-major [n, k] weight,
     // each of its n rows a contiguous run of k elements in b's storage dtype.
     if (a.dtype != TL_F32)
@@ -284,10 +285,19 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
     // Each tile of weight rows against every activation row while it is in cache.
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
     std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
+    // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
+    const bool sixteens = rows16 && rows < kPanelMinRows && !panels && integer && k > 0;
     run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
-        for (int64_t j = lo; j < hi; j += 16) {
-            const int64_t tile = hi - j < 16 ? hi - j : 16;
+        for (int64_t j = lo, tile; j < hi; j += tile) {
+            tile = hi - j < 16 ? hi - j : 16;
+            if (sixteens && j % 16 && tile > 16 - j % 16) tile = 16 - j % 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
+            if (sixteens && tile == 16) {
+                Q8Activations all[kPanelMinRows];
+                for (int64_t r = 0; r < rows; ++r) all[r] = q8_row(r);
+                dot_rows16(b.dtype, all, rows, rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k), k, yd + j, n);
+                continue;
+            }
             if (panels && tile == kPanelRows) {
                 std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(b.dtype, k);
                 pack_panel(b.dtype, w, row_bytes, k, panel);
@@ -336,13 +346,21 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, t
 
 }  // namespace
 
+tl_status op_matmul_rows16(tl_context &ctx, tl_tensor ta, tl_tensor tb, const std::byte *rows16, tl_tensor *out) {
+    Resolved ra, rb;
+    TL_TRY(ctx.resolve(ta, &ra));
+    TL_TRY(ctx.resolve(tb, &rb));
+    if (!rows16_kernel(rb.view.dtype)) return fail(TL_E_DTYPE, "matmul: a rows16 layout of %s", dtype_name(rb.view.dtype));
+    return stored_weight_product(ctx, ra.view, rb.view, rows16, out);
+}
+
 tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {
     Resolved ra, rb;
     TL_TRY(ctx.resolve(ta, &ra));
     TL_TRY(ctx.resolve(tb, &rb));
     View a = ra.view, b = rb.view;
     if (is_storage_dtype(b.dtype) || few_rows_of_stored_weight(a, b))  // weights as they are stored
-        return stored_weight_product(ctx, a, b, out);
+        return stored_weight_product(ctx, a, b, nullptr, out);
     Plan p{};
     TL_TRY(plan(a, b, &p));
     // Operands BLAS cannot take as they are go through scratch, reserved before the output.

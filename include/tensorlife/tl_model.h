@@ -43,8 +43,15 @@ typedef struct tl_model_options {
                              * projections, the output head and the embedding table converted
                              * at open into copies the model owns (from ctx's allocator), read
                              * by every session: an f32 file's weights as q8_0, say */
+    int32_t repack;         /* 0: none; 1: the q4_0 and q8_0 projections and head also copied
+                             * at open, sixteen rows interleaved block by block, for decode steps
+                             * (fewer than 8 tokens a product), where this CPU has that kernel
+                             * (AVX-512 VNNI): the same bits, one stream of memory a product;
+                             * prompts still read the weights as above.  The copies are those
+                             * weights' size again, from ctx's allocator
+                             * (tl_model_info.repacked_bytes) */
 } tl_model_options;
-#define TL_MODEL_OPTIONS_INIT {sizeof(tl_model_options), (tl_dtype)0}
+#define TL_MODEL_OPTIONS_INIT {sizeof(tl_model_options), (tl_dtype)0, 0}
 /* options may be NULL (the defaults).  A dtype the products do not take, or rows that are not
  * whole blocks of it, is refused with the tensor's name. */
 TL_API tl_status tl_model_open_with(tl_context *ctx, const char *path, const tl_model_options *options, tl_model **out);
@@ -58,8 +65,9 @@ typedef struct tl_model_info {
     int32_t vocab, d_model, layers, heads, kv_heads, ffn;
     int32_t context_length; /* what the file says the model was trained for */
     tl_dtype weights_dtype; /* the projections' (attn_q's) */
+    uint64_t repacked_bytes; /* the decode copies tl_model_options.repack made (0: none) */
 } tl_model_info;
-#define TL_MODEL_INFO_INIT {sizeof(tl_model_info), 0, 0, 0, 0, 0, 0, 0, (tl_dtype)0}
+#define TL_MODEL_INFO_INIT {sizeof(tl_model_info), 0, 0, 0, 0, 0, 0, 0, (tl_dtype)0, 0}
 TL_API tl_status tl_model_info_get(const tl_model *m, tl_model_info *out);
 
 typedef struct tl_session_options {

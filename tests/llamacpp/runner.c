@@ -1,7 +1,7 @@
 /* tensorlife's model runner from the command line, in the reference program's (Program.cs)
  * output format, so the two compare line by line:
  *   runner MODEL (--prompt-ids IDS | --prompt TEXT) --tokens N [--threads T] [--teacher IDS]
- *          [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE]
+ *          [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE] [--repack 1]
  * prints "prompt: ids" (for --prompt), "tokens: ...", "teacher: ..." (the argmax after each
  * forced token, from a rewound session) and "timing: prompt_ms per_token_ms"; --logits writes
  * the logits after the prompt as raw f32. */
@@ -42,7 +42,8 @@ static int32_t argmax(tl_session *s) {
 
 int main(int argc, char **argv) {
     const char *usage = "usage: runner MODEL (--prompt-ids IDS | --prompt TEXT) --tokens N [--threads T] [--teacher IDS]\n"
-                        "              [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE]\n";
+                        "              [--kv f32|f16|bf16] [--chunk N] [--seed S --temperature X] [--logits FILE]\n"
+                        "              [--repack 1] (tl_model_options.repack)\n";
     answer_help(argc, argv, usage);
     if (argc < 4) return fputs(usage, stderr), 2;
     static int32_t prompt[1 << 16], teacher[1 << 12];
@@ -59,7 +60,9 @@ int main(int argc, char **argv) {
     TL_CHECK(tl_context_create(NULL, &ctx));
     if (threads > 1) TL_CHECK(tl_context_set_executor(ctx, &executor));
     tl_model *model;
-    TL_CHECK(tl_model_open(ctx, argv[1], &model));
+    tl_model_options mo = TL_MODEL_OPTIONS_INIT;
+    mo.repack = option(argc, argv, "--repack") ? atoi(option(argc, argv, "--repack")) : 0;
+    TL_CHECK(tl_model_open_with(ctx, argv[1], &mo, &model));
     int n_prompt;
     if (text) {
         size_t n;

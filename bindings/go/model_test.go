@@ -77,3 +77,42 @@ func TestModelsAndSessions(t *testing.T) {
 		t.Fatalf("a missing file: %v", err)
 	}
 }
+
+// OpenModelWith: weights converted at open, and the decode layout (nothing to lay out for the
+// tiny model's f32 weights: the same tokens, 0 bytes); a dtype the products do not take refused.
+func TestModelOptions(t *testing.T) {
+	tinyModel(t).Close() // the file is there
+	file := os.Getenv("TL_TINY_MODEL")
+	var runs [3]string
+	for i, o := range []tl.ModelOptions{{}, {Repack: true}, {WeightsDType: tl.BFloat16}} {
+		m, err := tl.OpenModelWith(file, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tl.Float32
+		if o.WeightsDType != 0 {
+			want = o.WeightsDType
+		}
+		if m.WeightsDType != want || m.RepackedBytes != 0 {
+			t.Fatalf("options %+v: weights %v, %d bytes repacked", o, m.WeightsDType, m.RepackedBytes)
+		}
+		s, err := m.NewSession(tl.SessionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pieces []string
+		if err := s.Generate("abc ab", 8, tl.Greedy(), func(p string) bool { pieces = append(pieces, p); return true }); err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = strings.Join(pieces, "|")
+		s.Close()
+		m.Close()
+	}
+	if runs[0] != runs[1] || runs[2] == "" {
+		t.Fatalf("stored %q, repacked %q, bf16 %q", runs[0], runs[1], runs[2])
+	}
+	if _, err := tl.OpenModelWith(file, tl.ModelOptions{WeightsDType: tl.Int32}); !errors.Is(err, tl.ErrDtype) ||
+		!strings.Contains(err.Error(), "i32") {
+		t.Fatalf("i32 weights: %v", err)
+	}
+}

@@ -53,3 +53,18 @@ def test_misuse_raises_with_the_message():
         model.new_session()
     with pytest.raises(tl.IoError):
         tl.Model("/nonexistent/model.gguf")
+
+
+def test_open_options_convert_and_repack():
+    with tl.Model(MODEL) as stored, tl.Model(MODEL, repack=True) as repacked, \
+            tl.Model.open(MODEL, weights_dtype=tl.BF16) as halves:
+        assert (stored.weights_dtype, stored.repacked_bytes) == (tl.F32, 0)
+        assert repacked.repacked_bytes == 0  # f32 weights: nothing for the decode layout
+        assert halves.weights_dtype == tl.BF16
+        runs = []
+        for model in (stored, repacked, halves):
+            with model.new_session() as s:
+                runs.append(list(s.generate("abc ab", max_tokens=8)))
+        assert runs[0] == runs[1] and len(runs[2]) > 0
+    with pytest.raises(tl.DtypeError, match="i32"):
+        tl.Model(MODEL, weights_dtype=tl.I32)

@@ -916,12 +916,15 @@ static void tlb_model_drop(tlb_model *m) {
     tl_model_close(m->model); /* its last session is closed: TL_OK */
     free(m);
 }
-uint64_t tlb_model_open(uint64_t c, const char *path) {
+uint64_t tlb_model_open(uint64_t c, const char *path) { return tlb_model_open_with(c, path, 0, 0); }
+uint64_t tlb_model_open_with(uint64_t c, const char *path, int weights_dtype, int repack) {
     tlb_ctx *x = tlb_enter(c);
     if (!x) return 0;
     tlb_model *m = (tlb_model *)malloc(sizeof *m);
     if (!m) return tlb_refuse(x, TL_E_OUT_OF_MEMORY, "out of memory for a model record"), 0;
-    const int rc = tlb_leave(x, tl_model_open(x->ctx, path, &m->model));
+    tl_model_options o = TL_MODEL_OPTIONS_INIT;
+    o.weights_dtype = (tl_dtype)weights_dtype, o.repack = repack;
+    const int rc = tlb_leave(x, tl_model_open_with(x->ctx, path, &o, &m->model));
     if (rc != TL_OK) return free(m), 0;
     atomic_init(&m->refs, 1);
     return (uint64_t)(uintptr_t)m;
@@ -936,13 +939,14 @@ int tlb_model_info(uint64_t c, uint64_t m, int64_t *info, size_t ninfo) {
     int rc;
     tlb_ctx *x = tlb_model_enter(c, m, &rc);
     if (!x) return rc;
-    if (!info || ninfo < 13) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a model's info needs 13 slots");
+    if (!info || ninfo < 14) return tlb_refuse(x, TL_E_INVALID_ARGUMENT, "a model's info needs 14 slots");
     tl_model_info i = TL_MODEL_INFO_INIT;
     rc = tl_model_info_get(TLB_MODEL(m)->model, &i);
     const tl_tokenizer *t = tl_model_tokenizer(TLB_MODEL(m)->model);
-    const int64_t all[13] = {i.vocab, i.d_model, i.layers, i.heads, i.kv_heads, i.ffn, i.context_length, i.weights_dtype,
+    const int64_t all[14] = {i.vocab, i.d_model, i.layers, i.heads, i.kv_heads, i.ffn, i.context_length, i.weights_dtype,
                              tl_tokenizer_special(t, TL_TOKEN_BOS), tl_tokenizer_special(t, TL_TOKEN_EOS),
-                             tl_tokenizer_special(t, TL_TOKEN_EOT), tl_tokenizer_special(t, TL_TOKEN_UNK), t != NULL};
+                             tl_tokenizer_special(t, TL_TOKEN_EOT), tl_tokenizer_special(t, TL_TOKEN_UNK), t != NULL,
+                             (int64_t)i.repacked_bytes};
     if (rc == TL_OK) memcpy(info, all, sizeof all);
     return tlb_leave(x, rc);
 }

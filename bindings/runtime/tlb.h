@@ -180,10 +180,13 @@ uint64_t tlb_tensor_from_json(uint64_t c, const char *json);
  * closed, whichever comes last, so no finalizer order can close it under a session.  Failures
  * are recorded on c as any call's. */
 uint64_t tlb_model_open(uint64_t c, const char *path);
+/* tl_model_open_with: weights_dtype 0 keeps the file's dtypes, else the weights are converted at
+ * open; repack 1 adds the decode layout (tl_model_options). */
+uint64_t tlb_model_open_with(uint64_t c, const char *path, int weights_dtype, int repack);
 void tlb_model_release(uint64_t m);
 /* info[0..8): vocab, d_model, layers, heads, kv_heads, ffn, context_length, the weights' dtype;
  * info[8..12): the BOS, EOS, EOT and UNK ids (-1: none); info[12]: 1 when the file carries a
- * vocabulary.  The status. */
+ * vocabulary; info[13]: the bytes repacked for decode.  The status. */
 int tlb_model_info(uint64_t c, uint64_t m, int64_t *info, size_t ninfo);
 /* The ids of text (TL_TOKENIZE_* flags) into data[0..count): their number, which may pass count
  * (nothing is written then: call again with room), or -1 on failure. */

@@ -455,6 +455,20 @@ static class Test {
             Throws<InvalidHandleException>(() => model.NewSession(), "a disposed model", "model is closed");
         }
         Throws<IoException>(() => Model.Open("/nonexistent/model.gguf"), "a missing file", "nonexistent");
+        // Open's options: weights converted at open, the decode layout (nothing to lay out for f32
+        // weights: the same tokens, 0 bytes), a dtype the products do not take refused.
+        var runs = new System.Collections.Generic.List<string>();
+        var dtypes = new DType?[] { null, null, DType.BF16 };
+        for (int i = 0; i < 3; i++) {
+            DType? dtype = dtypes[i];
+            using (var model = Model.Open("tiny.gguf", dtype, i == 1))
+            using (var chat = model.NewSession()) {
+                Check(model.WeightsDType == (dtype ?? DType.F32) && model.RepackedBytes == 0, "weights as asked");
+                runs.Add(string.Join("|", chat.Generate("abc ab", maxTokens: 8)));
+            }
+        }
+        Check(runs[0] == runs[1] && runs[2].Length > 0, "repacked weights give the same tokens");
+        Throws<DtypeException>(() => Model.Open("tiny.gguf", DType.I32), "i32 weights", "i32");
     }
 
     static int Main(string[] args) {

@@ -451,6 +451,25 @@ public final class TensorLifeTest {
         } catch (TensorLifeException.IoException e) {
             check(e.getMessage().contains("nonexistent"), e.getMessage());
         }
+        // open's options: weights converted at open, the decode layout (nothing to lay out for f32
+        // weights: the same tokens, 0 bytes), a dtype the products do not take refused.
+        DType[] dtypes = {null, null, DType.BF16};
+        String[] runs = new String[3];
+        for (int i = 0; i < 3; i++) {
+            try (Model m = Model.open("tiny.gguf", dtypes[i], i == 1); Session s = m.newSession(0, DType.F32, 0)) {
+                check(m.weightsDType == (dtypes[i] == null ? DType.F32 : dtypes[i]) && m.repackedBytes == 0, "weights as asked");
+                StringBuilder text = new StringBuilder();
+                for (String piece : s.generate("abc ab", 8)) text.append(piece).append('|');
+                runs[i] = text.toString();
+            }
+        }
+        check(runs[0].equals(runs[1]) && !runs[2].isEmpty(), "repacked weights give the same tokens");
+        try {
+            Model.open("tiny.gguf", DType.I32, false);
+            throw new AssertionError("i32 weights opened");
+        } catch (TensorLifeException.DtypeException e) {
+            check(e.getMessage().contains("i32"), e.getMessage());
+        }
     }
 
     public static void main(String[] args) {

@@ -42,30 +42,33 @@ class Sampler:
 
 class Model:
     """An open model; Model.open(path) or Model(path).  close() (or `with`) releases it once its
-    sessions are closed too."""
+    sessions are closed too.  weights_dtype converts the projections, head and embedding at open
+    (None: as the file stores them); repack also lays q4_0 and q8_0 weights out for decode
+    (tl_model_options: the same numbers, faster single tokens, repacked_bytes more memory)."""
 
-    def __init__(self, path):
+    def __init__(self, path, weights_dtype=None, repack=False):
         self._m = 0
         c = _r.tlb_context_new_serialised()
         if not c:
             raise _error(0)
         self._c = c
         _weakref.finalize(self, _r.tlb_context_release, c)
-        m = _r.tlb_model_open(c, str(path))
+        m = _r.tlb_model_open_with(c, str(path), 0 if weights_dtype is None else int(DType(weights_dtype)),
+                                   1 if repack else 0)
         if not m:
             raise _error(c)
         self._m = m
         self._release = _weakref.finalize(self, _r.tlb_model_release, m)
-        info = _array.array("q", [0] * 13)
+        info = _array.array("q", [0] * 14)
         self._check(_r.tlb_model_info(c, m, info))
         (self.vocab_size, self.d_model, self.layers, self.heads, self.kv_heads, self.ffn, self.context_length,
-         dtype, self.bos, self.eos, self.eot, self.unk, has_vocab) = info
+         dtype, self.bos, self.eos, self.eot, self.unk, has_vocab, self.repacked_bytes) = info
         self.weights_dtype = DType(dtype)
         self.has_vocabulary = bool(has_vocab)
 
     @classmethod
-    def open(cls, path):
-        return cls(path)
+    def open(cls, path, weights_dtype=None, repack=False):
+        return cls(path, weights_dtype, repack)
 
     def _check(self, status):
         if status:

@@ -268,20 +268,20 @@ typedef long long swig_type_238;
 typedef _gostring_ swig_type_239;
 typedef long long swig_type_240;
 typedef long long swig_type_241;
-typedef long long swig_type_242;
-typedef _goslice_ swig_type_243;
+typedef _gostring_ swig_type_242;
+typedef long long swig_type_243;
 typedef long long swig_type_244;
 typedef long long swig_type_245;
-typedef long long swig_type_246;
-typedef _gostring_ swig_type_247;
-typedef _goslice_ swig_type_248;
-typedef _gostring_ swig_type_249;
-typedef long long swig_type_250;
-typedef long long swig_type_251;
-typedef _goslice_ swig_type_252;
+typedef _goslice_ swig_type_246;
+typedef long long swig_type_247;
+typedef long long swig_type_248;
+typedef long long swig_type_249;
+typedef _gostring_ swig_type_250;
+typedef _goslice_ swig_type_251;
+typedef _gostring_ swig_type_252;
 typedef long long swig_type_253;
 typedef long long swig_type_254;
-typedef long long swig_type_255;
+typedef _goslice_ swig_type_255;
 typedef long long swig_type_256;
 typedef long long swig_type_257;
 typedef long long swig_type_258;
@@ -289,30 +289,33 @@ typedef long long swig_type_259;
 typedef long long swig_type_260;
 typedef long long swig_type_261;
 typedef long long swig_type_262;
-typedef _goslice_ swig_type_263;
+typedef long long swig_type_263;
 typedef long long swig_type_264;
 typedef long long swig_type_265;
-typedef _gostring_ swig_type_266;
+typedef _goslice_ swig_type_266;
 typedef long long swig_type_267;
 typedef long long swig_type_268;
-typedef long long swig_type_269;
+typedef _gostring_ swig_type_269;
 typedef long long swig_type_270;
 typedef long long swig_type_271;
 typedef long long swig_type_272;
-typedef _goslice_ swig_type_273;
-typedef _goslice_ swig_type_274;
+typedef long long swig_type_273;
+typedef long long swig_type_274;
 typedef long long swig_type_275;
-typedef _gostring_ swig_type_276;
-typedef long long swig_type_277;
+typedef _goslice_ swig_type_276;
+typedef _goslice_ swig_type_277;
 typedef long long swig_type_278;
-typedef _goslice_ swig_type_279;
-typedef _goslice_ swig_type_280;
+typedef _gostring_ swig_type_279;
+typedef long long swig_type_280;
 typedef long long swig_type_281;
-typedef long long swig_type_282;
-typedef long long swig_type_283;
+typedef _goslice_ swig_type_282;
+typedef _goslice_ swig_type_283;
 typedef long long swig_type_284;
 typedef long long swig_type_285;
 typedef long long swig_type_286;
+typedef long long swig_type_287;
+typedef long long swig_type_288;
+typedef long long swig_type_289;
 extern void _wrap_Swig_free_raw_f504d3b299e56f34(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_raw_f504d3b299e56f34(swig_intgo arg1);
 extern swig_type_1 _wrap_tlb_status_string_raw_f504d3b299e56f34(swig_intgo arg1);
@@ -397,19 +400,20 @@ extern swig_type_229 _wrap_tlb_context_report_json_raw_f504d3b299e56f34(swig_typ
 extern swig_type_231 _wrap_tlb_tensor_to_json_raw_f504d3b299e56f34(swig_type_232 arg1, swig_type_233 arg2);
 extern swig_type_234 _wrap_tlb_tensor_from_json_raw_f504d3b299e56f34(swig_type_235 arg1, swig_type_236 arg2);
 extern swig_type_237 _wrap_tlb_model_open_raw_f504d3b299e56f34(swig_type_238 arg1, swig_type_239 arg2);
-extern void _wrap_tlb_model_release_raw_f504d3b299e56f34(swig_type_240 arg1);
-extern swig_intgo _wrap_tlb_model_info_raw_f504d3b299e56f34(swig_type_241 arg1, swig_type_242 arg2, swig_type_243 arg3);
-extern swig_type_244 _wrap_tlb_tokenize_raw_f504d3b299e56f34(swig_type_245 arg1, swig_type_246 arg2, swig_type_247 arg3, swig_intgo arg4, swig_type_248 arg5);
-extern swig_type_249 _wrap_tlb_detokenize_raw_f504d3b299e56f34(swig_type_250 arg1, swig_type_251 arg2, swig_type_252 arg3, swig_intgo arg4);
-extern swig_type_253 _wrap_tlb_session_open_raw_f504d3b299e56f34(swig_type_254 arg1, swig_type_255 arg2, swig_type_256 arg3, swig_intgo arg4, swig_type_257 arg5);
-extern void _wrap_tlb_session_close_raw_f504d3b299e56f34(swig_type_258 arg1);
-extern swig_type_259 _wrap_tlb_session_position_raw_f504d3b299e56f34(swig_type_260 arg1);
-extern swig_intgo _wrap_tlb_session_feed_raw_f504d3b299e56f34(swig_type_261 arg1, swig_type_262 arg2, swig_type_263 arg3);
-extern swig_intgo _wrap_tlb_session_feed_text_raw_f504d3b299e56f34(swig_type_264 arg1, swig_type_265 arg2, swig_type_266 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_tlb_session_rewind_raw_f504d3b299e56f34(swig_type_267 arg1, swig_type_268 arg2, swig_type_269 arg3);
-extern swig_type_270 _wrap_tlb_session_sample_raw_f504d3b299e56f34(swig_type_271 arg1, swig_type_272 arg2, swig_type_273 arg3, swig_type_274 arg4, swig_type_275 arg5);
-extern swig_type_276 _wrap_tlb_session_generate_raw_f504d3b299e56f34(swig_type_277 arg1, swig_type_278 arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
-extern swig_intgo _wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(swig_type_282 arg1, swig_type_283 arg2, swig_type_284 arg3, swig_type_285 arg4, swig_type_286 arg5, swig_intgo arg6);
+extern swig_type_240 _wrap_tlb_model_open_with_raw_f504d3b299e56f34(swig_type_241 arg1, swig_type_242 arg2, swig_intgo arg3, swig_intgo arg4);
+extern void _wrap_tlb_model_release_raw_f504d3b299e56f34(swig_type_243 arg1);
+extern swig_intgo _wrap_tlb_model_info_raw_f504d3b299e56f34(swig_type_244 arg1, swig_type_245 arg2, swig_type_246 arg3);
+extern swig_type_247 _wrap_tlb_tokenize_raw_f504d3b299e56f34(swig_type_248 arg1, swig_type_249 arg2, swig_type_250 arg3, swig_intgo arg4, swig_type_251 arg5);
+extern swig_type_252 _wrap_tlb_detokenize_raw_f504d3b299e56f34(swig_type_253 arg1, swig_type_254 arg2, swig_type_255 arg3, swig_intgo arg4);
+extern swig_type_256 _wrap_tlb_session_open_raw_f504d3b299e56f34(swig_type_257 arg1, swig_type_258 arg2, swig_type_259 arg3, swig_intgo arg4, swig_type_260 arg5);
+extern void _wrap_tlb_session_close_raw_f504d3b299e56f34(swig_type_261 arg1);
+extern swig_type_262 _wrap_tlb_session_position_raw_f504d3b299e56f34(swig_type_263 arg1);
+extern swig_intgo _wrap_tlb_session_feed_raw_f504d3b299e56f34(swig_type_264 arg1, swig_type_265 arg2, swig_type_266 arg3);
+extern swig_intgo _wrap_tlb_session_feed_text_raw_f504d3b299e56f34(swig_type_267 arg1, swig_type_268 arg2, swig_type_269 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_tlb_session_rewind_raw_f504d3b299e56f34(swig_type_270 arg1, swig_type_271 arg2, swig_type_272 arg3);
+extern swig_type_273 _wrap_tlb_session_sample_raw_f504d3b299e56f34(swig_type_274 arg1, swig_type_275 arg2, swig_type_276 arg3, swig_type_277 arg4, swig_type_278 arg5);
+extern swig_type_279 _wrap_tlb_session_generate_raw_f504d3b299e56f34(swig_type_280 arg1, swig_type_281 arg2, swig_type_282 arg3, swig_type_283 arg4, swig_type_284 arg5);
+extern swig_intgo _wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(swig_type_285 arg1, swig_type_286 arg2, swig_type_287 arg3, swig_type_288 arg4, swig_type_289 arg5, swig_intgo arg6);
 #undef intgo
 */
 import "C"
@@ -1286,9 +1290,22 @@ func Tlb_model_open(arg1 uint64, arg2 string) (_swig_ret uint64) {
 	return swig_r
 }
 
+func Tlb_model_open_with(arg1 uint64, arg2 string, arg3 int, arg4 int) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (uint64)(C._wrap_tlb_model_open_with_raw_f504d3b299e56f34(C.swig_type_241(_swig_i_0), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
 func Tlb_model_release(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_model_release_raw_f504d3b299e56f34(C.swig_type_240(_swig_i_0))
+	C._wrap_tlb_model_release_raw_f504d3b299e56f34(C.swig_type_243(_swig_i_0))
 }
 
 func Tlb_model_info(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret int) {
@@ -1296,7 +1313,7 @@ func Tlb_model_info(arg1 uint64, arg2 uint64, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_model_info_raw_f504d3b299e56f34(C.swig_type_241(_swig_i_0), C.swig_type_242(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_model_info_raw_f504d3b299e56f34(C.swig_type_244(_swig_i_0), C.swig_type_245(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1310,7 +1327,7 @@ func Tlb_tokenize(arg1 uint64, arg2 uint64, arg3 string, arg4 int, arg5 []int32)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int64)(C._wrap_tlb_tokenize_raw_f504d3b299e56f34(C.swig_type_245(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int64)(C._wrap_tlb_tokenize_raw_f504d3b299e56f34(C.swig_type_248(_swig_i_0), C.swig_type_249(_swig_i_1), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1326,7 +1343,7 @@ func Tlb_detokenize(arg1 uint64, arg2 uint64, arg3 []int32, arg4 int) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_tlb_detokenize_raw_f504d3b299e56f34(C.swig_type_250(_swig_i_0), C.swig_type_251(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_tlb_detokenize_raw_f504d3b299e56f34(C.swig_type_253(_swig_i_0), C.swig_type_254(_swig_i_1), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1343,19 +1360,19 @@ func Tlb_session_open(arg1 uint64, arg2 uint64, arg3 int64, arg4 int, arg5 int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (uint64)(C._wrap_tlb_session_open_raw_f504d3b299e56f34(C.swig_type_254(_swig_i_0), C.swig_type_255(_swig_i_1), C.swig_type_256(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4)))
+	swig_r = (uint64)(C._wrap_tlb_session_open_raw_f504d3b299e56f34(C.swig_type_257(_swig_i_0), C.swig_type_258(_swig_i_1), C.swig_type_259(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_260(_swig_i_4)))
 	return swig_r
 }
 
 func Tlb_session_close(arg1 uint64) {
 	_swig_i_0 := arg1
-	C._wrap_tlb_session_close_raw_f504d3b299e56f34(C.swig_type_258(_swig_i_0))
+	C._wrap_tlb_session_close_raw_f504d3b299e56f34(C.swig_type_261(_swig_i_0))
 }
 
 func Tlb_session_position(arg1 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_tlb_session_position_raw_f504d3b299e56f34(C.swig_type_260(_swig_i_0)))
+	swig_r = (int64)(C._wrap_tlb_session_position_raw_f504d3b299e56f34(C.swig_type_263(_swig_i_0)))
 	return swig_r
 }
 
@@ -1364,7 +1381,7 @@ func Tlb_session_feed(arg1 uint64, arg2 uint64, arg3 []int32) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_session_feed_raw_f504d3b299e56f34(C.swig_type_261(_swig_i_0), C.swig_type_262(_swig_i_1), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_tlb_session_feed_raw_f504d3b299e56f34(C.swig_type_264(_swig_i_0), C.swig_type_265(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1377,7 +1394,7 @@ func Tlb_session_feed_text(arg1 uint64, arg2 uint64, arg3 string, arg4 int) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_tlb_session_feed_text_raw_f504d3b299e56f34(C.swig_type_264(_swig_i_0), C.swig_type_265(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_tlb_session_feed_text_raw_f504d3b299e56f34(C.swig_type_267(_swig_i_0), C.swig_type_268(_swig_i_1), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1389,7 +1406,7 @@ func Tlb_session_rewind(arg1 uint64, arg2 uint64, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_tlb_session_rewind_raw_f504d3b299e56f34(C.swig_type_267(_swig_i_0), C.swig_type_268(_swig_i_1), C.swig_type_269(_swig_i_2)))
+	swig_r = (int)(C._wrap_tlb_session_rewind_raw_f504d3b299e56f34(C.swig_type_270(_swig_i_0), C.swig_type_271(_swig_i_1), C.swig_type_272(_swig_i_2)))
 	return swig_r
 }
 
@@ -1400,7 +1417,7 @@ func Tlb_session_sample(arg1 uint64, arg2 uint64, arg3 []float64, arg4 []int64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int64)(C._wrap_tlb_session_sample_raw_f504d3b299e56f34(C.swig_type_271(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_3)), C.swig_type_275(_swig_i_4)))
+	swig_r = (int64)(C._wrap_tlb_session_sample_raw_f504d3b299e56f34(C.swig_type_274(_swig_i_0), C.swig_type_275(_swig_i_1), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_3)), C.swig_type_278(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1417,7 +1434,7 @@ func Tlb_session_generate(arg1 uint64, arg2 uint64, arg3 []float64, arg4 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_tlb_session_generate_raw_f504d3b299e56f34(C.swig_type_277(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), C.swig_type_281(_swig_i_4))
+	swig_r_p := C._wrap_tlb_session_generate_raw_f504d3b299e56f34(C.swig_type_280(_swig_i_0), C.swig_type_281(_swig_i_1), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_3)), C.swig_type_284(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1438,7 +1455,7 @@ func Tlb_bench_add_loop(arg1 uint64, arg2 uint64, arg3 uint64, arg4 uint64, arg5
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(C.swig_type_282(_swig_i_0), C.swig_type_283(_swig_i_1), C.swig_type_284(_swig_i_2), C.swig_type_285(_swig_i_3), C.swig_type_286(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_tlb_bench_add_loop_raw_f504d3b299e56f34(C.swig_type_285(_swig_i_0), C.swig_type_286(_swig_i_1), C.swig_type_287(_swig_i_2), C.swig_type_288(_swig_i_3), C.swig_type_289(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	return swig_r
 }
 

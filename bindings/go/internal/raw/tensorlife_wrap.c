@@ -1671,6 +1671,30 @@ long long _wrap_tlb_model_open_raw_f504d3b299e56f34(long long _swig_go_0, _gostr
 }
 
 
+long long _wrap_tlb_model_open_with_raw_f504d3b299e56f34(long long _swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+  uint64_t arg1 ;
+  char *arg2 = (char *) 0 ;
+  int arg3 ;
+  int arg4 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  result = (uint64_t)tlb_model_open_with(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
 void _wrap_tlb_model_release_raw_f504d3b299e56f34(long long _swig_go_0) {
   uint64_t arg1 ;
   

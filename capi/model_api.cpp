@@ -117,7 +117,7 @@ tl_status tl_session_feed_text(tl_session *s, const char *text, size_t length, u
 tl_status tl_session_logits(const tl_session *s, const float **logits, size_t *n) {
     TL_TRY(check_session(s));
     if (!logits || !n) return fail(TL_E_INVALID_ARGUMENT, "output pointer is NULL");
-    if (!s->have_logits) return fail(TL_E_SHAPE, "session: nothing fed yet, so no logits");
+    if (!s->have_logits) return tl::no_logits(s);
     *logits = s->logits.data(), *n = s->logits.size();
     return TL_OK;
 }

@@ -129,6 +129,19 @@ Test(model, misuse_is_a_status_with_a_message) {
     FAILS_WITH(tl_session_feed(s, bad, 2), TL_E_INVALID_ARGUMENT);
     cr_assert(strstr(tl_last_error(), "id 1 is 271"), "%s", tl_last_error());
     FAILS_WITH(tl_session_rewind(s, 9), TL_E_INVALID_ARGUMENT);
+    REFUSED_WITH(tl_session_rewind(s, -1), TL_E_INVALID_ARGUMENT, "rewind to -1 of 5 tokens");
+    const int32_t negative[1] = {-3};
+    REFUSED_WITH(tl_session_feed(s, negative, 1), TL_E_INVALID_ARGUMENT, "id 0 is -3, not in the vocabulary");
+    const float *before;
+    size_t count;
+    OK(tl_session_feed(s, ids, 1));
+    OK(tl_session_logits(s, &before, &count));
+    float kept = before[7];
+    OK(tl_session_rewind(s, 6)); /* to where it is: nothing changes, the logits stay */
+    cr_assert_eq(tl_session_position(s), 6);
+    OK(tl_session_logits(s, &before, &count));
+    cr_assert_eq(before[7], kept);
+    OK(tl_session_rewind(s, 5));
     FAILS_WITH(tl_session_feed_text(s, "\xf4\x90\x80\x80", 4, 0), TL_E_INVALID_ARGUMENT);
     tl_sampler nan_temperature = TL_SAMPLER_INIT;
     nan_temperature.temperature = NAN;
@@ -978,4 +991,35 @@ Test(model, repacked_weights_give_the_stored_bits) {
     tl_model *none = NULL;
     REFUSED_WITH(tl_model_open_with(ctx, path, &bad, &none), TL_E_INVALID_ARGUMENT, "repack 2 is neither 0 nor 1");
     cr_assert_null(none);
+}
+
+/* A feed refused mid-step (the step's scope could not grow) leaves the position as it was and no
+ * logits; a rewind to that position computes them again, as the header says of every rewind,
+ * the same bits as before the refused feed. */
+Test(model, a_rewind_after_a_refused_feed_computes_the_logits) {
+    counting_allocator counter = {0};
+    tl_context *own = counted_context(&counter);
+    tl_model *m = open_model(own);
+    tl_session *s;
+    OK(tl_session_open(own, m, NULL, &s));
+    OK(tl_session_feed(s, kPrompt, 1));
+    const float *logits;
+    size_t n;
+    OK(tl_session_logits(s, &logits, &n));
+    float *first = malloc(n * sizeof(float));
+    memcpy(first, logits, n * sizeof(float));
+    int32_t many[40];
+    for (int i = 0; i < 40; ++i) many[i] = 259 + i % WORDS;
+    counter.fail_at = counter.allocs + 1; /* a chunk of 40 grows the step's scope */
+    FAILS_WITH(tl_session_feed(s, many, 40), TL_E_OUT_OF_MEMORY);
+    counter.fail_at = 0;
+    cr_assert_eq(tl_session_position(s), 1);
+    REFUSED_WITH(tl_session_logits(s, &logits, &n), TL_E_SHAPE, "its last feed was refused, so no logits (rewind to 1");
+    OK(tl_session_rewind(s, 1));
+    OK(tl_session_logits(s, &logits, &n));
+    cr_assert(!memcmp(logits, first, n * sizeof(float)), "the logits computed again differ");
+    free(first);
+    tl_session_close(s);
+    OK(tl_model_close(m));
+    tl_context_destroy(own);
 }

@@ -158,6 +158,16 @@ Test(text, bpe_merges_by_rank_after_the_pre_tokenizer) {
     const int32_t back[] = {7, 6, 8};
     OK(tl_detokenize(t, back, 3, 0, text, sizeof text, &len));
     cr_assert_str_eq(text, "abc ab");
+    /* llama.cpp's other names of the two pre-tokenizers: the same ids (llama3's adds a BOS). */
+    const char *aliases[4] = {"gpt2", "llama3", "llama-v3", "llama-bpe"};
+    for (int i = 0; i < 4; ++i) {
+        static gguf_buf a;
+        bpe_keys(&a, "\xc4\xa0" "a b", aliases[i]);
+        tl_tokenizer *alias = open_vocab(&a, TL_OK);
+        cr_assert_eq(ids_of(alias, "abc ab", 0, ids), 2, "%s", aliases[i]);
+        cr_assert(ids[0] == 7 && ids[1] == 6, "%s", aliases[i]);
+        tl_tokenizer_close(alias);
+    }
     OK(tl_detokenize(t, back, 3, TL_DETOKENIZE_UNPARSE_SPECIAL, text, sizeof text, &len));
     cr_assert_str_eq(text, "abc ab<|end|>");
     FAILS_WITH(tl_detokenize(t, back, 3, TL_DETOKENIZE_UNPARSE_SPECIAL, text, 5, &len), TL_E_INVALID_ARGUMENT);

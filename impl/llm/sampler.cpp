@@ -32,7 +32,7 @@ void softmax(Candidate *c, size_t n, double t) {
 }  // namespace
 
 tl_status session_sample(tl_session *s, const tl_sampler &p, int32_t *token) {
-    if (!s->have_logits) return fail(TL_E_SHAPE, "session: nothing fed yet, so no logits to sample from");
+    if (!s->have_logits) return no_logits(s);
     if (!(p.temperature == p.temperature) || !(p.top_p == p.top_p) || !(p.min_p == p.min_p) || !(p.repeat_penalty > 0))
         return fail(TL_E_INVALID_ARGUMENT, "sampler: temperature, top_p, min_p NaN or repeat_penalty <= 0");
     const int32_t vocab = int32_t(s->logits.size());

@@ -265,11 +265,17 @@ tl_status session_feed(tl_session *s, const int32_t *ids, size_t n) {
     return TL_OK;
 }
 
+tl_status no_logits(const tl_session *s) {
+    if (s->history.empty()) return fail(TL_E_SHAPE, "session: nothing fed yet, so no logits");
+    return fail(TL_E_SHAPE, "session: its last feed was refused, so no logits (rewind to %zu to compute them)",
+                s->history.size());
+}
+
 tl_status session_rewind(tl_session *s, int32_t keep) {
     const int32_t pos = int32_t(s->history.size());
     if (keep < 0 || keep > pos) return fail(TL_E_INVALID_ARGUMENT, "session: rewind to %d of %d tokens", keep, pos);
     s->stream = TL_TEXT_STREAM_INIT;
-    if (keep == pos) return TL_OK;
+    if (keep == pos && s->have_logits) return TL_OK;  // else (a refused feed) the last token again
     s->history.resize(size_t(keep));
     s->have_logits = false;
     if (keep == 0) return TL_OK;

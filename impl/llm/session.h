@@ -55,6 +55,8 @@ void session_close(tl_session *s);
 // ids at the next positions, in chunks of at most max_chunk; the logits after the last.
 tl_status session_feed(tl_session *s, const int32_t *ids, size_t n);
 tl_status session_rewind(tl_session *s, int32_t keep);
+// TL_E_SHAPE saying why s has no logits: nothing fed yet, or its last feed refused.
+tl_status no_logits(const tl_session *s);
 // sampler.cpp
 tl_status session_sample(tl_session *s, const tl_sampler &p, int32_t *token);
 

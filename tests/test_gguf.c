@@ -320,3 +320,40 @@ Test(gguf, every_refused_allocation_of_an_open_is_reported_and_given_back) {
         cr_assert_gt(refusals, 3, "only %d allocations refused", refusals);
     }
 }
+
+/* Tensors of types tensorlife does not hold: the refusal names the type and lists every tensor of
+ * it (plural), cut with ", ..." where the list would pass the message's room; a type number past
+ * ggml's known ones is named "unknown".  Each tensor one 256-element row of 84 bytes (q2_K's). */
+Test(gguf, unheld_types_list_their_tensors) {
+    static buf b;
+    enum { MANY = 40 };
+    header(&b, 3, 3 + MANY + 1, 0);
+    char name[96];
+    for (int i = 0; i < 3; ++i) {
+        snprintf(name, sizeof name, "blk.%d.q3", i);
+        str(&b, name), u32(&b, 1), u64(&b, 256), u32(&b, 11), u64(&b, (uint64_t)i * 128);
+    }
+    for (int i = 0; i < MANY; ++i) {
+        snprintf(name, sizeof name, "a.long.name.for.a.q2_K.tensor.that.fills.the.list.%02d", i);
+        str(&b, name), u32(&b, 1), u64(&b, 256), u32(&b, 10), u64(&b, (uint64_t)(3 + i) * 128);
+    }
+    str(&b, "strange"), u32(&b, 1), u64(&b, 256), u32(&b, 99), u64(&b, (uint64_t)(3 + MANY) * 128);
+    align_to(&b, 32);
+    memset(b.bytes + b.n, 0, (size_t)(4 + MANY) * 128);
+    b.n += (size_t)(4 + MANY) * 128;
+    char path[300];
+    snprintf(path, sizeof path, "%s/unheld.gguf", dir);
+    write_file(path, &b);
+    tl_gguf_file *f;
+    OK(tl_gguf_open(ctx, path, &f));
+    tl_tensor t;
+    REFUSED_WITH(tl_gguf_get(ctx, f, "blk.1.q3", &t), TL_E_DTYPE,
+                 "is q3_K (ggml type 11), which tensorlife does not hold; 3 tensors of the file are it: 'blk.0.q3', 'blk.1.q3', 'blk.2.q3'");
+    snprintf(name, sizeof name, "a.long.name.for.a.q2_K.tensor.that.fills.the.list.%02d", 7);
+    REFUSED_WITH(tl_gguf_get(ctx, f, name, &t), TL_E_DTYPE, "is q2_K (ggml type 10)");
+    cr_assert(strstr(tl_last_error(), "40 tensors of the file are it: 'a.long.name") && strstr(tl_last_error(), ", ..."),
+              "%s", tl_last_error());
+    cr_assert(!strstr(tl_last_error(), "list.39"), "the list is cut: %s", tl_last_error());
+    REFUSED_WITH(tl_gguf_get(ctx, f, "strange", &t), TL_E_DTYPE, "is unknown (ggml type 99)");
+    tl_gguf_close(f);
+}

@@ -378,21 +378,23 @@ const char *ggml_type_name(uint32_t type) {
 
 // A tensor of a type tensorlife does not hold: the type by its ggml name, and every tensor of the
 // file of that type (a user converting a file learns all that would need another type at once).
+// Names cut at 64 bytes and the list at 256, so the whole message, its ", ..." included, fits
+// the last error's 512.
 tl_status refuse_ggml_type(const tl_gguf_file &f, const tl_gguf_file::Entry &e) {
-    char list[512];
+    char list[256];
     size_t used = 0, count = 0;
     list[0] = 0;
     for (const tl_gguf_file::Entry &other : f.entries) {
         if (other.ggml_type != e.ggml_type) continue;
         ++count;
         if (used < sizeof list - 64) {
-            const int n = std::snprintf(list + used, sizeof list - used, "%s'%s'", used ? ", " : "", &f.names[other.name]);
+            const int n = std::snprintf(list + used, sizeof list - used, "%s'%.64s'", used ? ", " : "", &f.names[other.name]);
             used += n > 0 ? size_t(n) : 0;
             if (used >= sizeof list) used = sizeof list - 1;
         }
     }
     return fail(TL_E_DTYPE,
-                "gguf: tensor '%s' is %s (ggml type %u), which tensorlife does not hold; %zu tensor%s of the file %s it: %s%s",
+                "gguf: tensor '%.64s' is %s (ggml type %u), which tensorlife does not hold; %zu tensor%s of the file %s it: %s%s",
                 &f.names[e.name], ggml_type_name(e.ggml_type), e.ggml_type, count, count == 1 ? "" : "s",
                 count == 1 ? "is" : "are", list, used >= sizeof list - 64 ? ", ..." : "");
 }

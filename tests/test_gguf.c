@@ -274,6 +274,12 @@ Test(gguf, arrays_of_numbers_item_by_item) {
     cr_assert(strstr(tl_last_error(), "holds 3"), "%s", tl_last_error());
     FAILS_WITH(tl_gguf_get_array_number(f, "fixture.strings", 0, &i, NULL), TL_E_DTYPE);
     FAILS_WITH(tl_gguf_get_array_number(f, "fixture.nested", 0, &i, NULL), TL_E_DTYPE);
+    /* Past the end of an array of strings or of arrays: not numbers, whatever the index. */
+    REFUSED_WITH(tl_gguf_get_array_number(f, "fixture.strings", 99, &i, NULL), TL_E_DTYPE, "is not an array of numbers");
+    REFUSED_WITH(tl_gguf_get_array_number(f, "fixture.nested", 99, &i, NULL), TL_E_DTYPE, "is not an array of numbers");
+    i = 0;
+    OK(tl_gguf_get_array_number(f, "fixture.ids", 2, &i, NULL)); /* the integer alone */
+    cr_assert_eq(i, 9);
     FAILS_WITH(tl_gguf_get_array_number(f, "fixture.u8", 0, &i, NULL), TL_E_DTYPE); /* a scalar */
     FAILS_WITH(tl_gguf_get_array_number(f, "no.such.key", 0, &i, NULL), TL_E_NOT_FOUND);
     FAILS_WITH(tl_gguf_get_array_number(f, "fixture.ids", 0, NULL, NULL), TL_E_INVALID_ARGUMENT);

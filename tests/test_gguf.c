@@ -155,6 +155,16 @@ static void expect_refused(const char *dir, buf *b, const char *why) {
     cr_assert_eq(f, (tl_gguf_file *)0x1, "the output is untouched");
 }
 
+/* b written as dir/name and opened. */
+static tl_gguf_file *opened(const char *dir, const buf *b, const char *name) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    write_file(path, b);
+    tl_gguf_file *f;
+    OK(tl_gguf_open(ctx, path, &f));
+    return f;
+}
+
 static void header(buf *b, uint32_t version, uint64_t tensors, uint64_t keys) {
     b->n = 0;
     put(b, "GGUF", 4);
@@ -212,11 +222,7 @@ Test(gguf, hostile_files_are_refused_by_name) {
     /* Well formed, but a tensor's data runs past the end: refused at its get, by name. */
     header(&b, 3, 1, 0), str(&b, "t"), u32(&b, 1), u64(&b, 1024), u32(&b, 0), u64(&b, 0);
     align_to(&b, 32);
-    char path[300];
-    snprintf(path, sizeof path, "%s/short.gguf", dir);
-    write_file(path, &b);
-    tl_gguf_file *f;
-    OK(tl_gguf_open(ctx, path, &f));
+    tl_gguf_file *f = opened(dir, &b, "short.gguf");
     tl_tensor t;
     FAILS_WITH(tl_gguf_get(ctx, f, "t", &t), TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "'t'") && strstr(tl_last_error(), "past the end"), "%s", tl_last_error());
@@ -347,11 +353,7 @@ Test(gguf, unheld_types_list_their_tensors) {
     align_to(&b, 32);
     memset(b.bytes + b.n, 0, (size_t)(4 + MANY) * 128);
     b.n += (size_t)(4 + MANY) * 128;
-    char path[300];
-    snprintf(path, sizeof path, "%s/unheld.gguf", dir);
-    write_file(path, &b);
-    tl_gguf_file *f;
-    OK(tl_gguf_open(ctx, path, &f));
+    tl_gguf_file *f = opened(dir, &b, "unheld.gguf");
     tl_tensor t;
     REFUSED_WITH(tl_gguf_get(ctx, f, "blk.1.q3", &t), TL_E_DTYPE,
                  "is q3_K (ggml type 11), which tensorlife does not hold; 3 tensors of the file are it: 'blk.0.q3', 'blk.1.q3', 'blk.2.q3'");

@@ -231,19 +231,25 @@ Test(quant, products_read_weights_as_stored) {
 /* Round to nearest even at exact ties, where rounding half up would differ: bf16 from
  * 0x3F818000 (half way between 0x3F81 and 0x3F82) is 0x3F82; f16 from 0x3F803000 (half way between
  * 0x3C01 and 0x3C02) is 0x3C02. */
+/* The f16 or bf16 bits tl_convert makes of the f32 with these bits. */
+static uint16_t converted_bits(tl_dtype to, uint32_t bits) {
+    float v;
+    memcpy(&v, &bits, 4);
+    const int64_t one = 1;
+    tl_tensor f, h;
+    uint16_t got;
+    OK(tl_tensor_from_data(ctx, TL_F32, 1, &one, &v, 4, &f));
+    OK(tl_convert(ctx, f, to, &h));
+    OK(tl_tensor_read(ctx, h, &got, 2));
+    return got;
+}
+
 Test(quant, half_and_bfloat16_round_ties_to_even) {
     const uint32_t bits[2] = {0x3F818000u, 0x3F803000u};
     const tl_dtype to[2] = {TL_BF16, TL_F16};
     const uint16_t want[2] = {0x3F82, 0x3C02};
     for (int i = 0; i < 2; ++i) {
-        float v;
-        memcpy(&v, &bits[i], 4);
-        const int64_t one = 1;
-        tl_tensor f, h;
-        uint16_t got;
-        OK(tl_tensor_from_data(ctx, TL_F32, 1, &one, &v, 4, &f));
-        OK(tl_convert(ctx, f, to[i], &h));
-        OK(tl_tensor_read(ctx, h, &got, 2));
+        const uint16_t got = converted_bits(to[i], bits[i]);
         cr_assert_eq(got, want[i], "%s of 0x%08x: 0x%04x, want 0x%04x", tl_dtype_name(to[i]), bits[i], got, want[i]);
     }
     /* NaNs stay NaN, quiet, sign kept: a signaling NaN whose payload is all in the low bits would
@@ -251,14 +257,7 @@ Test(quant, half_and_bfloat16_round_ties_to_even) {
     const uint32_t nans[3] = {0x7F800001u, 0xFFC00000u, 0x7FBFFFFFu};
     for (int i = 0; i < 3; ++i)
         for (int d = 0; d < 2; ++d) {
-            float v;
-            memcpy(&v, &nans[i], 4);
-            const int64_t one = 1;
-            tl_tensor f, h;
-            uint16_t got;
-            OK(tl_tensor_from_data(ctx, TL_F32, 1, &one, &v, 4, &f));
-            OK(tl_convert(ctx, f, to[d], &h));
-            OK(tl_tensor_read(ctx, h, &got, 2));
+            const uint16_t got = converted_bits(to[d], nans[i]);
             const uint16_t exponent = to[d] == TL_BF16 ? 0x7F80 : 0x7C00, quiet = to[d] == TL_BF16 ? 0x40 : 0x200;
             cr_assert((got & exponent) == exponent && (got & quiet) && (got >> 15) == (nans[i] >> 31),
                       "%s of NaN 0x%08x: 0x%04x", tl_dtype_name(to[d]), nans[i], got);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The model runner against llama.cpp (LLamaSharp 0.30.0's natives, tests/llamacpp) on the same
 # GGUF files: a random Llama of issue 41's shape (d_model 2048, 4 layers, 32 heads over 4 KV
-# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0 and q4_0 (the last two also opened with
-# tl_model_options.repack); a 512-token prompt as one
-# batch (first-token latency) and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
+# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0, q4_0 and Q4_K_M (the last three also
+# opened with tl_model_options.repack); a 512-token prompt as one batch (first-token latency)
+# and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
 # Q4_K_M is written from the f32 file by llama.cpp's own quantizer.  The runner keeps OpenBLAS on
@@ -29,9 +29,9 @@ stats() { "$py" -c 'import statistics, sys
 v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
 median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
-printf '%-12s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
+printf '%-14s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
 # +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout).
-for row in f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M; do
+for row in f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack; do
   type=${row%+repack} repack=0
   [ "$row" = "$type" ] || repack=1
   for threads in 1 2; do
@@ -46,8 +46,8 @@ for row in f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M; do
     done
     rp=$("$py" -c "print(f'{$(median "${ours_p[@]}") / $(median "${ref_p[@]}"):.2f}x')")
     rt=$("$py" -c "print(f'{$(median "${ours_t[@]}") / $(median "${ref_t[@]}"):.2f}x')")
-    printf '%-12s %-3s %-34s %-34s %-8s\n' "$row" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
-    printf '%-12s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
+    printf '%-14s %-3s %-34s %-34s %-8s\n' "$row" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
+    printf '%-14s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
   done
 done
 

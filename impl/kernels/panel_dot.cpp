@@ -190,6 +190,121 @@ void DotRows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const uint8_t
     });
 }
 
+// ---- q4_K's decode layout ---------------------------------------------------------------------
+// Lane l of the one-row q4_K kernel (kquant_dot.cpp) is, per super block, the sum over runs c of
+// scale_c x the products of weights 32c + 4l..4l+3, exact in int32; here one vector holds that
+// lane for sixteen rows: vpdpbusd of the run's nibbles with the four activations broadcast, times
+// the rows' scales.  The f32 steps are the one-row kernel's, lane by lane: acc_l += (dx d) lane_l,
+// the mins' four lanes apart, then its hsum_float_8 and the mins' sum.
+constexpr size_t kRows16Q4KScales = 32 * kGroupBytes, kRows16Q4KHalves = kRows16Q4KScales + 16 * kPanelRows;
+static_assert(kRows16Q4KBlockBytes == kRows16Q4KHalves + 4 * kPanelRows, "pack_rows16's q4_K layout");
+
+HWY_INLINE __m512 SumFour(const __m512 a[4]) { return _mm512_add_ps(_mm512_add_ps(a[0], a[2]), _mm512_add_ps(a[1], a[3])); }
+
+HWY_INLINE __m512i RowBytes(const uint8_t *p) {  // sixteen rows' bytes at p, widened to dwords
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+
+void DotRows16Q4K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), zero = _mm512_setzero_si512();
+    for (int64_t i = 0; i < xrows; ++i) {
+        __m512 acc[8], acc_min[4];
+#pragma GCC unroll 8
+        for (int l = 0; l < 8; ++l) acc[l] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) acc_min[j] = _mm512_setzero_ps();
+        for (int64_t s = 0; s < k / kSuper; ++s) {
+            const uint8_t *pb = rows16 + s * int64_t(kRows16Q4KBlockBytes);
+            const int8_t *xs = x[i].q + s * kSuper;
+            __m512i scale[8], lane[8];
+#pragma GCC unroll 8
+            for (int c = 0; c < 8; ++c) scale[c] = RowBytes(pb + kRows16Q4KScales + c * kPanelRows), lane[c] = zero;
+#pragma GCC unroll 32
+            for (int v = 0; v < 32; ++v) {  // dword v: runs c and c + 1, weights 4l..4l+3 of each
+                const int c = 2 * (v / 8), l = v % 8;
+                const __m512i q = _mm512_loadu_si512(pb + v * kGroupBytes);
+                const __m512i lo = DotBroadcast(zero, _mm512_and_si512(q, low4), xs + 32 * c + 4 * l);
+                const __m512i hi = DotBroadcast(zero, _mm512_and_si512(_mm512_srli_epi32(q, 4), low4), xs + 32 * (c + 1) + 4 * l);
+                lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(lo, scale[c]), _mm512_mullo_epi32(hi, scale[c + 1])));
+            }
+            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q4KHalves)));
+            const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q4KHalves + 2 * kPanelRows)));
+            const float dx = x[i].scale[s];
+            const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(dx), d), dxmin = _mm512_mul_ps(_mm512_set1_ps(-dx), dmin);
+#pragma GCC unroll 8
+            for (int l = 0; l < 8; ++l) acc[l] = _mm512_fmadd_ps(dxd, _mm512_cvtepi32_ps(lane[l]), acc[l]);
+            const int16_t *sums = x[i].sums + s * 16;  // of each 16: a run's is two
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const int32_t s0 = sums[4 * j] + sums[4 * j + 1], s1 = sums[4 * j + 2] + sums[4 * j + 3];
+                const __m512i mins = _mm512_add_epi32(
+                    _mm512_mullo_epi32(RowBytes(pb + kRows16Q4KScales + (8 + 2 * j) * kPanelRows), _mm512_set1_epi32(s0)),
+                    _mm512_mullo_epi32(RowBytes(pb + kRows16Q4KScales + (9 + 2 * j) * kPanelRows), _mm512_set1_epi32(s1)));
+                acc_min[j] = _mm512_fmadd_ps(dxmin, _mm512_cvtepi32_ps(mins), acc_min[j]);
+            }
+        }
+        _mm512_storeu_ps(out + i * out_stride, _mm512_add_ps(SumEight(acc), SumFour(acc_min)));
+    }
+}
+
+// q6_K's decode layout: lane l of the one-row kernel is, per super block, the sum over runs v of
+// the scale of the 16 holding weights 32v + 4l..4l+3 times their products (values 0..63), less 32 x
+// (scale_2l x the activations' sum of 16 number 2l, and of 2l + 1), exact in int32; the sixteen
+// rows' values are unpacked from their ql and qh dwords as UnpackQ6KValues does, a dword a row.
+constexpr size_t kRows16Q6KScales = 48 * kGroupBytes, kRows16Q6KHalves = kRows16Q6KScales + 16 * kPanelRows;
+static_assert(kRows16Q6KBlockBytes == kRows16Q6KHalves + 2 * kPanelRows, "pack_rows16's q6_K layout");
+
+void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), three = _mm512_set1_epi8(0x03), zero = _mm512_setzero_si512();
+    for (int64_t i = 0; i < xrows; ++i) {
+        __m512 acc[8];
+#pragma GCC unroll 8
+        for (int l = 0; l < 8; ++l) acc[l] = _mm512_setzero_ps();
+        for (int64_t s = 0; s < k / kSuper; ++s) {
+            const uint8_t *pb = rows16 + s * int64_t(kRows16Q6KBlockBytes);
+            const int8_t *xs = x[i].q + s * kSuper;
+            __m512i scale[16], lane[8];
+#pragma GCC unroll 16
+            for (int g = 0; g < 16; ++g)
+                scale[g] = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(pb + kRows16Q6KScales + g * kPanelRows)));
+#pragma GCC unroll 8
+            for (int l = 0; l < 8; ++l) lane[l] = zero;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 8
+                for (int l = 0; l < 8; ++l) {
+                    const uint8_t *at = pb + (h * 8 + l) * 3 * kGroupBytes;
+                    const __m512i ql0 = _mm512_loadu_si512(at), ql1 = _mm512_loadu_si512(at + kGroupBytes);
+                    const __m512i qh = _mm512_loadu_si512(at + 2 * kGroupBytes);
+                    const __m512i w[4] = {
+                        _mm512_or_si512(_mm512_and_si512(ql0, low4), _mm512_slli_epi32(_mm512_and_si512(qh, three), 4)),
+                        _mm512_or_si512(_mm512_and_si512(ql1, low4),
+                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 2), three), 4)),
+                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(ql0, 4), low4),
+                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 4), three), 4)),
+                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(ql1, 4), low4),
+                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 6), three), 4))};
+#pragma GCC unroll 4
+                    for (int t = 0; t < 4; ++t) {
+                        const int v = 4 * h + t;
+                        const __m512i products = DotBroadcast(zero, w[t], xs + 32 * v + 4 * l);
+                        lane[l] = _mm512_add_epi32(lane[l], _mm512_mullo_epi32(products, scale[2 * v + (l >= 4)]));
+                    }
+                }
+            const int16_t *sums = x[i].sums + s * 16;
+            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q6KHalves)));
+            const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(x[i].scale[s]), d);
+#pragma GCC unroll 8
+            for (int l = 0; l < 8; ++l) {
+                const __m512i offset = _mm512_add_epi32(_mm512_mullo_epi32(scale[2 * l], _mm512_set1_epi32(sums[2 * l])),
+                                                        _mm512_mullo_epi32(scale[2 * l + 1], _mm512_set1_epi32(sums[2 * l + 1])));
+                acc[l] = _mm512_fmadd_ps(dxd, _mm512_cvtepi32_ps(_mm512_sub_epi32(lane[l], _mm512_slli_epi32(offset, 5))), acc[l]);
+            }
+        }
+        _mm512_storeu_ps(out + i * out_stride, SumEight(acc));
+    }
+}
+
 // ---- q4_K, q5_K, q6_K ----------------------------------------------------------------------
 // A super block of a K panel: 128 vectors of weight pairs (run q, lane l, pair p at (8q + l) * 2 +
 // p), then up to 8 vectors (q4_K/q5_K: the mins' pairs m; q6_K: the scales' pairs of lane l),
@@ -362,6 +477,8 @@ void DotPanelK(tl_dtype, const Q8KPanelRow *, int64_t, const uint8_t *, int64_t,
 void PackPanel(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
 void DotPanel(const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void DotRows16(tl_dtype, const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
+void DotRows16Q4K(const Q8KRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
+void DotRows16Q6K(const Q8KRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 #endif
 
 bool Panels() { return kPanels; }
@@ -379,6 +496,8 @@ HWY_EXPORT(DotPanel);
 HWY_EXPORT(PackPanelK);
 HWY_EXPORT(DotPanelK);
 HWY_EXPORT(DotRows16);
+HWY_EXPORT(DotRows16Q4K);
+HWY_EXPORT(DotRows16Q6K);
 
 namespace {
 bool super_blocks(tl_dtype dt) { return dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K; }
@@ -400,13 +519,59 @@ void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k,
     HWY_DYNAMIC_DISPATCH(PackPanel)(dt, r, row_bytes, k, p);
 }
 
-bool rows16_kernel(tl_dtype dt) { return (dt == TL_Q4_0 || dt == TL_Q8_0) && HWY_DYNAMIC_DISPATCH(Panels)(); }
+bool rows16_kernel(tl_dtype dt) {
+    return (dt == TL_Q4_0 || dt == TL_Q8_0 || dt == TL_Q4_K || dt == TL_Q6_K) && HWY_DYNAMIC_DISPATCH(Panels)();
+}
 
 size_t rows16_bytes(tl_dtype dt, int64_t k) {
+    if (dt == TL_Q4_K) return size_t(k / kSuper) * kRows16Q4KBlockBytes;
+    if (dt == TL_Q6_K) return size_t(k / kSuper) * kRows16Q6KBlockBytes;
     return size_t(k / kQuantBlock) * (dt == TL_Q8_0 ? kRows16Q8_0BlockBytes : kRows16Q4_0BlockBytes);
 }
 
+namespace {
+// q4_K: per super block the rows' qs dwords side by side, their unpacked scales and mins by run,
+// their d and dmin.
+void pack_rows16_q4k(const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
+    constexpr size_t kScales = 32 * 4 * kPanelRows, kHalves = kScales + 16 * kPanelRows;
+    for (int64_t s = 0; s < k / kSuper; ++s) {
+        std::byte *o = out + size_t(s) * kRows16Q4KBlockBytes;
+        for (int64_t r = 0; r < kPanelRows; ++r) {
+            const std::byte *block = rows + size_t(r) * row_bytes + size_t(s) * kQ4KBytes;
+            for (int v = 0; v < 32; ++v) std::memcpy(o + v * 4 * kPanelRows + 4 * r, block + 16 + 4 * v, 4);
+            uint8_t scales_mins[16];
+            unpack_scales_mins(reinterpret_cast<const uint8_t *>(block) + 4, scales_mins);
+            for (int c = 0; c < 16; ++c) o[kScales + size_t(c) * kPanelRows + size_t(r)] = std::byte{scales_mins[c]};
+            std::memcpy(o + kHalves + 2 * r, block, 2);                   // d
+            std::memcpy(o + kHalves + 2 * kPanelRows + 2 * r, block + 2, 2);  // dmin
+        }
+    }
+}
+// q6_K: per super block, for each half h and dword l, the rows' ql dwords l of its two 32s and their
+// qh dword, side by side; their 16 scales by group; their d.
+void pack_rows16_q6k(const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
+    constexpr size_t kScales = 48 * 4 * kPanelRows, kHalves = kScales + 16 * kPanelRows;
+    for (int64_t s = 0; s < k / kSuper; ++s) {
+        std::byte *o = out + size_t(s) * kRows16Q6KBlockBytes;
+        for (int64_t r = 0; r < kPanelRows; ++r) {
+            const std::byte *block = rows + size_t(r) * row_bytes + size_t(s) * kQ6KBytes;
+            for (int h = 0; h < 2; ++h)
+                for (int l = 0; l < 8; ++l) {
+                    std::byte *at = o + size_t((h * 8 + l) * 3) * 4 * kPanelRows + 4 * r;
+                    std::memcpy(at, block + 64 * h + 4 * l, 4);                          // ql, first 32
+                    std::memcpy(at + 4 * kPanelRows, block + 64 * h + 32 + 4 * l, 4);    // ql, second 32
+                    std::memcpy(at + 8 * kPanelRows, block + 128 + 32 * h + 4 * l, 4);   // qh
+                }
+            for (int g = 0; g < 16; ++g) o[kScales + size_t(g) * kPanelRows + size_t(r)] = block[192 + g];
+            std::memcpy(o + kHalves + 2 * r, block + 208, 2);
+        }
+    }
+}
+}  // namespace
+
 void pack_rows16(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
+    if (dt == TL_Q4_K) return pack_rows16_q4k(rows, row_bytes, k, out);
+    if (dt == TL_Q6_K) return pack_rows16_q6k(rows, row_bytes, k, out);
     const bool q8 = dt == TL_Q8_0;
     const size_t block_bytes = q8 ? kQ8Bytes : kQ4Bytes;
     const int groups = q8 ? 8 : 4;  // dwords of qs a block
@@ -423,6 +588,13 @@ void pack_rows16(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k
             std::memcpy(o + groups * 4 * kPanelRows + 2 * r, block, 2);
         }
     }
+}
+
+void dot_rows16_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows16, int64_t k, float *out,
+                    int64_t out_stride) {
+    const auto *r = reinterpret_cast<const uint8_t *>(rows16);
+    if (dt == TL_Q6_K) return HWY_DYNAMIC_DISPATCH(DotRows16Q6K)(x, xrows, r, k, out, out_stride);
+    HWY_DYNAMIC_DISPATCH(DotRows16Q4K)(x, xrows, r, k, out, out_stride);
 }
 
 void dot_rows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows16, int64_t k, float *out,

@@ -52,18 +52,27 @@ bool panel_kernel(tl_dtype dt);
 size_t panel_bytes(tl_dtype dt, int64_t k);
 void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel);
 void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, int64_t k, float *out, int64_t out_stride);
-// Decode's products with q4_0 and q8_0 weights where rows16_kernel(dt) says this CPU has them
-// (AVX-512 VNNI): sixteen rows laid out once (pack_rows16, at model open) so a block's weights of
+// Decode's products with q4_0 and q8_0 (below: q4_K and q6_K) weights where rows16_kernel(dt) says
+// this CPU has them (AVX-512 VNNI): sixteen rows laid out once (pack_rows16, at model open) so a block's weights of
 // all sixteen are a few 64-byte vectors, read as one stream (the one-row kernel reads each row
 // alone, its additions one chain), then out[i * out_stride + j] = activation row x[i] . weight
 // row j as dot_panel computes it: dot_rows_q8's bits.  rows16_bytes(dt, k) bytes, the rows' size.
 constexpr size_t kRows16Q4_0BlockBytes = 4 * 4 * kPanelRows + 2 * kPanelRows;
 constexpr size_t kRows16Q8_0BlockBytes = 8 * 4 * kPanelRows + 2 * kPanelRows;
+// q4_K and q6_K the same way against q8_K activations (dot_rows16_q8k).  q4_K: a super block's 32
+// vectors of the rows' nibble dwords, their 8 scales and 8 mins as bytes, their f16 d and dmin
+// (1.03x the rows); q6_K: 48 vectors of the rows' ql and qh dwords, their 16 scales, their d (the
+// rows' size).
+constexpr size_t kRows16Q4KBlockBytes = 32 * 4 * kPanelRows + 16 * kPanelRows + 4 * kPanelRows;
+constexpr size_t kRows16Q6KBlockBytes = 48 * 4 * kPanelRows + 16 * kPanelRows + 2 * kPanelRows;
 bool rows16_kernel(tl_dtype dt);
 size_t rows16_bytes(tl_dtype dt, int64_t k);
 void pack_rows16(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out);
 void dot_rows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows16, int64_t k, float *out,
                 int64_t out_stride);
+struct Q8KRow;
+void dot_rows16_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows16, int64_t k, float *out,
+                    int64_t out_stride);
 // A row of activations quantized for q4_K, q5_K and q6_K weights as ggml's q8_K (its reference
 // quantizer, which llama.cpp's x86 code runs): per 256 values, q = x * (-127 / max) rounded half to
 // even, where max is the value of largest magnitude, the scale 1 / that factor in f32, and the

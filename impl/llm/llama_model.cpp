@@ -281,10 +281,10 @@ tl_status convert_weights(tl_context *ctx, tl_model &m, tl_dtype dt) {
     return st;
 }
 
-// Each q4_0 and q8_0 projection's and the head's whole sixteens of rows laid out for decode, where
-// this CPU has the kernel (tl_model_options.repack).
+// Each q4_0, q8_0, q4_K and q6_K projection's and the head's whole sixteens of rows laid out for
+// decode, where this CPU has the kernel (tl_model_options.repack).
 tl_status repack_weights(tl_context *ctx, tl_model &m) {
-    if (!rows16_kernel(TL_Q4_0) && !rows16_kernel(TL_Q8_0)) return TL_OK;
+    if (!rows16_kernel(TL_Q4_0)) return TL_OK;  // each layout's kernel is AVX-512 VNNI's
     m.rows16.resize(size_t(m.cfg.layers * kLayerWeights + 3));
     const tl_allocator allocator = ctx->memory.allocator();
     tl_context *tmp;
@@ -299,7 +299,10 @@ tl_status repack_weights(tl_context *ctx, tl_model &m) {
         if (got == TL_OK) got = tl_tensor_data(tmp, t, &data);
         if (got == TL_OK && rows16_kernel(info.dtype) && info.shape[0] >= kPanelRows) {
             const int64_t k = info.shape[1], sixteens = info.shape[0] / kPanelRows;
-            const size_t row_bytes = size_t(k / kQuantBlock) * (info.dtype == TL_Q8_0 ? kQ8Bytes : kQ4Bytes);
+            int64_t block = 1;
+            size_t block_bytes = 0;
+            tl_dtype_block(info.dtype, &block, &block_bytes);
+            const size_t row_bytes = size_t(k / block) * block_bytes;
             const size_t bytes = size_t(sixteens) * rows16_bytes(info.dtype, k);
             ConvertedWeight &into = m.rows16[slot_of(m.cfg, l, w)];
             into.data = m.memory.allocate(bytes, 64);

@@ -286,16 +286,22 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
     std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
     // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
-    const bool sixteens = rows16 && rows < kPanelMinRows && !panels && integer && k > 0;
+    const bool sixteens = rows16 && rows < kPanelMinRows && !panels && (integer || super_blocks) && k > 0;
     run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo, tile; j < hi; j += tile) {
             tile = hi - j < 16 ? hi - j : 16;
             if (sixteens && j % 16 && tile > 16 - j % 16) tile = 16 - j % 16;
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
             if (sixteens && tile == 16) {
+                const std::byte *group = rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k);
                 Q8Activations all[kPanelMinRows];
-                for (int64_t r = 0; r < rows; ++r) all[r] = q8_row(r);
-                dot_rows16(b.dtype, all, rows, rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k), k, yd + j, n);
+                Q8KRow all_k[kPanelMinRows];
+                for (int64_t r = 0; r < rows; ++r) {
+                    if (super_blocks) all_k[r] = q8k_row(r);
+                    else all[r] = q8_row(r);
+                }
+                if (super_blocks) dot_rows16_q8k(b.dtype, all_k, rows, group, k, yd + j, n);
+                else dot_rows16(b.dtype, all, rows, group, k, yd + j, n);
                 continue;
             }
             if (panels && tile == kPanelRows) {

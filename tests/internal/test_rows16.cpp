@@ -1,4 +1,4 @@
-// The decode layout of q4_0 and q8_0 weights (kernels/quant.h's pack_rows16, which a model opened
+// The decode layout of q4_0, q8_0, q4_K and q6_K weights (kernels/quant.h's pack_rows16, which a model opened
 // with tl_model_options.repack makes) gives tl_matmul's bits: 1 to 7 activation rows against
 // weights of 87 rows (five sixteens and a tail of 7 the one-row kernel takes), run inline and on an
 // executor whose ranges start off the sixteens' edges.  Where this CPU has no kernel for the
@@ -18,7 +18,7 @@
 
 namespace {
 
-constexpr int64_t kN = 87, kK = 32 * 37;
+constexpr int64_t kN = 87;
 
 // Ranges of at least seven items (and at least the grain asked), so most start inside a sixteen.
 void sevens(void *, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
@@ -39,9 +39,10 @@ std::vector<float> random_values(size_t n, unsigned seed) {
 Test(rows16, the_decode_layout_gives_the_stored_bits) {
     tl_context *ctx;
     OK(tl_context_create(nullptr, &ctx));
-    const std::vector<float> w = random_values(size_t(kN * kK), 7), x = random_values(size_t(7 * kK), 8);
-    const tl_dtype dts[2] = {TL_Q4_0, TL_Q8_0};
+    const tl_dtype dts[4] = {TL_Q4_0, TL_Q8_0, TL_Q4_K, TL_Q6_K};
     for (tl_dtype dt : dts) {
+        const int64_t kK = dt == TL_Q4_K || dt == TL_Q6_K ? 256 * 5 : 32 * 37;  // odd counts of blocks
+        const std::vector<float> w = random_values(size_t(kN * kK), 7), x = random_values(size_t(7 * kK), 8);
         const int64_t ws[2] = {kN, kK};
         tl_tensor wf, wq, wt;
         OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w.data(), w.size() * sizeof(float), &wf));
@@ -49,7 +50,10 @@ Test(rows16, the_decode_layout_gives_the_stored_bits) {
         OK(tl_transpose(ctx, wq, 0, 1, &wt));
         void *stored;
         OK(tl_tensor_data(ctx, wq, &stored));
-        const size_t row_bytes = size_t(kK / 32) * (dt == TL_Q8_0 ? tl::kQ8Bytes : tl::kQ4Bytes);
+        int64_t block;
+        size_t block_bytes;
+        OK(tl_dtype_block(dt, &block, &block_bytes));
+        const size_t row_bytes = size_t(kK / block) * block_bytes;
         std::vector<std::byte> rows16(size_t(kN / 16) * tl::rows16_bytes(dt, kK));
         for (int64_t i = 0; i < kN / 16; ++i)
             tl::pack_rows16(dt, static_cast<const std::byte *>(stored) + size_t(i * 16) * row_bytes, row_bytes, kK,

@@ -17,6 +17,7 @@
 # apart by up to about 0.02 (q8_0's too), and a near tie can go either way.  Where the greedy
 # runs part, both sides are fed the shared tokens again and the two picks must stand closer on
 # each side than the logits lie apart (a near tie, checked).
+# Last, each quantized file opened with tl_model_options.repack gives the same bits.
 #   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
 decode=$1 runner=$2 tokenize=$3 reference=$4 npm=$5 work=$6 quantized_bytes=$7
@@ -103,6 +104,18 @@ for type in Q4_K_M Q5_K_M Q6_K; do
     echo "runner $type: at token $greedy $parting"
     check "$type parts at a near tie" '[[ "$parting" != *"NOT a near tie"* ]]'
   fi
+done
+# tl_model_options.repack on these files: a 5-token prompt and 24 greedy tokens (every product a
+# decode's few rows, so the q8_0, q4_K and q6_K layouts serve them) give the logits after the
+# prompt bit for bit and the same tokens as the weights read as stored.
+short=$(cut -d, -f1-5 <<<"$ours")
+for type in q8_0 Q4_K_M Q5_K_M Q6_K; do
+  for repack in 0 1; do
+    "$runner" "$work/model-$type.gguf" --prompt-ids "$short" --tokens 24 --repack $repack \
+      --logits "$work/short-$type-$repack.logits" | sed -n 's/^tokens: //p' >"$work/short-$type-$repack.tokens"
+  done
+  check "$type repacked: the same bits and tokens" 'cmp -s "$work/short-$type-0.logits" "$work/short-$type-1.logits" &&
+    cmp -s "$work/short-$type-0.tokens" "$work/short-$type-1.tokens" && [ -s "$work/short-$type-1.tokens" ]'
 done
 # The rows test_quant checks tl_convert against in every build, made again from these files.
 "$py" "$src/tests/llamacpp/ggml_quantized.py" "$work" "$work/ggml_quantized.gguf"

@@ -372,8 +372,9 @@ void step(Machine &m, Input &in, const tl_allocator &alloc) {
             if (st != TL_OK) return;
             tl_safetensors_file *f = nullptr;
             const bool mapped = in.byte() & 1;  // read back copied or over a mapping
-            if ((mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f)) !=
-                TL_OK) {
+            const tl_status reopened = mapped ? tl_safetensors_map(ctx, save_path(), &f) : tl_safetensors_open(ctx, save_path(), &f);
+            if (reopened == TL_E_OUT_OF_MEMORY) return;  // the program's allocator refusing the file's index: fair
+            if (reopened != TL_OK) {
                 std::fprintf(stderr, "a saved file does not open: %s\n", tl_last_error());
                 std::abort();
             }

@@ -111,6 +111,11 @@ struct FromPanel {
     }
 };
 
+// Sixteen rows' f16 values at p (a decode layout's scales), as f32.
+HWY_INLINE __m512 RowHalves(const uint8_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+}
+
 // Block b of sixteen q4_0 rows laid out for decode (pack_rows16): four vectors of the rows' qs
 // dwords, then their f16 scales.  A dword's low nibbles are group g's weights, its high ones group
 // g + 4's: the panel's bytes, unpacked in registers from half the memory.
@@ -125,7 +130,7 @@ struct FromQ4_0Rows16 {
             w[g] = _mm512_add_epi8(_mm512_and_si512(qs, low4), offset);
             w[g + 4] = _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi32(qs, 4), low4), offset);
         }
-        dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + 4 * kGroupBytes)));
+        dw = RowHalves(pb + 4 * kGroupBytes);
     }
 };
 
@@ -137,7 +142,7 @@ struct FromQ8_0Rows16 {
         const uint8_t *pb = rows16 + b * int64_t(kRows16Q8_0BlockBytes);
 #pragma GCC unroll 8
         for (int g = 0; g < 8; ++g) w[g] = _mm512_loadu_si512(pb + g * kGroupBytes);
-        dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + 8 * kGroupBytes)));
+        dw = RowHalves(pb + 8 * kGroupBytes);
     }
 };
 
@@ -227,8 +232,7 @@ void DotRows16Q4K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
                 const __m512i hi = DotBroadcast(zero, _mm512_and_si512(_mm512_srli_epi32(q, 4), low4), xs + 32 * (c + 1) + 4 * l);
                 lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(lo, scale[c]), _mm512_mullo_epi32(hi, scale[c + 1])));
             }
-            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q4KHalves)));
-            const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q4KHalves + 2 * kPanelRows)));
+            const __m512 d = RowHalves(pb + kRows16Q4KHalves), dmin = RowHalves(pb + kRows16Q4KHalves + 2 * kPanelRows);
             const float dx = x[i].scale[s];
             const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(dx), d), dxmin = _mm512_mul_ps(_mm512_set1_ps(-dx), dmin);
 #pragma GCC unroll 8
@@ -292,7 +296,7 @@ void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
                     }
                 }
             const int16_t *sums = x[i].sums + s * 16;
-            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(pb + kRows16Q6KHalves)));
+            const __m512 d = RowHalves(pb + kRows16Q6KHalves);
             const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(x[i].scale[s]), d);
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) {

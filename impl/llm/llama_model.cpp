@@ -299,10 +299,7 @@ tl_status repack_weights(tl_context *ctx, tl_model &m) {
         if (got == TL_OK) got = tl_tensor_data(tmp, t, &data);
         if (got == TL_OK && rows16_kernel(info.dtype) && info.shape[0] >= kPanelRows) {
             const int64_t k = info.shape[1], sixteens = info.shape[0] / kPanelRows;
-            int64_t block = 1;
-            size_t block_bytes = 0;
-            tl_dtype_block(info.dtype, &block, &block_bytes);
-            const size_t row_bytes = size_t(k / block) * block_bytes;
+            const size_t row_bytes = size_t(bytes_of(info.dtype, k));
             const size_t bytes = size_t(sixteens) * rows16_bytes(info.dtype, k);
             ConvertedWeight &into = m.rows16[slot_of(m.cfg, l, w)];
             into.data = m.memory.allocate(bytes, 64);

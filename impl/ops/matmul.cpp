@@ -287,6 +287,12 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
     // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
     const bool sixteens = rows16 && rows < kPanelMinRows && !panels && (integer || super_blocks) && k > 0;
+    Q8Activations few[kPanelMinRows];  // the rows sixteens reads, once for every tile
+    Q8KRow few_k[kPanelMinRows];
+    for (int64_t r = 0; sixteens && r < rows; ++r) {
+        if (super_blocks) few_k[r] = q8k_row(r);
+        else few[r] = q8_row(r);
+    }
     run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
         for (int64_t j = lo, tile; j < hi; j += tile) {
             tile = hi - j < 16 ? hi - j : 16;
@@ -294,14 +300,8 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
             const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
             if (sixteens && tile == 16) {
                 const std::byte *group = rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k);
-                Q8Activations all[kPanelMinRows];
-                Q8KRow all_k[kPanelMinRows];
-                for (int64_t r = 0; r < rows; ++r) {
-                    if (super_blocks) all_k[r] = q8k_row(r);
-                    else all[r] = q8_row(r);
-                }
-                if (super_blocks) dot_rows16_q8k(b.dtype, all_k, rows, group, k, yd + j, n);
-                else dot_rows16(b.dtype, all, rows, group, k, yd + j, n);
+                if (super_blocks) dot_rows16_q8k(b.dtype, few_k, rows, group, k, yd + j, n);
+                else dot_rows16(b.dtype, few, rows, group, k, yd + j, n);
                 continue;
             }
             if (panels && tile == kPanelRows) {

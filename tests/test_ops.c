@@ -906,9 +906,11 @@ Test(ops, elementwise_on_views_equals_contiguous_copies_in_every_dtype) {
 }
 
 /* full, ones and zeros in each element dtype: the stored bits of the value as that dtype holds it
- * (f16 and bf16 rounded from the double, -0.0 keeping its sign). */
+ * (f16 and bf16 rounded from the double, -0.0 keeping its sign), in every element of a tensor
+ * past the fill's 4 KiB pattern and not a multiple of it. */
 Test(ops, full_writes_each_dtypes_bits) {
-    int64_t s[1] = {5};
+    enum { kCount = 2 * 4096 + 3 };
+    int64_t s[1] = {kCount};
     struct {
         tl_dtype dt;
         double value;
@@ -928,9 +930,9 @@ Test(ops, full_writes_each_dtypes_bits) {
             OK(tl_tensor_zeros(ctx, cases[c].dt, 1, s, &t));
         else
             OK(tl_tensor_full(ctx, cases[c].dt, 1, s, cases[c].value, &t));
-        unsigned char got[40];
-        OK(tl_tensor_read(ctx, t, got, 5 * es));
-        for (int i = 0; i < 5; ++i) {
+        static unsigned char got[kCount * 8];
+        OK(tl_tensor_read(ctx, t, got, kCount * es));
+        for (int i = 0; i < kCount; ++i) {
             uint64_t bits = 0;
             for (size_t b = 0; b < es; ++b) bits |= (uint64_t)got[i * es + b] << (8 * b);
             cr_assert_eq(bits, cases[c].bits, "case %zu (%s %g) element %d: %#llx", c, tl_dtype_name(cases[c].dt),

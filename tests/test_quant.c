@@ -178,17 +178,21 @@ static void check_product(tl_dtype dt, int64_t m, int64_t k, int64_t n, float to
                 want += (double)xa[i * k + t] * dec[j * k + t];
                 mag += fabs((double)xa[i * k + t] * dec[j * k + t]);
             }
-            /* Quantized activations (quant.h): per 32 for q8_0/q4_0/q5_0, scale amax / 127 as f16 (its
-             * rounding adds amax / 2048 an element); per 256 (q8_K) for the K formats. */
-            const int super = dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K;
+            /* Quantized activations (quant.h): per 32 for q8_0/q4_0/q5_0/q4_1/q5_1, scale amax / 127 as
+             * f16 (its rounding adds amax / 2048 an element), and for q4_1/q5_1 the block's min times
+             * q8_1's s, the 32 q times the scale as f16 (at most 32 amax, off by 1 / 2048 of it);
+             * per 256 (q8_K) for the K formats. */
+            const int super = dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K, mins = dt == TL_Q4_1 || dt == TL_Q5_1;
             const int64_t run = super ? 256 : 32;
-            for (int64_t b = 0; (dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0 || super) && b < k; b += run) {
-                double amax = 0, wsum = 0;
+            for (int64_t b = 0; b < k && dt != TL_F16 && dt != TL_BF16; b += run) {
+                double amax = 0, wsum = 0, wmax = 0;
                 for (int64_t t = b; t < b + run; ++t) {
                     amax = fmax(amax, fabs(xa[i * k + t]));
                     wsum += fabs(dec[j * k + t]);
+                    wmax = fmax(wmax, fabs(dec[j * k + t]));
                 }
                 rounding += (amax / 127 / 2 + (super ? 0 : amax / 2048)) * wsum * (1 + 1e-6);
+                if (mins) rounding += wmax * 32 * amax / 2048;
             }
             cr_assert(fabs(y[i * n + j] - want) <= tol * mag + rounding + 1e-6, "%s [%lld,%lld]: %g, want %g",
                       tl_dtype_name(dt), (long long)i, (long long)j, y[i * n + j], want);
@@ -203,8 +207,8 @@ Test(quant, products_read_weights_as_stored) {
         check_product(all[i], 5, 96, 17, 1e-5f); /* prefill: a few rows */
         if (i < 2) check_product(all[i], 2, 77, 9, 1e-5f); /* f16/bf16: a tail of 13 past the 32s */
     }
-    /* ggml's other block formats: q4_1 and q5_1 decoded once for all rows (f32 sums), q5_0 against
-     * q8_0's activations, the K formats against q8_K's. */
+    /* ggml's other block formats: q5_0 against q8_0's activations, q4_1 and q5_1 against q8_1's,
+     * the K formats against q8_K's. */
     const tl_dtype more[6] = {TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
     for (int i = 0; i < 6; ++i) {
         check_product(more[i], 1, 512, 33, 1e-5f);

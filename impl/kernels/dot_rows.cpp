@@ -186,7 +186,8 @@ HWY_INLINE void OverBlocks(const float *HWY_RESTRICT xd, const uint8_t *HWY_REST
 // max|x|, q = x * (127 / amax) rounded half to even, and the scale amax / 127 rounded to f16 as
 // the block stores it (kept in f32 where f16 would overflow).  A block holding an infinity or NaN
 // gets a NaN scale (its products NaN); one whose 127 / amax overflows divides instead.
-void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RESTRICT out, float *HWY_RESTRICT scale) {
+void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RESTRICT out, float *HWY_RESTRICT scale,
+                         float *HWY_RESTRICT sums) {
     const DF df;
     const hn::Rebind<int16_t, DF> d16;
     const size_t lanes = hn::Lanes(df);
@@ -207,6 +208,7 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
         }
         if (hn::GetLane(hn::SumOfLanes(df, poison)) != 0.0f) {
             scale[b] = std::numeric_limits<float>::quiet_NaN();
+            if (sums) sums[b] = scale[b];
             std::memset(qb, 0, sizeof block);
         } else {
             const float amax = hn::GetLane(hn::MaxOfLanes(df, top)), d = amax / 127;
@@ -217,6 +219,12 @@ void QuantizeActivations(const float *HWY_RESTRICT x, int64_t n, uint8_t *HWY_RE
                 const auto x8 = hn::LoadU(df, xb + i);
                 const auto v = tiny ? hn::Mul(hn::Div(x8, hn::Set(df, amax)), hn::Set(df, 127.0f)) : hn::Mul(x8, hn::Set(df, id));
                 hn::StoreU(hn::DemoteTo(d16, hn::NearestInt(v)), d16, qb + i);
+            }
+            if (sums) {  // q8_1's s: the sum of q times the unrounded scale, then as f16
+                int32_t total = 0;
+                for (int64_t i = 0; i < kQuantBlock; ++i) total += qb[i];
+                const float s = d * float(total);
+                sums[b] = std::fabs(s) < 65520.0f ? f16_to_float(float_to_f16(s)) : s;
             }
         }
         if (!kByteDots) continue;
@@ -248,8 +256,11 @@ HWY_INLINE void ByteDotRows(const Q8Activations *x, int64_t n, const int8_t **x8
 // Rows of kBlockBytes blocks of 32 signed weights, each block's weights as unsigned bytes offset
 // by 128 from weights(block), against M activation rows at once (a prompt's: the block read and
 // unpacked once for all, each row its own accumulator): llama.cpp's order, as above, for each.
+// kMin (q4_1, q5_1): the unsigned bytes are the values themselves, and each block's f16 min times
+// the activations' s goes into one f32 sum in block order, added after the lanes (ggml's
+// vec_dot_q4_1_q8_1 and _q5_1_: a multiply-add on x86 as its compilers contract it).
 using DU8 = hn::Repartition<uint8_t, D16>;
-template <size_t kBlockBytes, int M, class Weights>
+template <size_t kBlockBytes, int M, bool kMin, class Weights>
 HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT base, size_t row_bytes,
                                  int64_t nrows, int64_t n, float *HWY_RESTRICT out, int64_t out_stride, Weights weights) {
     const hn::Repartition<int8_t, D16> d8;
@@ -260,31 +271,34 @@ HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint
     for (int64_t r = 0; r < nrows; ++r) {
         const uint8_t *row = base + r * row_bytes;
         hn::Vec<DF32> acc[M];
+        float mins[M];
 #pragma GCC unroll 4
-        for (int i = 0; i < M; ++i) acc[i] = hn::Zero(df);
+        for (int i = 0; i < M; ++i) acc[i] = hn::Zero(df), mins[i] = 0.0f;
         for (int64_t b = 0; b < n / kQuantBlock; ++b) {
             const uint8_t *block = row + b * int64_t(kBlockBytes);
             const auto u = weights(block);
             const float scale = half_scale(block);
 #pragma GCC unroll 4
             for (int i = 0; i < M; ++i) {
-                const auto sum = DotBytes(hn::LoadU(D32(), starts[i] + b * 8), u, hn::LoadU(d8, x8[i] + b * kQuantBlock));
+                const auto start = kMin ? hn::Zero(D32()) : hn::LoadU(D32(), starts[i] + b * 8);
+                const auto sum = DotBytes(start, u, hn::LoadU(d8, x8[i] + b * kQuantBlock));
                 acc[i] = hn::MulAdd(hn::Set(df, scale * x[i].scale[b]), hn::ConvertTo(df, sum), acc[i]);
+                if (kMin) mins[i] = std::fma(half_scale(block + 2), x[i].sums[b], mins[i]);
             }
         }
         for (int i = 0; i < M; ++i) {
             HWY_ALIGN float lane[8];
             hn::Store(acc[i], df, lane);
             const float t0 = lane[0] + lane[4], t1 = lane[1] + lane[5], t2 = lane[2] + lane[6], t3 = lane[3] + lane[7];
-            out[i * out_stride + r] = (t0 + t2) + (t1 + t3);
+            out[i * out_stride + r] = kMin ? ((t0 + t2) + (t1 + t3)) + mins[i] : (t0 + t2) + (t1 + t3);
         }
     }
 }
-template <size_t kBlockBytes, class Weights>
+template <size_t kBlockBytes, bool kMin = false, class Weights>
 HWY_INLINE void SignedBlocks(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows,
                              int64_t n, float *out, int64_t out_stride, Weights weights) {
     ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8Activations *rows, float *o) {
-        OverSignedBlocks<kBlockBytes, decltype(m)::value>(rows, base, row_bytes, nrows, n, o, out_stride, weights);
+        OverSignedBlocks<kBlockBytes, decltype(m)::value, kMin>(rows, base, row_bytes, nrows, n, o, out_stride, weights);
     });
 }
 void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
@@ -318,6 +332,27 @@ void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT 
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 2));
         const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
         return hn::Vec<DU8>{_mm256_add_epi8(nibbles, offset)};
+    });
+}
+// q4_1 and q5_1: d, m, (q5_1: the 32-bit qh,) then q4_0's or q5_0's nibbles, standing for d x
+// value + m with no offset.
+HWY_INLINE __m256i LowThenHighNibbles(const uint8_t *q) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+    return _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(bytes), _mm_srli_epi16(bytes, 4), 1),
+                            _mm256_set1_epi8(0x0f));
+}
+void DotQ4_1(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+             int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
+    SignedBlocks<kQ4_1Bytes, true>(x, xrows, base, row_bytes, nrows, n, out, out_stride,
+                                   [&](const uint8_t *block) { return hn::Vec<DU8>{LowThenHighNibbles(block + 4)}; });
+}
+void DotQ5_1(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
+             int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
+    const __m256i fifth = _mm256_set1_epi8(0x10);
+    SignedBlocks<kQ5_1Bytes, true>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
+        uint32_t high;
+        std::memcpy(&high, block + 4, 4);
+        return hn::Vec<DU8>{_mm256_or_si256(LowThenHighNibbles(block + 8), _mm256_maskz_mov_epi8(__mmask32(high), fifth))};
     });
 }
 #else
@@ -373,6 +408,50 @@ void DotQ5_0Row(const uint8_t *HWY_RESTRICT xq, const float *HWY_RESTRICT xd, co
         return sum;
     });
 }
+
+// q4_1 and q5_1: the values decoded to int16 (as q5_0's above), each row's blocks through
+// OverBlocks, then its mins' sum added as on AVX3_DL.
+template <size_t kBlockBytes, class Decode>
+HWY_INLINE void MinBlocks(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows,
+                          int64_t n, float *out, int64_t out_stride, Decode decode) {
+    const D16 d16;
+    const size_t lanes = hn::Lanes(d16);
+    for (int64_t i = 0; i < xrows; ++i) {
+        const int16_t *xq = reinterpret_cast<const int16_t *>(x[i].q);
+        float *o = out + i * out_stride;
+        OverBlocks<kBlockBytes>(x[i].scale, base, row_bytes, nrows, n, o, [&](const uint8_t *block, int64_t b) {
+            HWY_ALIGN int16_t w[kQuantBlock];
+            decode(block, w);
+            auto sum = hn::Zero(D32());
+            for (size_t j = 0; j < size_t(kQuantBlock); j += lanes)
+                sum = MulPairs(hn::Load(d16, w + j), hn::LoadU(d16, xq + b * kQuantBlock + j), sum);
+            return sum;
+        });
+        for (int64_t r = 0; r < nrows; ++r) {
+            float mins = 0.0f;
+            for (int64_t b = 0; b < n / kQuantBlock; ++b)
+                mins = std::fma(half_scale(base + r * row_bytes + b * int64_t(kBlockBytes) + 2), x[i].sums[b], mins);
+            o[r] += mins;
+        }
+    }
+}
+void DotQ4_1(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    MinBlocks<kQ4_1Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [](const uint8_t *block, int16_t *w) {
+        for (int j = 0; j < 16; ++j) w[j] = int16_t(block[4 + j] & 0xf), w[j + 16] = int16_t(block[4 + j] >> 4);
+    });
+}
+void DotQ5_1(const Q8Activations *x, int64_t xrows, const uint8_t *base, size_t row_bytes, int64_t nrows, int64_t n,
+             float *out, int64_t out_stride) {
+    MinBlocks<kQ5_1Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [](const uint8_t *block, int16_t *w) {
+        uint32_t high;
+        std::memcpy(&high, block + 4, 4);
+        for (int j = 0; j < 16; ++j) {
+            w[j] = int16_t((block[8 + j] & 0xf) | ((high >> j) & 1) << 4);
+            w[j + 16] = int16_t((block[8 + j] >> 4) | ((high >> (j + 16)) & 1) << 4);
+        }
+    });
+}
 #endif
 
 // One activation row at a time through a one-row kernel, out[i * out_stride + r].
@@ -410,6 +489,8 @@ HWY_EXPORT(QuantizeActivations);
 HWY_EXPORT(DotQ8_0);
 HWY_EXPORT(DotQ4_0);
 HWY_EXPORT(DotQ5_0);
+HWY_EXPORT(DotQ4_1);
+HWY_EXPORT(DotQ5_1);
 
 void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_bytes, int64_t nrows, int64_t n,
               float *out) {
@@ -419,8 +500,8 @@ void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_byt
     HWY_DYNAMIC_DISPATCH(DotBF16)(x, r, row_bytes, nrows, n, out);
 }
 
-void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale) {
-    HWY_DYNAMIC_DISPATCH(QuantizeActivations)(x, n, reinterpret_cast<uint8_t *>(q), scale);
+void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale, float *sums) {
+    HWY_DYNAMIC_DISPATCH(QuantizeActivations)(x, n, reinterpret_cast<uint8_t *>(q), scale, sums);
 }
 
 void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
@@ -428,6 +509,8 @@ void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::
     const auto *r = reinterpret_cast<const uint8_t *>(rows);
     if (dt == TL_Q8_0) return HWY_DYNAMIC_DISPATCH(DotQ8_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
     if (dt == TL_Q5_0) return HWY_DYNAMIC_DISPATCH(DotQ5_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
+    if (dt == TL_Q4_1) return HWY_DYNAMIC_DISPATCH(DotQ4_1)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
+    if (dt == TL_Q5_1) return HWY_DYNAMIC_DISPATCH(DotQ5_1)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
     HWY_DYNAMIC_DISPATCH(DotQ4_0)(x, xrows, r, row_bytes, nrows, n, out, out_stride);
 }
 

@@ -11,7 +11,7 @@
 namespace tl {
 
 constexpr int64_t kQuantBlock = 32;
-constexpr size_t kQ8Bytes = 34, kQ4Bytes = 18, kQ5Bytes = 22;
+constexpr size_t kQ8Bytes = 34, kQ4Bytes = 18, kQ5Bytes = 22, kQ4_1Bytes = 20, kQ5_1Bytes = 24;
 
 // Round to nearest even; out of range gives infinity; NaN stays a (quiet) NaN.  The other way is
 // half.h's, exact.
@@ -31,15 +31,18 @@ void dot_rows(tl_dtype dt, const float *x, const std::byte *rows, size_t row_byt
 // llama.cpp's x86 code does it (quantize_row_q8_0): per block of 32, q = x * (127 / max|x|)
 // rounded half to even and the scale max|x| / 127 rounded to f16 (kept in f32 past f16's range).
 // The values are kept as the CPU's target multiplies them (dot_rows.cpp), kQ8ActivationBytes
-// bytes a value.
+// bytes a value.  Given sums, also q8_1's s for q4_1/q5_1 weights (quantize_row_q8_1): each
+// block's sum of q times max|x| / 127 (unrounded), rounded to f16 (kept in f32 past its range).
 constexpr size_t kQ8ActivationBytes = 2;
 struct Q8Activations {
-    const std::byte *q;  // n * kQ8ActivationBytes bytes
-    const float *scale;  // n / 32 scales
+    const std::byte *q;            // n * kQ8ActivationBytes bytes
+    const float *scale;            // n / 32 scales
+    const float *sums = nullptr;   // n / 32 values of s, for q4_1 and q5_1
 };
-void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale);
-// The same against rows of dt (q8_0, q4_0 or q5_0) for such activations: each block's products exact
-// in int32, scaled and summed in f32 in an order fixed by n and the CPU's target.
+void quantize_activations(const float *x, int64_t n, std::byte *q, float *scale, float *sums = nullptr);
+// The same against rows of dt (q8_0, q4_0, q5_0; q4_1, q5_1 given sums) for such activations:
+// each block's products exact in int32, scaled and summed in f32 in an order fixed by n and the
+// CPU's target.
 void dot_rows_q8(tl_dtype dt, const Q8Activations *x, int64_t xrows, const std::byte *rows, size_t row_bytes,
                  int64_t nrows, int64_t n, float *out, int64_t out_stride);
 // A prompt's products with q8_0, q4_0 or q5_0 weights, kPanelRows weight rows at a time, where
@@ -98,12 +101,6 @@ void dot_panel_q8k(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const std::
 // by n and the CPU's target, whatever xrows is (kernels/kquant_dot.cpp).
 void dot_rows_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte *rows, size_t row_bytes, int64_t nrows,
                   int64_t n, float *out, int64_t out_stride);
-// out[r * y_stride + j] for r < xrows, j < nrows (at most 16): activation row r (k f32 values at
-// x + r * k) against weight row j (at w + j * row_bytes) of dt, a block format without an
-// integer kernel (q4_1, q5_1): each 256 weights decoded once for all
-// rows (kernels/widened_dot.cpp).
-void dot_rows_widened(tl_dtype dt, const float *x, int64_t xrows, const std::byte *w, size_t row_bytes, int64_t nrows,
-                      int64_t k, float *y, int64_t y_stride);
 // The instruction set dot_rows runs on here ("AVX2", "AVX3", "AVX3_DL", "NEON", ...).
 const char *simd_target();
 

@@ -231,13 +231,12 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
     shape[a.ndim - 1] = n;
     const int64_t rows = rows_of(a);
-    // q8_0/q4_0/q5_0 weights take the activations quantized once per row, q4_K/q5_K/q6_K take them as
-    // q8_K (integer products, as ggml does); the other block formats decode each run of weights
-    // once for every row (widened);
-    // f16/bf16 weights take the activations as f32.
-    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0;
+    // q8_0/q4_0/q5_0 weights take the activations quantized once per row (q4_1/q5_1 with q8_1's
+    // sums too), q4_K/q5_K/q6_K take them as q8_K (integer products, as ggml does); f16/bf16
+    // weights take the activations as f32.
+    const bool with_sums = b.dtype == TL_Q4_1 || b.dtype == TL_Q5_1;
+    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0 || with_sums;
     const bool super_blocks = b.dtype == TL_Q4_K || b.dtype == TL_Q5_K || b.dtype == TL_Q6_K;
-    const bool widened = is_block_dtype(b.dtype) && !integer && !super_blocks;
     // A prompt's integer products sixteen weight rows at a time, each sixteen repacked into a
     // panel first where the CPU has the kernel: a panel a range of the split (at most kMaxPanels);
     // the K panels read the activations as int16 (wide).
@@ -253,8 +252,9 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
-        static_assert(kQ8ActivationBytes * kQuantBlock + sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
-        // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32 scales
+        static_assert(kQ8ActivationBytes * kQuantBlock + 2 * sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
+        // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32
+        // scales, k / 32 sums
         if (integer || super_blocks) bytes += bytes;
         activation_bytes = aligned_up(size_t(bytes));
         TL_TRY(ctx.scratch(activation_bytes + wide_bytes + panels_bytes, &scratch));
@@ -270,14 +270,18 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
         std::byte *q = xq + r * k * kQ8ActivationBytes;
         return Q8KRow{reinterpret_cast<int8_t *>(q), reinterpret_cast<int16_t *>(q + k), xscale + r * (k / kQuantBlock)};
     };
+    float *xsums = with_sums ? xscale + rows * (k / kQuantBlock) : nullptr;  // after every row's scales
     const auto q8_row = [&](int64_t r) {
-        return Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock)};
+        return Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
+                             xsums ? xsums + r * (k / kQuantBlock) : nullptr};
     };
     int16_t *wide = wide_bytes ? reinterpret_cast<int16_t *>(scratch + activation_bytes) : nullptr;
     const auto wide_row = [&](int64_t r) { return wide + r * int64_t(q8k_wide_bytes(k) / 2); };
     for (int64_t r = 0; r < rows && k > 0; ++r) {
         row_as_f32(a, r, x + r * k);
-        if (integer) quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock));
+        if (integer)
+            quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
+                                 xsums ? xsums + r * (k / kQuantBlock) : nullptr);
         if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
         if (wide) widen_q8k(q8k_row(r), k, wide_row(r));
     }
@@ -318,10 +322,6 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
                     if (super_blocks) dot_panel_q8k(b.dtype, batch_k, m, panel, k, yd + r * n + j, n);
                     else dot_panel(batch, m, panel, k, yd + r * n + j, n);
                 }
-                continue;
-            }
-            if (widened && k > 0) {
-                dot_rows_widened(b.dtype, x, rows, w, row_bytes, tile, k, yd + j, n);
                 continue;
             }
             // The activation rows a few at a time, each weight block read and unpacked once for them.

@@ -3,9 +3,11 @@
 //       each line of CORPUS a JSON string; prints one JSON line a text: {"ids":[...],"text":"..."}
 //       (text: llama_detokenize of the ids, with unparse_special as --parse-special)
 //   generate MODEL --prompt-ids 1,2,3 --tokens N [--threads T] [--teacher 4,5,6] [--logits FILE]
+//            [--chunk N] [--no-repack]
 //       greedy decoding with an f32 KV cache and flash attention off; prints "tokens: ...",
 //       "teacher: ..." (the argmax after each forced token) and "timing: prompt_ms per_token_ms";
-//       --logits writes the logits after the prompt as raw f32.
+//       --logits writes the logits after the prompt as raw f32; --chunk feeds the prompt N tokens a
+//       batch; --no-repack keeps llama.cpp from repacking weights (use_extra_bufts off).
 //   quantize SRC.gguf DST.gguf TYPE
 //       llama.cpp's quantizer (no importance matrix), TYPE one of LLamaFtype's names without
 //       MOSTLY_: Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1.
@@ -52,10 +54,12 @@ static unsafe class Reference {
         }
     }
 
-    static SafeLlamaModelHandle Load(string path, bool vocabOnly) {
+    // extraBuffers false: no CPU_REPACK copy, every product through the ggml_vec_dot kernels.
+    static SafeLlamaModelHandle Load(string path, bool vocabOnly, bool extraBuffers = true) {
         NativeApi.llama_empty_call();
         var p = LLamaModelParams.Default();
         p.vocab_only = vocabOnly;
+        p.use_extra_bufts = extraBuffers;
         return SafeLlamaModelHandle.LoadFromFile(path, p);
     }
 
@@ -93,7 +97,7 @@ static unsafe class Reference {
         var prompt = Ids(Option(args, "--prompt-ids"));
         var teacher = Ids(Option(args, "--teacher"));
         int tokens = int.Parse(Option(args, "--tokens", "16")), threads = int.Parse(Option(args, "--threads", "1"));
-        using var model = Load(args[1], false);
+        using var model = Load(args[1], false, !args.Contains("--no-repack"));
         var cp = LLamaContextParams.Default();
         cp.n_ctx = (uint)Math.Max(64, prompt.Length + tokens + teacher.Length + 8);
         cp.n_batch = cp.n_ubatch = (uint)Math.Max(512, prompt.Length);
@@ -105,8 +109,14 @@ static unsafe class Reference {
         int nVocab = model.Vocab.Count;
         var batch = new LLamaBatch();
         var watch = Stopwatch.StartNew();
-        for (int i = 0; i < prompt.Length; ++i) batch.Add((LLamaToken)(prompt[i]), i, LLamaSeqId.Zero, i == prompt.Length - 1);
-        if (ctx.Decode(batch) != DecodeResult.Ok) throw new Exception("llama_decode failed on the prompt");
+        int chunk = int.Parse(Option(args, "--chunk", "0"));  // the prompt in batches of this many tokens (0: one batch)
+        if (chunk <= 0) chunk = Math.Max(1, prompt.Length);
+        for (int start = 0; start < prompt.Length; start += chunk) {
+            batch.Clear();
+            for (int i = start; i < Math.Min(prompt.Length, start + chunk); ++i)
+                batch.Add((LLamaToken)(prompt[i]), i, LLamaSeqId.Zero, i == prompt.Length - 1);
+            if (ctx.Decode(batch) != DecodeResult.Ok) throw new Exception("llama_decode failed on the prompt");
+        }
         double promptMs = watch.Elapsed.TotalMilliseconds;
         var got = new List<int>();
         int pos = prompt.Length, next = Argmax(ctx.GetLogitsIth(batch.TokenCount - 1), nVocab);
@@ -151,7 +161,7 @@ static unsafe class Reference {
         if (args.Length >= 3 && args[0] == "tokenize") return RunTokenize(args);
         if (args.Length >= 2 && args[0] == "generate") return RunGenerate(args);
         if (args.Length == 4 && args[0] == "quantize") return RunQuantize(args);
-        Console.Error.WriteLine("usage: tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special] | generate MODEL --prompt-ids IDS --tokens N [--threads T] [--teacher IDS] [--logits FILE]");
+        Console.Error.WriteLine("usage: tokenize MODEL CORPUS.jsonl [--add-special] [--parse-special] | generate MODEL --prompt-ids IDS --tokens N [--threads T] [--teacher IDS] [--logits FILE] [--chunk N] [--no-repack]");
         return 2;
     }
 }

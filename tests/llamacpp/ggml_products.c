@@ -1,8 +1,8 @@
-/* tensorlife's products with q8_0, q4_0, q5_0, q4_K, q5_K and q6_K weights against llama.cpp's own CPU
- * kernels (libggml-cpu from LLamaSharp.Backend.Cpu, loaded at run time): the same activations
- * quantized by ggml's quantize_row_q8_0 / quantize_row_q8_K and dotted by its
+/* tensorlife's products with q8_0, q4_0, q5_0, q4_1, q5_1, q4_K, q5_K and q6_K weights against llama.cpp's
+ * own CPU kernels (libggml-cpu from LLamaSharp.Backend.Cpu, loaded at run time): the same activations
+ * quantized by ggml's quantize_row_q8_0 / _q8_1 / _q8_K and dotted by its
  * ggml_vec_dot_*, row by row, must give the same float, bit for bit, as tl_matmul.  tensorlife
- * promises llama.cpp's order of additions on AVX3_DL (q8_0, q4_0, q5_0) and AVX3/AVX3_DL (the K formats,
+ * promises llama.cpp's order of additions on AVX3_DL (q8_0, q4_0, q5_0, q4_1, q5_1) and AVX3/AVX3_DL (the K formats,
  * kernels/kquant_dot.cpp): elsewhere the products are compared within rounding only.
  *   ggml_products DIR_OF_libggml-cpu.so */
 #include <dlfcn.h>
@@ -54,7 +54,7 @@ static int compare(void *ggml, tl_dtype dt, const char *quantize_name, const cha
     const size_t row_bytes = (size_t)(k / block) * block_bytes;
     const unsigned char *weights;
     TL_CHECK(tl_tensor_data(ctx, wq, (void **)&weights));
-    unsigned char activations[1 << 16]; /* q8_0: 34 bytes a 32, q8_K: 292 a 256 */
+    unsigned char activations[1 << 16]; /* q8_0: 34 bytes a 32, q8_1: 36, q8_K: 292 a 256 */
     int differ = 0, outside = 0;
     for (int64_t i = 0; i < xrows; ++i) {
         quantize(x + i * k, activations, k);
@@ -96,6 +96,8 @@ int main(int argc, char **argv) {
             bad += compare(ggml, TL_Q8_0, "quantize_row_q8_0", "ggml_vec_dot_q8_0_q8_0", lengths[i], 67, xrows, vnni);
             bad += compare(ggml, TL_Q4_0, "quantize_row_q8_0", "ggml_vec_dot_q4_0_q8_0", lengths[i], 67, xrows, vnni);
             bad += compare(ggml, TL_Q5_0, "quantize_row_q8_0", "ggml_vec_dot_q5_0_q8_0", lengths[i], 67, xrows, vnni);
+            bad += compare(ggml, TL_Q4_1, "quantize_row_q8_1", "ggml_vec_dot_q4_1_q8_1", lengths[i], 67, xrows, vnni);
+            bad += compare(ggml, TL_Q5_1, "quantize_row_q8_1", "ggml_vec_dot_q5_1_q8_1", lengths[i], 67, xrows, vnni);
         }
         for (int i = 0; i < 2; ++i) {
             bad += compare(ggml, TL_Q4_K, "quantize_row_q8_K", "ggml_vec_dot_q4_K_q8_K", super_lengths[i], 67, xrows, avx3);

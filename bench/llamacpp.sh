@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The model runner against llama.cpp (LLamaSharp 0.30.0's natives, tests/llamacpp) on the same
 # GGUF files: a random Llama of issue 41's shape (d_model 2048, 4 layers, 32 heads over 4 KV
-# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0, q4_0 and Q4_K_M (the last three also
-# opened with tl_model_options.repack); a 512-token prompt as one batch (first-token latency)
+# heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0, q4_0, Q4_K_M, Q5_K_M and Q6_K (q8_0, q4_0,
+# Q4_K_M, Q5_K_M and Q6_K also opened with tl_model_options.repack; TL_BENCH_ROWS picks some of the rows); a 512-token prompt as one batch (first-token latency)
 # and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians.  Measures; asserts nothing.
-# Q4_K_M is written from the f32 file by llama.cpp's own quantizer.  The runner keeps OpenBLAS on
+# The K-quant files are written from the f32 file by llama.cpp's own quantizer.  The runner keeps OpenBLAS on
 # one thread (its executor runs the products); OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from starting
 # a pool at load whose threads spin for ~0.1 s, taking a core from the prompt (tl_context.h).
 #   bench/llamacpp.sh RUNNER REFERENCE_DIR DECODE NODE_MODULES WORK_DIR [ROUNDS]
@@ -22,8 +22,10 @@ if [ ! -f "$work/model-q4_0.gguf" ]; then
     "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --tokenizer llama2 --npm "$npm"
   done
 fi
-[ -f "$work/model-Q4_K_M.gguf" ] ||
-  dotnet "$reference/LlamaCppReference.dll" quantize "$work/model-f32.gguf" "$work/model-Q4_K_M.gguf" Q4_K_M >/dev/null 2>&1
+for type in Q4_K_M Q5_K_M Q6_K; do
+  [ -f "$work/model-$type.gguf" ] ||
+    dotnet "$reference/LlamaCppReference.dll" quantize "$work/model-f32.gguf" "$work/model-$type.gguf" $type >/dev/null 2>&1
+done
 prompt=$("$py" -c 'print(",".join(str(1 + (i * 7919) % 31000) for i in range(512)))')
 stats() { "$py" -c 'import statistics, sys
 v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
@@ -31,7 +33,7 @@ median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) fo
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
 printf '%-14s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
 # +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout).
-for row in f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack; do
+for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack Q5_K_M Q5_K_M+repack Q6_K Q6_K+repack}; do
   type=${row%+repack} repack=0
   [ "$row" = "$type" ] || repack=1
   for threads in 1 2; do

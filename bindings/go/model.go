@@ -30,7 +30,7 @@ type Model struct {
 
 // ModelOptions says how OpenModelWith opens a model (the zero value: as OpenModel does).
 // WeightsDType 0 keeps the file's dtypes, else the projections, head and embedding are converted
-// at open; Repack also lays q4_0, q8_0, q4_K and q6_K weights out for decode (the same numbers,
+// at open; Repack also lays q4_0, q8_0, q4_K, q5_K and q6_K weights out for decode (the same numbers,
 // faster single tokens, RepackedBytes more memory).
 type ModelOptions struct {
 	WeightsDType DType

@@ -164,7 +164,7 @@ static const char USAGE[] =
     "  --threads N  a job pool of N threads as each context's executor (default: the cores)\n"
     "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
     "               stored); a file's weights stay in their own dtype without it\n"
-    "  --repack     llama: q4_0, q8_0, q4_K, q6_K weights also copied at load into sixteen-row\n"
+    "  --repack     llama: q4_0, q8_0, q4_K, q5_K, q6_K weights also copied at load into sixteen-row\n"
     "               groups for decode\n"
     "               (tl_model_options.repack; the header says how much, or that nothing was)\n"
     "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n"

@@ -195,23 +195,24 @@ void DotRows16(tl_dtype dt, const Q8Activations *x, int64_t xrows, const uint8_t
     });
 }
 
-// ---- q4_K's decode layout ---------------------------------------------------------------------
-// Lane l of the one-row q4_K kernel (kquant_dot.cpp) is, per super block, the sum over runs c of
-// scale_c x the products of weights 32c + 4l..4l+3, exact in int32; here one vector holds that
-// lane for sixteen rows: vpdpbusd of the run's nibbles with the four activations broadcast, times
-// the rows' scales.  The f32 steps are the one-row kernel's, lane by lane: acc_l += (dx d) lane_l,
-// the mins' four lanes apart, then its hsum_float_8 and the mins' sum.
-constexpr size_t kRows16Q4KScales = 32 * kGroupBytes, kRows16Q4KHalves = kRows16Q4KScales + 16 * kPanelRows;
-static_assert(kRows16Q4KBlockBytes == kRows16Q4KHalves + 4 * kPanelRows, "pack_rows16's q4_K layout");
-
+// ---- q4_K's and q5_K's decode layouts -----------------------------------------------------------
+// Lane l of the one-row q4_K/q5_K kernel (kquant_dot.cpp) is, per super block, the sum over runs c
+// of scale_c x the products of weights 32c + 4l..4l+3, exact in int32; here one vector holds that
+// lane for sixteen rows: vpdpbusd of the run's values with the four activations broadcast, times
+// the rows' scales.  The f32 steps are the one-row kernel's, lane by lane: acc_l += (dx d) lane_l;
+// q4_K's mins in four lanes apart, q5_K's as one integer a super block (ggml's orders), then
+// hsum_float_8 and the mins' sum.  q5_K's layout adds the rows' qh dwords: value bit 4 of run c is
+// bit c of the qh byte at the weight's place in its 32.
 HWY_INLINE __m512 SumFour(const __m512 a[4]) { return _mm512_add_ps(_mm512_add_ps(a[0], a[2]), _mm512_add_ps(a[1], a[3])); }
 
 HWY_INLINE __m512i RowBytes(const uint8_t *p) {  // sixteen rows' bytes at p, widened to dwords
     return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
 }
 
-void DotRows16Q4K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f), zero = _mm512_setzero_si512();
+template <bool kFive>
+void DotRows16KMin(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
+    using L = Rows16KMin<kFive>;
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10), zero = _mm512_setzero_si512();
     for (int64_t i = 0; i < xrows; ++i) {
         __m512 acc[8], acc_min[4];
 #pragma GCC unroll 8
@@ -219,36 +220,51 @@ void DotRows16Q4K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
 #pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) acc_min[j] = _mm512_setzero_ps();
         for (int64_t s = 0; s < k / kSuper; ++s) {
-            const uint8_t *pb = rows16 + s * int64_t(kRows16Q4KBlockBytes);
+            const uint8_t *pb = rows16 + s * int64_t(L::kBlockBytes);
             const int8_t *xs = x[i].q + s * kSuper;
             __m512i scale[8], lane[8];
 #pragma GCC unroll 8
-            for (int c = 0; c < 8; ++c) scale[c] = RowBytes(pb + kRows16Q4KScales + c * kPanelRows), lane[c] = zero;
+            for (int c = 0; c < 8; ++c) scale[c] = RowBytes(pb + L::kScales + c * kPanelRows), lane[c] = zero;
 #pragma GCC unroll 32
             for (int v = 0; v < 32; ++v) {  // dword v: runs c and c + 1, weights 4l..4l+3 of each
                 const int c = 2 * (v / 8), l = v % 8;
                 const __m512i q = _mm512_loadu_si512(pb + v * kGroupBytes);
-                const __m512i lo = DotBroadcast(zero, _mm512_and_si512(q, low4), xs + 32 * c + 4 * l);
-                const __m512i hi = DotBroadcast(zero, _mm512_and_si512(_mm512_srli_epi32(q, 4), low4), xs + 32 * (c + 1) + 4 * l);
+                __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi32(q, 4), low4);
+                if (kFive) {
+                    const __m512i qh = _mm512_loadu_si512(pb + L::kQh + l * kGroupBytes);
+                    lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c), 4), bit4));
+                    hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c + 1), 4), bit4));
+                }
+                lo = DotBroadcast(zero, lo, xs + 32 * c + 4 * l);
+                hi = DotBroadcast(zero, hi, xs + 32 * (c + 1) + 4 * l);
                 lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(lo, scale[c]), _mm512_mullo_epi32(hi, scale[c + 1])));
             }
-            const __m512 d = RowHalves(pb + kRows16Q4KHalves), dmin = RowHalves(pb + kRows16Q4KHalves + 2 * kPanelRows);
+            const __m512 d = RowHalves(pb + L::kHalves), dmin = RowHalves(pb + L::kHalves + 2 * kPanelRows);
             const float dx = x[i].scale[s];
             const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(dx), d), dxmin = _mm512_mul_ps(_mm512_set1_ps(-dx), dmin);
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) acc[l] = _mm512_fmadd_ps(dxd, _mm512_cvtepi32_ps(lane[l]), acc[l]);
             const int16_t *sums = x[i].sums + s * 16;  // of each 16: a run's is two
+            __m512i total = zero;                      // q5_K: every run's min x sum, one integer
 #pragma GCC unroll 4
             for (int j = 0; j < 4; ++j) {
                 const int32_t s0 = sums[4 * j] + sums[4 * j + 1], s1 = sums[4 * j + 2] + sums[4 * j + 3];
                 const __m512i mins = _mm512_add_epi32(
-                    _mm512_mullo_epi32(RowBytes(pb + kRows16Q4KScales + (8 + 2 * j) * kPanelRows), _mm512_set1_epi32(s0)),
-                    _mm512_mullo_epi32(RowBytes(pb + kRows16Q4KScales + (9 + 2 * j) * kPanelRows), _mm512_set1_epi32(s1)));
-                acc_min[j] = _mm512_fmadd_ps(dxmin, _mm512_cvtepi32_ps(mins), acc_min[j]);
+                    _mm512_mullo_epi32(RowBytes(pb + L::kScales + (8 + 2 * j) * kPanelRows), _mm512_set1_epi32(s0)),
+                    _mm512_mullo_epi32(RowBytes(pb + L::kScales + (9 + 2 * j) * kPanelRows), _mm512_set1_epi32(s1)));
+                if (kFive) total = _mm512_add_epi32(total, mins);
+                else acc_min[j] = _mm512_fmadd_ps(dxmin, _mm512_cvtepi32_ps(mins), acc_min[j]);
             }
+            if (kFive) acc_min[0] = _mm512_fmadd_ps(dxmin, _mm512_cvtepi32_ps(total), acc_min[0]);
         }
-        _mm512_storeu_ps(out + i * out_stride, _mm512_add_ps(SumEight(acc), SumFour(acc_min)));
+        _mm512_storeu_ps(out + i * out_stride, _mm512_add_ps(SumEight(acc), kFive ? acc_min[0] : SumFour(acc_min)));
     }
+}
+void DotRows16Q4K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
+    DotRows16KMin<false>(x, xrows, rows16, k, out, out_stride);
+}
+void DotRows16Q5K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t k, float *out, int64_t out_stride) {
+    DotRows16KMin<true>(x, xrows, rows16, k, out, out_stride);
 }
 
 // q6_K's decode layout: lane l of the one-row kernel is, per super block, the sum over runs v of
@@ -482,6 +498,7 @@ void PackPanel(tl_dtype, const uint8_t *, size_t, int64_t, uint8_t *) {}
 void DotPanel(const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void DotRows16(tl_dtype, const Q8Activations *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void DotRows16Q4K(const Q8KRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
+void DotRows16Q5K(const Q8KRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 void DotRows16Q6K(const Q8KRow *, int64_t, const uint8_t *, int64_t, float *, int64_t) {}
 #endif
 
@@ -501,6 +518,7 @@ HWY_EXPORT(PackPanelK);
 HWY_EXPORT(DotPanelK);
 HWY_EXPORT(DotRows16);
 HWY_EXPORT(DotRows16Q4K);
+HWY_EXPORT(DotRows16Q5K);
 HWY_EXPORT(DotRows16Q6K);
 
 namespace {
@@ -524,25 +542,29 @@ void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k,
 }
 
 bool rows16_kernel(tl_dtype dt) {
-    return (dt == TL_Q4_0 || dt == TL_Q8_0 || dt == TL_Q4_K || dt == TL_Q6_K) && HWY_DYNAMIC_DISPATCH(Panels)();
+    return (dt == TL_Q4_0 || dt == TL_Q8_0 || dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K) && HWY_DYNAMIC_DISPATCH(Panels)();
 }
 
 size_t rows16_bytes(tl_dtype dt, int64_t k) {
     if (dt == TL_Q4_K) return size_t(k / kSuper) * kRows16Q4KBlockBytes;
+    if (dt == TL_Q5_K) return size_t(k / kSuper) * kRows16Q5KBlockBytes;
     if (dt == TL_Q6_K) return size_t(k / kSuper) * kRows16Q6KBlockBytes;
     return size_t(k / kQuantBlock) * (dt == TL_Q8_0 ? kRows16Q8_0BlockBytes : kRows16Q4_0BlockBytes);
 }
 
 namespace {
-// q4_K: per super block the rows' qs dwords side by side, their unpacked scales and mins by run,
-// their d and dmin.
-void pack_rows16_q4k(const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
-    constexpr size_t kScales = 32 * 4 * kPanelRows, kHalves = kScales + 16 * kPanelRows;
+// q4_K and q5_K: per super block the rows' qs dwords side by side, (q5_K: their qh dwords,) their
+// unpacked scales and mins by run, their d and dmin.
+template <bool kFive>
+void pack_rows16_kmin(const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
+    using L = Rows16KMin<kFive>;
+    constexpr size_t kScales = L::kScales, kHalves = L::kHalves;
     for (int64_t s = 0; s < k / kSuper; ++s) {
-        std::byte *o = out + size_t(s) * kRows16Q4KBlockBytes;
+        std::byte *o = out + size_t(s) * L::kBlockBytes;
         for (int64_t r = 0; r < kPanelRows; ++r) {
-            const std::byte *block = rows + size_t(r) * row_bytes + size_t(s) * kQ4KBytes;
-            for (int v = 0; v < 32; ++v) std::memcpy(o + v * 4 * kPanelRows + 4 * r, block + 16 + 4 * v, 4);
+            const std::byte *block = rows + size_t(r) * row_bytes + size_t(s) * (kFive ? kQ5KBytes : kQ4KBytes);
+            for (int v = 0; v < 32; ++v) std::memcpy(o + v * 4 * kPanelRows + 4 * r, block + (kFive ? 48 : 16) + 4 * v, 4);
+            for (int l = 0; kFive && l < 8; ++l) std::memcpy(o + L::kQh + l * 4 * kPanelRows + 4 * r, block + 16 + 4 * l, 4);
             uint8_t scales_mins[16];
             unpack_scales_mins(reinterpret_cast<const uint8_t *>(block) + 4, scales_mins);
             for (int c = 0; c < 16; ++c) o[kScales + size_t(c) * kPanelRows + size_t(r)] = std::byte{scales_mins[c]};
@@ -574,7 +596,8 @@ void pack_rows16_q6k(const std::byte *rows, size_t row_bytes, int64_t k, std::by
 }  // namespace
 
 void pack_rows16(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *out) {
-    if (dt == TL_Q4_K) return pack_rows16_q4k(rows, row_bytes, k, out);
+    if (dt == TL_Q4_K) return pack_rows16_kmin<false>(rows, row_bytes, k, out);
+    if (dt == TL_Q5_K) return pack_rows16_kmin<true>(rows, row_bytes, k, out);
     if (dt == TL_Q6_K) return pack_rows16_q6k(rows, row_bytes, k, out);
     const bool q8 = dt == TL_Q8_0;
     const size_t block_bytes = q8 ? kQ8Bytes : kQ4Bytes;
@@ -598,6 +621,7 @@ void dot_rows16_q8k(tl_dtype dt, const Q8KRow *x, int64_t xrows, const std::byte
                     int64_t out_stride) {
     const auto *r = reinterpret_cast<const uint8_t *>(rows16);
     if (dt == TL_Q6_K) return HWY_DYNAMIC_DISPATCH(DotRows16Q6K)(x, xrows, r, k, out, out_stride);
+    if (dt == TL_Q5_K) return HWY_DYNAMIC_DISPATCH(DotRows16Q5K)(x, xrows, r, k, out, out_stride);
     HWY_DYNAMIC_DISPATCH(DotRows16Q4K)(x, xrows, r, k, out, out_stride);
 }
 

@@ -55,18 +55,26 @@ bool panel_kernel(tl_dtype dt);
 size_t panel_bytes(tl_dtype dt, int64_t k);
 void pack_panel(tl_dtype dt, const std::byte *rows, size_t row_bytes, int64_t k, std::byte *panel);
 void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, int64_t k, float *out, int64_t out_stride);
-// Decode's products with q4_0 and q8_0 (below: q4_K and q6_K) weights where rows16_kernel(dt) says
+// Decode's products with q4_0 and q8_0 (below: q4_K, q5_K and q6_K) weights where rows16_kernel(dt) says
 // this CPU has them (AVX-512 VNNI): sixteen rows laid out once (pack_rows16, at model open) so a block's weights of
 // all sixteen are a few 64-byte vectors, read as one stream (the one-row kernel reads each row
 // alone, its additions one chain), then out[i * out_stride + j] = activation row x[i] . weight
 // row j as dot_panel computes it: dot_rows_q8's bits.  rows16_bytes(dt, k) bytes, the rows' size.
 constexpr size_t kRows16Q4_0BlockBytes = 4 * 4 * kPanelRows + 2 * kPanelRows;
 constexpr size_t kRows16Q8_0BlockBytes = 8 * 4 * kPanelRows + 2 * kPanelRows;
-// q4_K and q6_K the same way against q8_K activations (dot_rows16_q8k).  q4_K: a super block's 32
+// q4_K, q5_K and q6_K the same way against q8_K activations (dot_rows16_q8k).  q4_K: a super block's 32
 // vectors of the rows' nibble dwords, their 8 scales and 8 mins as bytes, their f16 d and dmin
-// (1.03x the rows); q6_K: 48 vectors of the rows' ql and qh dwords, their 16 scales, their d (the
+// (1.03x the rows); q5_K: the same and 8 vectors of the rows' qh dwords (1.02x); q6_K: 48 vectors of the rows' ql and qh dwords, their 16 scales, their d (the
 // rows' size).
-constexpr size_t kRows16Q4KBlockBytes = 32 * 4 * kPanelRows + 16 * kPanelRows + 4 * kPanelRows;
+// q4_K's and q5_K's parts of a super block: the rows' qs dwords side by side (32 vectors of 4 x
+// kPanelRows bytes), q5_K's qh dwords (8 more), the 8 scales and 8 mins of each row as bytes, its
+// d and dmin.
+template <bool kFive>
+struct Rows16KMin {
+    static constexpr size_t kQh = 32 * 4 * kPanelRows, kScales = (kFive ? 40 : 32) * 4 * kPanelRows,
+                            kHalves = kScales + 16 * kPanelRows, kBlockBytes = kHalves + 4 * kPanelRows;
+};
+constexpr size_t kRows16Q4KBlockBytes = Rows16KMin<false>::kBlockBytes, kRows16Q5KBlockBytes = Rows16KMin<true>::kBlockBytes;
 constexpr size_t kRows16Q6KBlockBytes = 48 * 4 * kPanelRows + 16 * kPanelRows + 2 * kPanelRows;
 bool rows16_kernel(tl_dtype dt);
 size_t rows16_bytes(tl_dtype dt, int64_t k);

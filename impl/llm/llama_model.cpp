@@ -281,7 +281,7 @@ tl_status convert_weights(tl_context *ctx, tl_model &m, tl_dtype dt) {
     return st;
 }
 
-// Each q4_0, q8_0, q4_K and q6_K projection's and the head's whole sixteens of rows laid out for
+// Each q4_0, q8_0, q4_K, q5_K and q6_K projection's and the head's whole sixteens of rows laid out for
 // decode, where this CPU has the kernel (tl_model_options.repack).
 tl_status repack_weights(tl_context *ctx, tl_model &m) {
     if (!rows16_kernel(TL_Q4_0)) return TL_OK;  // each layout's kernel is AVX-512 VNNI's

@@ -38,7 +38,7 @@ tl_status op_norm(tl_context &ctx, Norm norm, tl_tensor x, tl_tensor w, tl_tenso
 tl_status op_sum(tl_context &ctx, Reduction r, tl_tensor a, int axis, bool keepdim, tl_tensor *out);
 tl_status op_argmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
 tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
-// tl_matmul with a q4_0, q8_0, q4_K or q6_K weight b, the transpose of its stored rows, whose rows are also laid out
+// tl_matmul with a q4_0, q8_0, q4_K, q5_K or q6_K weight b, the transpose of its stored rows, whose rows are also laid out
 // in rows16 (kernels/quant.h's pack_rows16, sixteen at a time): the same bits, a decode's few
 // activation rows read from rows16.
 tl_status op_matmul_rows16(tl_context &ctx, tl_tensor a, tl_tensor b, const std::byte *rows16, tl_tensor *out);

@@ -43,7 +43,7 @@ typedef struct tl_model_options {
                              * projections, the output head and the embedding table converted
                              * at open into copies the model owns (from ctx's allocator), read
                              * by every session: an f32 file's weights as q8_0, say */
-    int32_t repack;         /* 0: none; 1: the q4_0, q8_0, q4_K and q6_K projections and head also
+    int32_t repack;         /* 0: none; 1: the q4_0, q8_0, q4_K, q5_K and q6_K projections and head also
                              * copied at open, sixteen rows interleaved block by block, for decode steps
                              * (fewer than 8 tokens a product), where this CPU has that kernel
                              * (AVX-512 VNNI): the same bits, one stream of memory a product;

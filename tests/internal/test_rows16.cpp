@@ -1,4 +1,4 @@
-// The decode layout of q4_0, q8_0, q4_K and q6_K weights (kernels/quant.h's pack_rows16, which a model opened
+// The decode layout of q4_0, q8_0, q4_K, q5_K and q6_K weights (kernels/quant.h's pack_rows16, which a model opened
 // with tl_model_options.repack makes) gives tl_matmul's bits: 1 to 7 activation rows against
 // weights of 87 rows (five sixteens and a tail of 7 the one-row kernel takes), run inline and on an
 // executor whose ranges start off the sixteens' edges.  Where this CPU has no kernel for the
@@ -39,9 +39,9 @@ std::vector<float> random_values(size_t n, unsigned seed) {
 Test(rows16, the_decode_layout_gives_the_stored_bits) {
     tl_context *ctx;
     OK(tl_context_create(nullptr, &ctx));
-    const tl_dtype dts[4] = {TL_Q4_0, TL_Q8_0, TL_Q4_K, TL_Q6_K};
+    const tl_dtype dts[5] = {TL_Q4_0, TL_Q8_0, TL_Q4_K, TL_Q5_K, TL_Q6_K};
     for (tl_dtype dt : dts) {
-        const int64_t kK = dt == TL_Q4_K || dt == TL_Q6_K ? 256 * 5 : 32 * 37;  // odd counts of blocks
+        const int64_t kK = dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K ? 256 * 5 : 32 * 37;  // odd counts of blocks
         const std::vector<float> w = random_values(size_t(kN * kK), 7), x = random_values(size_t(7 * kK), 8);
         const int64_t ws[2] = {kN, kK};
         tl_tensor wf, wq, wt;

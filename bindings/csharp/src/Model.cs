@@ -81,7 +81,7 @@ public sealed class Model : IDisposable {
     /// A GGUF file (known by its magic, whatever its name), or a folder (or its
     /// model.safetensors) holding a Hugging Face Llama.  weightsDType converts the projections,
     /// head and embedding at open (null: as the file stores them); repack also lays q4_0, q8_0,
-    /// q4_K and q6_K weights out for decode (the same numbers, faster single tokens, RepackedBytes
+    /// q4_K, q5_K and q6_K weights out for decode (the same numbers, faster single tokens, RepackedBytes
     /// more memory).
     public static Model Open(string path, DType? weightsDType = null, bool repack = false) =>
         new Model(path, weightsDType, repack);

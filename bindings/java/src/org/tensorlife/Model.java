@@ -53,7 +53,7 @@ public final class Model implements AutoCloseable {
     public static Model open(String path) { return new Model(path, null, false); }
 
     /** As open(path), with the weights converted to convertTo at open (null: as the file stores
-     *  them) and, with repack, q4_0, q8_0, q4_K and q6_K weights also laid out for decode (the same
+     *  them) and, with repack, q4_0, q8_0, q4_K, q5_K and q6_K weights also laid out for decode (the same
      *  numbers, faster single tokens, repackedBytes more memory). */
     public static Model open(String path, DType convertTo, boolean repack) { return new Model(path, convertTo, repack); }
 

@@ -337,6 +337,25 @@ Test(model, tied_logits_go_to_the_lowest_ids) {
         cr_assert_eq(token, 0, "draw %d: top-p 0.5 of two equal candidates keeps the first", i);
     }
     tl_session_close(s);
+    /* A top-k past the vocabulary keeps every candidate: the same draws as no top-k at all. */
+    tl_session *all, *past;
+    OK(tl_session_open(ctx, m, NULL, &all));
+    OK(tl_session_open(ctx, m, NULL, &past));
+    OK(tl_session_feed(all, prompt, 2));
+    OK(tl_session_feed(past, prompt, 2));
+    tl_sampler every = TL_SAMPLER_GREEDY, beyond;
+    every.temperature = 1.0f, every.seed = 9;
+    beyond = every, beyond.top_k = 1 << 30;
+    int spread = 0;
+    for (int i = 0; i < 20; ++i) {
+        int32_t a, b;
+        OK(tl_session_sample(all, &every, &a));
+        OK(tl_session_sample(past, &beyond, &b));
+        cr_assert_eq(a, b, "draw %d: top-k 2^30 gave %d, no top-k %d", i, b, a);
+        spread += a >= 3; /* drawn from the whole flat vocabulary, not the lowest few */
+    }
+    cr_assert_gt(spread, 10);
+    tl_session_close(all), tl_session_close(past);
     OK(tl_model_close(m));
 }
 

@@ -491,6 +491,27 @@ Test(quant, extreme_blocks_round_or_poison_cleanly) {
     float out[2];
     OK(tl_tensor_read(ctx, y, out, sizeof out));
     cr_assert(isnan(out[0]) && isnan(out[1]), "%g %g", out[0], out[1]);
+    /* Activations past f16's range (a step of 1e5 / 127, q8_1's sums near 3e6): the step and the
+     * sums are kept in f32, so the products stay finite and near the exact ones, for the 32-blocks
+     * that quantize activations per block. */
+    const tl_dtype per_block[5] = {TL_Q8_0, TL_Q4_0, TL_Q5_0, TL_Q4_1, TL_Q5_1};
+    for (int i = 0; i < 64; ++i) w[i] = 0.25f + (float)(i % 7) / 8, x[i] = 1e5f * (1.0f - (float)(i % 5) / 8);
+    for (int d = 0; d < 5; ++d) {
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
+        OK(tl_convert(ctx, tw, per_block[d], &q));
+        OK(tl_convert(ctx, q, TL_F32, &b));
+        OK(tl_tensor_read(ctx, b, back, sizeof back));
+        OK(tl_transpose(ctx, q, 0, 1, &t));
+        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, 32 * sizeof(float), &tx));
+        OK(tl_matmul(ctx, tx, t, &y));
+        OK(tl_tensor_read(ctx, y, out, sizeof out));
+        for (int r = 0; r < 2; ++r) {
+            double want = 0;
+            for (int i = 0; i < 32; ++i) want += (double)x[i] * back[r * 32 + i];
+            cr_assert(isfinite(out[r]) && fabs(out[r] - want) <= 0.01 * fabs(want), "%s row %d: %g, want %g",
+                      tl_dtype_name(per_block[d]), r, out[r], want);
+        }
+    }
 }
 
 /* Degenerate rows in every block dtype: all zero comes back as zeros, a constant within an

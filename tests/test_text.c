@@ -250,6 +250,28 @@ Test(text, malformed_vocabularies_are_refused_by_name) {
     key_u32(&b, "tokenizer.ggml.bos_token_id", 3);
     open_vocab(&b, TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "bos_token_id = 3 is not a token id"), "%s", tl_last_error());
+    /* llama.cpp's default ids past a small vocabulary: BOS 1 of a one-token vocabulary, which
+     * SentencePiece adds by default, and EOS 2 of three tokens once add_eos_token asks for it. */
+    const char *one[] = {"a"};
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", one, 1);
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "adds a BOS or EOS token that it does not hold"), "%s", tl_last_error());
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", few, 3);
+    tl_tokenizer_close(open_vocab(&b, TL_OK)); /* EOS 2 is held; BOS 1 too */
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", few, 2);
+    tl_tokenizer_close(open_vocab(&b, TL_OK)); /* EOS 2 is past two tokens, and not added */
+    b.n = 0, b.keys = 0;
+    key_string(&b, "tokenizer.ggml.model", "llama");
+    key_strings(&b, "tokenizer.ggml.tokens", few, 2);
+    str(&b, "tokenizer.ggml.add_eos_token"), u32(&b, 7), put(&b, "\1", 1), b.keys++;
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "adds a BOS or EOS token that it does not hold"), "%s", tl_last_error());
     b.n = 0, b.keys = 0;
     key_string(&b, "tokenizer.ggml.model", "t5");
     key_strings(&b, "tokenizer.ggml.tokens", few, 3);

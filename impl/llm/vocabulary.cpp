@@ -190,9 +190,8 @@ tl_status vocabulary_load(const tl_gguf_file &f, Vocabulary *v) {
     TL_TRY(read_id(f, "tokenizer.ggml.unknown_token_id", size, &v->unk));
     TL_TRY(read_bool(f, "tokenizer.ggml.add_bos_token", &v->add_bos));
     TL_TRY(read_bool(f, "tokenizer.ggml.add_eos_token", &v->add_eos));
-    if (v->bos >= size) v->bos = -1;
+    if (v->bos >= size) v->bos = -1;  // llama.cpp's defaults past a small vocabulary (unk's 0 never is)
     if (v->eos >= size) v->eos = -1;
-    if (v->unk >= size) v->unk = -1;
     if ((v->add_bos && v->bos < 0) || (v->add_eos && v->eos < 0))
         return fail(TL_E_PARSE, "vocabulary: adds a BOS or EOS token that it does not hold");
     for (int32_t i = 0; i < size; ++i) {

@@ -327,7 +327,7 @@ func TestStorageDtypes(t *testing.T) {
 		w[i] = float32(i%7) - 3
 	}
 	for i := range x {
-		x[i] = 1
+		x[i] = 127.0 / 128 // 8-bit activation blocks hold it exactly (step 1/128): every product is its decoded weights'
 	}
 	wf, _ := ctx.FromFloat32([]int64{4, 256}, w)
 	xf, _ := ctx.FromFloat32([]int64{1, 256}, x)

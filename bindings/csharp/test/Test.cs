@@ -336,7 +336,7 @@ static class Test {
         using (var ctx = new Context()) {
             var w = new float[4 * 256]; var x = new float[256];  // 256: the K-quants' super blocks
             for (int i = 0; i < w.Length; i++) w[i] = (i % 7) - 3;
-            for (int i = 0; i < x.Length; i++) x[i] = 1;
+            for (int i = 0; i < x.Length; i++) x[i] = 127f / 128;  // 8-bit activation blocks hold it exactly (step 1/128)
             Tensor wf = ctx.FromFloats(new long[] { 4, 256 }, w), xf = ctx.FromFloats(new long[] { 1, 256 }, x);
             foreach (DType dt in Enum.GetValues(typeof(DType))) {  // every storage dtype of the generated list
                 if (dt == DType.F32 || dt == DType.F64 || dt == DType.I32) continue;

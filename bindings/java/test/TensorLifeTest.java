@@ -305,7 +305,7 @@ public final class TensorLifeTest {
         try (Context ctx = new Context()) {
             float[] w = new float[4 * 256], x = new float[256];  // 256: the K-quants' super blocks
             for (int i = 0; i < w.length; i++) w[i] = (i % 7) - 3;
-            java.util.Arrays.fill(x, 1f);
+            java.util.Arrays.fill(x, 127f / 128);  // 8-bit activation blocks hold it exactly (step 1/128)
             Tensor wf = ctx.fromFloats(new long[] {4, 256}, w), xf = ctx.fromFloats(new long[] {1, 256}, x);
             for (DType dt : DType.values()) {  // every storage dtype of the generated list
                 if (dt == DType.F32 || dt == DType.F64 || dt == DType.I32) continue;

@@ -290,7 +290,8 @@ HWY_INLINE void OverSignedBlocks(const Q8Activations *HWY_RESTRICT x, const uint
             HWY_ALIGN float lane[8];
             hn::Store(acc[i], df, lane);
             const float t0 = lane[0] + lane[4], t1 = lane[1] + lane[5], t2 = lane[2] + lane[6], t3 = lane[3] + lane[7];
-            out[i * out_stride + r] = kMin ? ((t0 + t2) + (t1 + t3)) + mins[i] : (t0 + t2) + (t1 + t3);
+            const float lanes = (t0 + t2) + (t1 + t3);
+            out[i * out_stride + r] = kMin ? lanes + mins[i] : lanes;
         }
     }
 }
@@ -300,6 +301,12 @@ HWY_INLINE void SignedBlocks(const Q8Activations *x, int64_t xrows, const uint8_
     ByRowGroups(x, xrows, out, out_stride, [&](auto m, const Q8Activations *rows, float *o) {
         OverSignedBlocks<kBlockBytes, decltype(m)::value, kMin>(rows, base, row_bytes, nrows, n, o, out_stride, weights);
     });
+}
+// 16 bytes of nibbles as 32 bytes: the low nibbles (weights 0..15), then the high ones (16..31).
+HWY_INLINE __m256i LowThenHighNibbles(const uint8_t *q) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+    return _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(bytes), _mm_srli_epi16(bytes, 4), 1),
+                            _mm256_set1_epi8(0x0f));
 }
 void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
@@ -312,13 +319,11 @@ void DotQ8_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT 
 // fifth bit from the 32-bit qh (bit j for weight j), standing for value - 16.
 void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
-    const __m256i low4 = _mm256_set1_epi8(0x0f), fifth = _mm256_set1_epi8(0x10), offset = _mm256_set1_epi8(128 - 16);
+    const __m256i fifth = _mm256_set1_epi8(0x10), offset = _mm256_set1_epi8(128 - 16);
     SignedBlocks<kQ5Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 6));
-        const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
         uint32_t high;
         std::memcpy(&high, block + 2, 4);
-        const __m256i values = _mm256_or_si256(nibbles, _mm256_maskz_mov_epi8(__mmask32(high), fifth));
+        const __m256i values = _mm256_or_si256(LowThenHighNibbles(block + 6), _mm256_maskz_mov_epi8(__mmask32(high), fifth));
         return hn::Vec<DU8>{_mm256_add_epi8(values, offset)};
     });
 }
@@ -327,20 +332,13 @@ void DotQ5_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT 
 // value - 8.
 void DotQ4_0(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
-    const __m256i low4 = _mm256_set1_epi8(0x0f), offset = _mm256_set1_epi8(128 - 8);
+    const __m256i offset = _mm256_set1_epi8(128 - 8);
     SignedBlocks<kQ4Bytes>(x, xrows, base, row_bytes, nrows, n, out, out_stride, [&](const uint8_t *block) {
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + 2));
-        const __m256i nibbles = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
-        return hn::Vec<DU8>{_mm256_add_epi8(nibbles, offset)};
+        return hn::Vec<DU8>{_mm256_add_epi8(LowThenHighNibbles(block + 2), offset)};
     });
 }
 // q4_1 and q5_1: d, m, (q5_1: the 32-bit qh,) then q4_0's or q5_0's nibbles, standing for d x
 // value + m with no offset.
-HWY_INLINE __m256i LowThenHighNibbles(const uint8_t *q) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
-    return _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(bytes), _mm_srli_epi16(bytes, 4), 1),
-                            _mm256_set1_epi8(0x0f));
-}
 void DotQ4_1(const Q8Activations *x, int64_t xrows, const uint8_t *HWY_RESTRICT base, size_t row_bytes, int64_t nrows,
              int64_t n, float *HWY_RESTRICT out, int64_t out_stride) {
     SignedBlocks<kQ4_1Bytes, true>(x, xrows, base, row_bytes, nrows, n, out, out_stride,

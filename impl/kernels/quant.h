@@ -62,10 +62,10 @@ void dot_panel(const Q8Activations *x, int64_t xrows, const std::byte *panel, in
 // row j as dot_panel computes it: dot_rows_q8's bits.  rows16_bytes(dt, k) bytes, the rows' size.
 constexpr size_t kRows16Q4_0BlockBytes = 4 * 4 * kPanelRows + 2 * kPanelRows;
 constexpr size_t kRows16Q8_0BlockBytes = 8 * 4 * kPanelRows + 2 * kPanelRows;
-// q4_K, q5_K and q6_K the same way against q8_K activations (dot_rows16_q8k).  q4_K: a super block's 32
-// vectors of the rows' nibble dwords, their 8 scales and 8 mins as bytes, their f16 d and dmin
-// (1.03x the rows); q5_K: the same and 8 vectors of the rows' qh dwords (1.02x); q6_K: 48 vectors of the rows' ql and qh dwords, their 16 scales, their d (the
-// rows' size).
+// q4_K, q5_K and q6_K the same way against q8_K activations (dot_rows16_q8k).  q4_K: a super
+// block's 32 vectors of the rows' nibble dwords, their 8 scales and 8 mins as bytes, their f16 d
+// and dmin (1.03x the rows); q5_K: the same and 8 vectors of the rows' qh dwords (1.02x); q6_K: 48
+// vectors of the rows' ql and qh dwords, their 16 scales, their d (the rows' size).
 // q4_K's and q5_K's parts of a super block: the rows' qs dwords side by side (32 vectors of 4 x
 // kPanelRows bytes), q5_K's qh dwords (8 more), the 8 scales and 8 mins of each row as bytes, its
 // d and dmin.

@@ -113,6 +113,20 @@ tl_status finish_step(tl_session &s, tl_status status) {
     return status != TL_OK ? status : st;
 }
 
+// The residual stream x after a stage of the step.  Scoped: copied into the session's residual
+// rows and the step scope reset, so a step holds one layer's tensors at a time, not every
+// layer's; the rows as a view made after the reset.  Ambient: x itself.
+tl_tensor end_layer(Step &step, tl_tensor x, int64_t n) {
+    tl_session &s = step.s;
+    if (s.ambient || step.status != TL_OK) return x;
+    tl_tensor out{}, rows;
+    rows = STEP(tl_slice(s.ctx, s.residual, 0, 0, n, &out));
+    if (step.status == TL_OK) step.status = tl_copy_into(s.ctx, x, rows);
+    const tl_status reset = tl_scope_reset(s.ctx, s.step_scope);
+    if (step.status == TL_OK) step.status = reset;
+    return STEP(tl_slice(s.ctx, s.residual, 0, 0, n, &out));
+}
+
 // One chunk: the logits after its last token into s.logits; the step's tensors dead whatever happened.
 tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
     const LlamaConfig &c = s.model->cfg;
@@ -121,6 +135,7 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
     tl_tensor out{}, x, h, g, u;
     x = STEP(tl_tensor_from_data(ctx, TL_I32, 1, &n, ids, size_t(n) * sizeof(int32_t), &out));
     x = STEP(tl_gather_rows(ctx, s.embed, x, &out));  // [n, D] f32, from a table in any dtype
+    x = end_layer(step, x, n);
     for (int32_t l = 0; l < c.layers && step.status == TL_OK; ++l) {
         const LayerHandles &w = s.layers[size_t(l)];
         h = STEP(tl_rmsnorm(ctx, x, w.w[kAttnNorm], c.norm_eps, &out));
@@ -130,6 +145,7 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
         u = project(step, h, w.w[kWUp], w.rows16[kWUp]);
         g = STEP(tl_mul(ctx, g, u, &out));
         x = STEP(tl_add(ctx, x, project(step, g, w.w[kWDown], w.rows16[kWDown]), &out));
+        x = end_layer(step, x, n);
     }
     x = STEP(tl_slice(ctx, x, 0, n - 1, 1, &out));
     h = STEP(tl_rmsnorm(ctx, x, s.final_norm, c.norm_eps, &out));
@@ -185,6 +201,8 @@ tl_status open_in(tl_session &s) {
         TL_TRY(tl_tensor_zeros(s.ctx, s.kv_dtype, 2, shape, &s.k_cache[size_t(l)]));
         TL_TRY(tl_tensor_zeros(s.ctx, s.kv_dtype, 2, shape, &s.v_cache[size_t(l)]));
     }
+    const int64_t residual_shape[2] = {s.max_chunk, c.d_model};
+    if (!s.ambient) TL_TRY(tl_tensor_zeros(s.ctx, TL_F32, 2, residual_shape, &s.residual));
     if (!s.ambient) TL_TRY(tl_scope_open(s.ctx, "session-step", 0, &s.step_scope));
     s.logits.resize(size_t(c.vocab));
     s.candidates.reserve(size_t(c.vocab));

@@ -1,6 +1,7 @@
 // A session: its own context (the opener's allocator and executor), handles over the model's
-// weights, the KV cache in a long-lived scope, each step in a scope reset after it, and the
-// host-side state of generation (the ids fed, the logits, the sampler's and the text stream's).
+// weights, the KV cache and the residual rows in a long-lived scope, each step's tensors in a
+// scope reset after each of its layers, and the host-side state of generation (the ids fed, the
+// logits, the sampler's and the text stream's).
 #pragma once
 #include <cstdint>
 
@@ -33,6 +34,7 @@ struct tl_session {
     tl_tensor embed{}, final_norm{}, lm_head{};
     const std::byte *lm_head_rows16 = nullptr;
     tl::AllocVector<tl_tensor> k_cache, v_cache;
+    tl_tensor residual{};  // scoped: [max_chunk, D], the residual stream between a step's layers
     bool ambient = false;
     tl::AllocVector<tl_tensor> made;  // ambient mode: the step's tensors, freed after it
     tl_scope_stats last_step = TL_SCOPE_STATS_INIT;

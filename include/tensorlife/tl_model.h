@@ -10,9 +10,10 @@
  *
  * A session has a context of its own, made with the opening context's allocator and executor,
  * so every byte it uses comes from the caller's allocator and its scopes never mix with the
- * caller's: the KV cache (f32, f16 or bf16) in a long-lived scope, each step's tensors in a
- * scope reset after the step.  Once the first steps have grown them, a step allocates nothing:
- * feeding, sampling and turning tokens into text included.
+ * caller's: the KV cache (f32, f16 or bf16) and the residual rows between layers in a
+ * long-lived scope, each step's tensors in a scope reset after each layer (a step holds one
+ * layer's tensors at a time, whatever the depth).  Once the first steps have grown them, a step
+ * allocates nothing: feeding, sampling and turning tokens into text included.
  *
  * Positions are counted in tokens fed: a session holds at most context_length of them; feeding
  * past that is TL_E_SHAPE naming the limit (never a silent wrap); tl_session_rewind keeps a
@@ -92,7 +93,8 @@ TL_API void tl_session_close(tl_session *s);
 TL_API int32_t tl_session_position(const tl_session *s);
 TL_API int32_t tl_session_context_length(const tl_session *s);
 /* The step scope's figures just before its last reset (slab, peak and used bytes, grow
- * events): what a scoped step costs.  All zero before the first step and in ambient mode. */
+ * events): what a scoped step costs (its peak: the largest layer's).  All zero before the first
+ * step and in ambient mode. */
 TL_API tl_status tl_session_step_stats(const tl_session *s, tl_scope_stats *out);
 /* The ids fed so far, in order: *ids points into the session, valid until it changes. */
 TL_API tl_status tl_session_history(const tl_session *s, const int32_t **ids, size_t *n);

@@ -277,14 +277,17 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     };
     int16_t *wide = wide_bytes ? reinterpret_cast<int16_t *>(scratch + activation_bytes) : nullptr;
     const auto wide_row = [&](int64_t r) { return wide + r * int64_t(q8k_wide_bytes(k) / 2); };
-    for (int64_t r = 0; r < rows && k > 0; ++r) {
-        row_as_f32(a, r, x + r * k);
-        if (integer)
-            quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
-                                 xsums ? xsums + r * (k / kQuantBlock) : nullptr);
-        if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
-        if (wide) widen_q8k(q8k_row(r), k, wide_row(r));
-    }
+    // Each activation row on its own, so a prompt's rows go over the executor too.
+    run_split(ctx, k > 0 ? rows : 0, rows * k, [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+            row_as_f32(a, r, x + r * k);
+            if (integer)
+                quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
+                                     xsums ? xsums + r * (k / kQuantBlock) : nullptr);
+            if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
+            if (wide) widen_q8k(q8k_row(r), k, wide_row(r));
+        }
+    });
     float *yd = reinterpret_cast<float *>(y.data);
     // Each tile of weight rows against every activation row while it is in cache.
     const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));

@@ -401,31 +401,29 @@ HWY_INLINE __m512i DotPairs(__m512i acc, __m512i w, const int16_t *two) {
     return acc;
 }
 
-// R activation rows against a K panel, in two passes over the super blocks (the scaled products,
-// then the mins) so that each pass's accumulators fit the registers; each accumulator adds in the
-// one-row kernel's order.
+// R activation rows against a K panel: the scaled products a pair of lanes at a time over every
+// super block (each lane's f32 sum adds the super blocks in order, as the one-row kernel's, and
+// a pass holds only its two lanes' accumulators, so four activation rows share each load of a
+// weight vector), then the mins in a pass of their own.
 template <int R>
 HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *panel, int64_t k, float *out,
                            int64_t out_stride) {
-    __m512 acc[R][8];
-#pragma GCC unroll 2
-    for (int i = 0; i < R; ++i)
-#pragma GCC unroll 8
-        for (int l = 0; l < 8; ++l) acc[i][l] = _mm512_setzero_ps();
-    for (int64_t sb = 0; sb < k / kSuper; ++sb) {
-        const uint8_t *pb = panel + sb * int64_t(kKBlockBytes);
-        const __m512 d = _mm512_loadu_ps(reinterpret_cast<const float *>(pb + (kPairVectors + kExtraVectors) * kGroupBytes));
-        __m512 scale[R];
-        const int16_t *xw[R];
-#pragma GCC unroll 2
-        for (int i = 0; i < R; ++i) scale[i] = _mm512_mul_ps(d, _mm512_set1_ps(x[i].row.scale[sb])), xw[i] = x[i].wide + sb * kSuper;
+    constexpr int P = R < 4 ? 2 : 1;  // independent chains a lane and row: eight in all, or four for one row
+    HWY_ALIGN float lanes[R][8][kPanelRows];
+    for (int l = 0; l < 8; l += 2) {  // lanes l and l + 1
+        __m512 acc[R][2];
 #pragma GCC unroll 4
-        for (int l = 0; l < 8; l += 2) {  // two lanes, two pairs each: eight independent chains
-            __m512i sum[R][2][2];
-#pragma GCC unroll 2
+        for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+        for (int64_t sb = 0; sb < k / kSuper; ++sb) {
+            const uint8_t *pb = panel + sb * int64_t(kKBlockBytes);
+            const __m512 d = _mm512_loadu_ps(reinterpret_cast<const float *>(pb + (kPairVectors + kExtraVectors) * kGroupBytes));
+            __m512i sum[R][2][P];
+#pragma GCC unroll 4
             for (int i = 0; i < R; ++i)
 #pragma GCC unroll 2
-                for (int e = 0; e < 2; ++e) sum[i][e][0] = sum[i][e][1] = _mm512_setzero_si512();
+                for (int e = 0; e < 2; ++e)
+#pragma GCC unroll 2
+                    for (int c = 0; c < P; ++c) sum[i][e][c] = _mm512_setzero_si512();
 #pragma GCC unroll 8
             for (int q = 0; q < 8; ++q)
 #pragma GCC unroll 2
@@ -433,25 +431,29 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
 #pragma GCC unroll 2
                     for (int p = 0; p < 2; ++p) {
                         const __m512i w = _mm512_loadu_si512(pb + ((8 * q + l + e) * 2 + p) * kGroupBytes);
-#pragma GCC unroll 2
-                        for (int i = 0; i < R; ++i) sum[i][e][p] = DotPairs(sum[i][e][p], w, xw[i] + 32 * q + 4 * (l + e) + 2 * p);
+#pragma GCC unroll 4
+                        for (int i = 0; i < R; ++i)
+                            sum[i][e][p % P] = DotPairs(sum[i][e][p % P], w, x[i].wide + sb * kSuper + 32 * q + 4 * (l + e) + 2 * p);
                     }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int i = 0; i < R; ++i)
 #pragma GCC unroll 2
                 for (int e = 0; e < 2; ++e) {
-                    __m512i total = _mm512_add_epi32(sum[i][e][0], sum[i][e][1]);
+                    __m512i total = P == 2 ? _mm512_add_epi32(sum[i][e][0], sum[i][e][P - 1]) : sum[i][e][0];
                     if (dt == TL_Q6_K) {  // 32 x (the scales' pair of lane l . the activations' sums of 16 2l, 2l + 1)
                         const __m512i pairs = _mm512_loadu_si512(pb + (kPairVectors + l + e) * kGroupBytes);
                         const __m512i offset = DotPairs(_mm512_setzero_si512(), pairs, x[i].row.sums + sb * 16 + 2 * (l + e));
                         total = _mm512_sub_epi32(total, _mm512_slli_epi32(offset, 5));
                     }
-                    acc[i][l + e] = _mm512_fmadd_ps(scale[i], _mm512_cvtepi32_ps(total), acc[i][l + e]);
+                    const __m512 scale = _mm512_mul_ps(d, _mm512_set1_ps(x[i].row.scale[sb]));
+                    acc[i][e] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(total), acc[i][e]);
                 }
         }
+#pragma GCC unroll 4
+        for (int i = 0; i < R; ++i) _mm512_store_ps(lanes[i][l], acc[i][0]), _mm512_store_ps(lanes[i][l + 1], acc[i][1]);
     }
     __m512 mins[R][4];  // q4_K: four lanes as llama.cpp's; q5_K: one total, in mins[i][0]
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int i = 0; i < R; ++i)
 #pragma GCC unroll 4
         for (int m = 0; m < 4; ++m) mins[i][m] = _mm512_setzero_ps();
@@ -459,7 +461,7 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
         const uint8_t *pb = panel + sb * int64_t(kKBlockBytes);
         const __m512 dmin = _mm512_loadu_ps(
             reinterpret_cast<const float *>(pb + (kPairVectors + kExtraVectors) * kGroupBytes) + kPanelRows);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int i = 0; i < R; ++i) {
             const __m512 row_dmin = _mm512_mul_ps(dmin, _mm512_set1_ps(-x[i].row.scale[sb]));
             const int16_t *sums32 = x[i].wide + k + sb * 8;
@@ -474,9 +476,12 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
             if (dt == TL_Q5_K) mins[i][0] = _mm512_fmadd_ps(row_dmin, _mm512_cvtepi32_ps(total), mins[i][0]);
         }
     }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int i = 0; i < R; ++i) {  // hsum_float_8, then the mins: q4_K's four lanes as (m0 + m2) + (m1 + m3)
-        __m512 all = SumEight(acc[i]);
+        __m512 acc[8];
+#pragma GCC unroll 8
+        for (int l = 0; l < 8; ++l) acc[l] = _mm512_load_ps(lanes[i][l]);
+        __m512 all = SumEight(acc);
         if (dt == TL_Q4_K)
             all = _mm512_add_ps(all, _mm512_add_ps(_mm512_add_ps(mins[i][0], mins[i][2]), _mm512_add_ps(mins[i][1], mins[i][3])));
         if (dt == TL_Q5_K) all = _mm512_add_ps(all, mins[i][0]);
@@ -486,8 +491,10 @@ HWY_INLINE void PanelRowsK(tl_dtype dt, const Q8KPanelRow *x, const uint8_t *pan
 
 void DotPanelK(tl_dtype dt, const Q8KPanelRow *x, int64_t xrows, const uint8_t *panel, int64_t k, float *out,
                int64_t out_stride) {
-    InPairs(xrows, [&](int64_t r, auto m) {
-        PanelRowsK<decltype(m)::value>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+    int64_t r = 0;
+    for (; r + 4 <= xrows; r += 4) PanelRowsK<4>(dt, x + r, panel, k, out + r * out_stride, out_stride);
+    InPairs(xrows - r, [&](int64_t at, auto m) {
+        PanelRowsK<decltype(m)::value>(dt, x + r + at, panel, k, out + (r + at) * out_stride, out_stride);
     });
 }
 #else

@@ -123,10 +123,11 @@ TL_HEADS(BF16, float, hwy::bfloat16_t)
 
 // A prompt's queries against one head's key and value rows widened to f64 once (the wide path of
 // attend): per query, four keys a pass sharing each load of the query, each key's eight lanes the
-// sums DotLanes makes (element d into lane d % 8, a multiply then an add, in order of d); the
-// values' sums each over the rows in order, a multiply then an add, as AddScaled makes them.  The
-// same operations, so the same bits.  hd % 8 == 0.  Sizeless vectors (SVE, RVV) form no arrays:
-// there a key at a time through DotLanes and AddScaled themselves.
+// sums DotLanes makes (element d into lane d % 8, in order of d; here a fused multiply-add, which
+// gives DotLanes' bits: the rows hold f32 values, whose products f64 holds exactly, so only the
+// add rounds either way); the values' sums each over the rows in order, a multiply then an add,
+// as AddScaled makes them.  The same results, so the same bits.  hd % 8 == 0.  Sizeless vectors
+// (SVE, RVV) form no arrays: there a key at a time through DotLanes and AddScaled themselves.
 #if HWY_HAVE_SCALABLE
 void ScoresWide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
     for (int64_t j = 0; j < rows; ++j) {
@@ -153,7 +154,7 @@ HWY_INLINE void ScoresOfKeys(const double *q, const double *k, int64_t hd, doubl
         for (size_t v = 0; v < kWideVectors; ++v) {
             const auto qv = hn::LoadU(d, q + i + v * kWideLanes);
 #pragma GCC unroll 4
-            for (int t = 0; t < K; ++t) acc[t][v] = hn::Add(acc[t][v], hn::Mul(qv, hn::LoadU(d, k + t * hd + i + v * kWideLanes)));
+            for (int t = 0; t < K; ++t) acc[t][v] = hn::MulAdd(qv, hn::LoadU(d, k + t * hd + i + v * kWideLanes), acc[t][v]);
         }
     for (int t = 0; t < K; ++t) {
         HWY_ALIGN double lane[8];
@@ -326,12 +327,13 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
     T *o = reinterpret_cast<T *>(out.data);
     const int64_t group = q.shape[0] / k.shape[0];  // query heads per key/value head
     if (wide && q.strides[2] == 1 && k.strides[2] == 1 && v.strides[2] == 1 && hd % 8 == 0) {
-        // A prompt's queries, head by head: the head's valid key and value rows (and each query)
-        // widened to f64 once into wide, the query at the sums' place until the values need them.
+        // A prompt's queries, head by head: the valid key and value rows of the heads' cache head
+        // widened to f64 once into wide (once for the group of query heads reading it), each query
+        // at the sums' place until the values need them.
         double *wk = wide, *wv = wide + valid * hd;
         for (int64_t h = h0; h < h1; ++h) {
             const int64_t kv = h / group;
-            for (int64_t j = 0; j < valid; ++j)
+            for (int64_t j = 0; (h == h0 || kv != (h - 1) / group) && j < valid; ++j)
                 for (int64_t d = 0; d < hd; ++d) {
                     wk[j * hd + d] = double(kd[kv * k.strides[0] + j * k.strides[1] + d]);
                     wv[j * hd + d] = double(vd[kv * v.strides[0] + j * v.strides[1] + d]);

@@ -129,61 +129,101 @@ TL_HEADS(BF16, float, hwy::bfloat16_t)
 // as AddScaled makes them.  The same results, so the same bits.  hd % 8 == 0.  Sizeless vectors
 // (SVE, RVV) form no arrays: there a key at a time through DotLanes and AddScaled themselves.
 #if HWY_HAVE_SCALABLE
-void ScoresWide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
-    for (int64_t j = 0; j < rows; ++j) {
-        HWY_ALIGN double lane[8];
-        DotLanes(q, k + j * hd, hd, lane);
-        scores[j] = lanes_total(lane) * scale;
-    }
+void ScoresWide(const double *const *q, int Q, const double *k, int64_t rows, int64_t hd, double scale,
+                double *const *scores) {
+    for (int i = 0; i < Q; ++i)
+        for (int64_t j = 0; j < rows; ++j) {
+            HWY_ALIGN double lane[8];
+            DotLanes(q[i], k + j * hd, hd, lane);
+            scores[i][j] = lanes_total(lane) * scale;
+        }
 }
-void ValuesWide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
-    for (int64_t j = 0; j < rows; ++j) AddScaled(w[j], v + j * hd, hd, sums);
+void ValuesWide(const double *const *w, int Q, const double *v, int64_t rows, int64_t hd, double *const *sums) {
+    for (int i = 0; i < Q; ++i)
+        for (int64_t j = 0; j < rows; ++j) AddScaled(w[i][j], v + j * hd, hd, sums[i]);
 }
 #else
 constexpr size_t kWideLanes = hn::MaxLanes(D8()), kWideVectors = 8 / kWideLanes;  // 1 to 4 lanes: all the eight
-template <int K>
-HWY_INLINE void ScoresOfKeys(const double *q, const double *k, int64_t hd, double scale, double *scores) {
+// Q queries against K keys, each load of a query or key row shared by the others.
+template <int Q, int K>
+HWY_INLINE void ScoresOfKeys(const double *const *q, const double *k, int64_t hd, double scale, double *const *scores,
+                             int64_t j) {
     const D8 d;
-    hn::Vec<D8> acc[K][kWideVectors];
+    hn::Vec<D8> acc[Q][K][kWideVectors];
+#pragma GCC unroll 2
+    for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 4
-    for (int t = 0; t < K; ++t)
+        for (int t = 0; t < K; ++t)
 #pragma GCC unroll 8
-        for (size_t v = 0; v < kWideVectors; ++v) acc[t][v] = hn::Zero(d);
+            for (size_t v = 0; v < kWideVectors; ++v) acc[u][t][v] = hn::Zero(d);
     for (int64_t i = 0; i < hd; i += 8)
 #pragma GCC unroll 8
         for (size_t v = 0; v < kWideVectors; ++v) {
-            const auto qv = hn::LoadU(d, q + i + v * kWideLanes);
+            hn::Vec<D8> kv[K];
 #pragma GCC unroll 4
-            for (int t = 0; t < K; ++t) acc[t][v] = hn::MulAdd(qv, hn::LoadU(d, k + t * hd + i + v * kWideLanes), acc[t][v]);
+            for (int t = 0; t < K; ++t) kv[t] = hn::LoadU(d, k + t * hd + i + v * kWideLanes);
+#pragma GCC unroll 2
+            for (int u = 0; u < Q; ++u) {
+                const auto qv = hn::LoadU(d, q[u] + i + v * kWideLanes);
+#pragma GCC unroll 4
+                for (int t = 0; t < K; ++t) acc[u][t][v] = hn::MulAdd(qv, kv[t], acc[u][t][v]);
+            }
         }
-    for (int t = 0; t < K; ++t) {
-        HWY_ALIGN double lane[8];
-        for (size_t v = 0; v < kWideVectors; ++v) hn::Store(acc[t][v], d, lane + v * kWideLanes);
-        scores[t] = lanes_total(lane) * scale;
-    }
+    for (int u = 0; u < Q; ++u)
+        for (int t = 0; t < K; ++t) {
+            HWY_ALIGN double lane[8];
+            for (size_t v = 0; v < kWideVectors; ++v) hn::Store(acc[u][t][v], d, lane + v * kWideLanes);
+            scores[u][j + t] = lanes_total(lane) * scale;
+        }
 }
-void ScoresWide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
+// Keys a pass: four for one query; for two, as many as the registers hold (32 vectors on AVX-512).
+template <int Q>
+HWY_INLINE void ScoresOfQueries(const double *const *q, const double *k, int64_t rows, int64_t hd, double scale,
+                                double *const *scores) {
+    constexpr int kKeys = Q == 1 || HWY_TARGET <= HWY_AVX3 ? 4 : 2;
     int64_t j = 0;
-    for (; j + 4 <= rows; j += 4) ScoresOfKeys<4>(q, k + j * hd, hd, scale, scores + j);
-    for (; j < rows; ++j) ScoresOfKeys<1>(q, k + j * hd, hd, scale, scores + j);
+    for (; j + kKeys <= rows; j += kKeys) ScoresOfKeys<Q, kKeys>(q, k + j * hd, hd, scale, scores, j);
+    for (; j < rows; ++j) ScoresOfKeys<Q, 1>(q, k + j * hd, hd, scale, scores, j);
 }
-void ValuesWide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
+void ScoresWide(const double *const *q, int Q, const double *k, int64_t rows, int64_t hd, double scale,
+                double *const *scores) {
+    if (Q == 2) return ScoresOfQueries<2>(q, k, rows, hd, scale, scores);
+    ScoresOfQueries<1>(q, k, rows, hd, scale, scores);
+}
+// Q queries' sums over the same value rows, each load of a row shared.
+template <int Q>
+HWY_INLINE void ValuesOfQueries(const double *const *w, const double *v, int64_t rows, int64_t hd, double *const *sums) {
     const D8 d;
     constexpr int64_t kChunk = 4 * int64_t(kWideLanes);  // four vectors of sums a pass over the rows
     int64_t d0 = 0;
     for (; d0 + kChunk <= hd; d0 += kChunk) {
-        hn::Vec<D8> sum[4];
+        hn::Vec<D8> sum[Q][4];
+#pragma GCC unroll 2
+        for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) sum[c] = hn::LoadU(d, sums + d0 + c * kWideLanes);
+            for (int c = 0; c < 4; ++c) sum[u][c] = hn::LoadU(d, sums[u] + d0 + c * kWideLanes);
         for (int64_t j = 0; j < rows; ++j) {
-            const auto wv = hn::Set(d, w[j]);
+            hn::Vec<D8> vv[4];
 #pragma GCC unroll 4
-            for (int c = 0; c < 4; ++c) sum[c] = hn::Add(sum[c], hn::Mul(wv, hn::LoadU(d, v + j * hd + d0 + c * kWideLanes)));
+            for (int c = 0; c < 4; ++c) vv[c] = hn::LoadU(d, v + j * hd + d0 + c * kWideLanes);
+#pragma GCC unroll 2
+            for (int u = 0; u < Q; ++u) {
+                const auto wv = hn::Set(d, w[u][j]);
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) sum[u][c] = hn::Add(sum[u][c], hn::Mul(wv, vv[c]));
+            }
         }
+#pragma GCC unroll 2
+        for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) hn::StoreU(sum[c], d, sums + d0 + c * kWideLanes);
+            for (int c = 0; c < 4; ++c) hn::StoreU(sum[u][c], d, sums[u] + d0 + c * kWideLanes);
     }
-    for (int64_t j = 0; d0 < hd && j < rows; ++j) AddScaled(w[j], v + j * hd + d0, hd - d0, sums + d0);  // the rest
+    for (int u = 0; u < Q; ++u)  // the rest
+        for (int64_t j = 0; d0 < hd && j < rows; ++j) AddScaled(w[u][j], v + j * hd + d0, hd - d0, sums[u] + d0);
+}
+void ValuesWide(const double *const *w, int Q, const double *v, int64_t rows, int64_t hd, double *const *sums) {
+    if (Q == 2) return ValuesOfQueries<2>(w, v, rows, hd, sums);
+    ValuesOfQueries<1>(w, v, rows, hd, sums);
 }
 #endif
 
@@ -258,11 +298,13 @@ int64_t add_scaled(double w, const BHalf *y, int64_t n, double *sums) {
     return HWY_DYNAMIC_DISPATCH(LaneAxpyBF16)(w, reinterpret_cast<const hwy::bfloat16_t *>(y), n, sums);
 }
 
-void scores_wide(const double *q, const double *k, int64_t rows, int64_t hd, double scale, double *scores) {
-    HWY_DYNAMIC_DISPATCH(ScoresWide)(q, k, rows, hd, scale, scores);
+// Q (1 or 2) queries' scores over the same key rows, their sums over the same value rows.
+void scores_wide(const double *const *q, int Q, const double *k, int64_t rows, int64_t hd, double scale,
+                 double *const *scores) {
+    HWY_DYNAMIC_DISPATCH(ScoresWide)(q, Q, k, rows, hd, scale, scores);
 }
-void values_wide(const double *w, const double *v, int64_t rows, int64_t hd, double *sums) {
-    HWY_DYNAMIC_DISPATCH(ValuesWide)(w, v, rows, hd, sums);
+void values_wide(const double *const *w, int Q, const double *v, int64_t rows, int64_t hd, double *const *sums) {
+    HWY_DYNAMIC_DISPATCH(ValuesWide)(w, Q, v, rows, hd, sums);
 }
 
 // The heads-at-once loops by operand types.
@@ -328,8 +370,10 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
     const int64_t group = q.shape[0] / k.shape[0];  // query heads per key/value head
     if (wide && q.strides[2] == 1 && k.strides[2] == 1 && v.strides[2] == 1 && hd % 8 == 0) {
         // A prompt's queries, head by head: the valid key and value rows of the heads' cache head
-        // widened to f64 once into wide (once for the group of query heads reading it), each query
-        // at the sums' place until the values need them.
+        // widened to f64 once into wide (once for the group of query heads reading it); queries
+        // two at a time over the rows both see (the second's last row on its own after them), so
+        // each row read serves both, each query at its sums' place until the values need them.
+        // wide: the rows (2 x cache_rows x hd), then the second query's scores and sums.
         double *wk = wide, *wv = wide + valid * hd;
         for (int64_t h = h0; h < h1; ++h) {
             const int64_t kv = h / group;
@@ -338,16 +382,25 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                     wk[j * hd + d] = double(kd[kv * k.strides[0] + j * k.strides[1] + d]);
                     wv[j * hd + d] = double(vd[kv * v.strides[0] + j * v.strides[1] + d]);
                 }
-            double *scores = all_scores + h * cache_rows, *sums = all_sums + h * hd;
-            for (int64_t i = 0; i < queries; ++i) {
+            double *const scores[2] = {all_scores + h * cache_rows, wide + 2 * cache_rows * hd};
+            double *const sums[2] = {all_sums + h * hd, scores[1] + cache_rows};
+            for (int64_t i = 0; i < queries; i += 2) {
+                const int Q = i + 1 < queries ? 2 : 1;
                 const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i
-                const T *qi = qd + h * q.strides[0] + i * q.strides[1];
-                for (int64_t d = 0; d < hd; ++d) sums[d] = double(qi[d]);
-                scores_wide(sums, wk, rows, hd, scale, scores);
-                exponentials(scores, rows);
-                for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
-                values_wide(scores, wv, rows, hd, sums);
-                normalized(scores, rows, sums, hd, o + (h * queries + i) * hd);
+                for (int u = 0; u < Q; ++u) {
+                    const T *qi = qd + h * q.strides[0] + (i + u) * q.strides[1];
+                    for (int64_t d = 0; d < hd; ++d) sums[u][d] = double(qi[d]);
+                }
+                scores_wide(sums, Q, wk, rows, hd, scale, scores);
+                double *const last[1] = {scores[1] + rows};
+                if (Q == 2) scores_wide(sums + 1, 1, wk + rows * hd, 1, hd, scale, last);
+                for (int u = 0; u < Q; ++u) {
+                    exponentials(scores[u], rows + u);
+                    for (int64_t d = 0; d < hd; ++d) sums[u][d] = 0;
+                }
+                values_wide(scores, Q, wv, rows, hd, sums);
+                if (Q == 2) values_wide(last, 1, wv + rows * hd, 1, hd, sums + 1);
+                for (int u = 0; u < Q; ++u) normalized(scores[u], rows + u, sums[u], hd, o + (h * queries + i + u) * hd);
             }
         }
         return;

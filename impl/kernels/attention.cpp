@@ -169,12 +169,13 @@ HWY_INLINE void ScoresOfKeys(const double *const *q, const double *k, int64_t hd
                 for (int t = 0; t < K; ++t) acc[u][t][v] = hn::MulAdd(qv, kv[t], acc[u][t][v]);
             }
         }
-    for (int u = 0; u < Q; ++u)
+    for (int u = 0; u < Q; ++u) {
         for (int t = 0; t < K; ++t) {
             HWY_ALIGN double lane[8];
             for (size_t v = 0; v < kWideVectors; ++v) hn::Store(acc[u][t][v], d, lane + v * kWideLanes);
             scores[u][j + t] = lanes_total(lane) * scale;
         }
+    }
 }
 // Keys a pass: four for one query; for two, as many as the registers hold (32 vectors on AVX-512).
 template <int Q>
@@ -343,18 +344,25 @@ double lane_dot(const T *x, int64_t sx, const K *y, int64_t sy, int64_t n) {
     return lanes_total(lane);
 }
 
-// The softmax's numerators in place: scores[j] = exp(scores[j] - their maximum), j < rows.
-inline void exponentials(double *scores, int64_t rows) {
+// The softmax's numerators in place, scores[j] = exp(scores[j] - their maximum) for j < rows, and
+// their total, added in order j = 0, 1, ... (as each is made: the adds wait on no loop of their own).
+inline double exponentials(double *scores, int64_t rows) {
     double top = -INFINITY;
     for (int64_t j = 0; j < rows; ++j)
         if (scores[j] > top) top = scores[j];
-    for (int64_t j = 0; j < rows; ++j) scores[j] = std::exp(scores[j] - top);
+    double total = 0;
+    for (int64_t j = 0; j < rows; ++j) total += scores[j] = std::exp(scores[j] - top);
+    return total;
 }
-// A query's output, rounded once: oi[d] = sums[d] / the exponentials added in order j = 0, 1, ...
-template <class T>
-void normalized(const double *scores, int64_t rows, const double *sums, int64_t hd, T *oi) {
+// The exponentials' total again, added in the same order.
+inline double total_of(const double *scores, int64_t rows) {
     double total = 0;
     for (int64_t j = 0; j < rows; ++j) total += scores[j];
+    return total;
+}
+// A query's output, rounded once: oi[d] = sums[d] / total (its exponentials' total).
+template <class T>
+void normalized(double total, const double *sums, int64_t hd, T *oi) {
     for (int64_t d = 0; d < hd; ++d) oi[d] = T(sums[d] / total);
 }
 
@@ -394,13 +402,14 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                 scores_wide(sums, Q, wk, rows, hd, scale, scores);
                 double *const last[1] = {scores[1] + rows};
                 if (Q == 2) scores_wide(sums + 1, 1, wk + rows * hd, 1, hd, scale, last);
+                double total[2];
                 for (int u = 0; u < Q; ++u) {
-                    exponentials(scores[u], rows + u);
+                    total[u] = exponentials(scores[u], rows + u);
                     for (int64_t d = 0; d < hd; ++d) sums[u][d] = 0;
                 }
                 values_wide(scores, Q, wv, rows, hd, sums);
                 if (Q == 2) values_wide(last, 1, wv + rows * hd, 1, hd, sums + 1);
-                for (int u = 0; u < Q; ++u) normalized(scores[u], rows + u, sums[u], hd, o + (h * queries + i + u) * hd);
+                for (int u = 0; u < Q; ++u) normalized(total[u], sums[u], hd, o + (h * queries + i + u) * hd);
             }
         }
         return;
@@ -417,7 +426,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             values_of_heads(all_scores, cache_rows, vd, HeadRows{v.strides[0], v.strides[1], group}, h0, h1, rows, hd,
                             all_sums, hd);
             for (int64_t h = h0; h < h1; ++h)
-                normalized(all_scores + h * cache_rows, rows, all_sums + h * hd, hd, o + (h * queries + i) * hd);
+                normalized(total_of(all_scores + h * cache_rows, rows), all_sums + h * hd, hd, o + (h * queries + i) * hd);
         }
         return;
     }
@@ -430,7 +439,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
             for (int64_t j = 0; j < rows; ++j)
                 scores[j] =
                     lane_dot(qi, q.strides[2], kd + kv * k.strides[0] + j * k.strides[1], k.strides[2], hd) * scale;
-            exponentials(scores, rows);
+            const double total = exponentials(scores, rows);
             // Row by row over the values (each sum still adds its rows in order j = 0, 1, ...):
             // a value row is read along its own dimension, not down the cache.
             for (int64_t d = 0; d < hd; ++d) sums[d] = 0;
@@ -441,7 +450,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                 for (int64_t d = s == 1 ? add_scaled(w, vj, hd, sums) : 0; d < hd; ++d)
                     sums[d] += w * double(vj[d * s]);
             }
-            normalized(scores, rows, sums, hd, o + (h * queries + i) * hd);
+            normalized(total, sums, hd, o + (h * queries + i) * hd);
         }
 }
 

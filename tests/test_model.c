@@ -196,34 +196,32 @@ Test(model, a_warm_session_allocates_nothing_per_token) {
     cr_assert_eq(counter.live_bytes, 0);
 }
 
-/* A step's scope holds one layer's tensors at a time: a prompt through one layer and through two
- * (the same file, block_count 1: its second layer's tensors unread) peaks at the same bytes, and
- * a long prompt's step at far less than a layer's worth for each layer. */
+/* A step's scope holds one layer's tensors at a time: a prompt through two layers and through
+ * three peaks at the same bytes (the last layer takes its queries and MLP for the last row alone,
+ * every other the whole prompt), at more than one layer's MLP rows. */
 Test(model, a_step_holds_one_layer_at_a_time) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/one_layer.gguf", dir);
-    const tiny_spoil one = {"llama.block_count", 1, 0, NULL, 0, 0};
-    cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &one, 0.5f), 0);
-    tl_model *m[2];
-    OK(tl_model_open(ctx, path, &m[0]));
-    m[1] = open_model(ctx);
     size_t peak[2];
     int32_t prompt[48];
     for (int i = 0; i < 48; ++i) prompt[i] = 259 + i % 12;
     for (int k = 0; k < 2; ++k) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/deep%d.gguf", dir, 2 + k);
+        cr_assert_eq(write_tiny_llama_deep(path, "llama", NULL, 0.5f, FFN, 2 + k), 0);
+        tl_model *m;
+        OK(tl_model_open(ctx, path, &m));
         tl_session_options o = TL_SESSION_OPTIONS_INIT;
         o.max_chunk = 48;
         tl_session *s;
-        OK(tl_session_open(ctx, m[k], &o, &s));
+        OK(tl_session_open(ctx, m, &o, &s));
         OK(tl_session_feed(s, prompt, 48));
         tl_scope_stats st = TL_SCOPE_STATS_INIT;
         OK(tl_session_step_stats(s, &st));
         peak[k] = st.peak_bytes;
         tl_session_close(s);
-        OK(tl_model_close(m[k]));
+        OK(tl_model_close(m));
     }
     cr_assert_gt(peak[0], 48 * FFN * sizeof(float), "a layer's step holds its MLP rows");
-    cr_assert_eq(peak[1], peak[0], "two layers' step peaked at %zu bytes, one layer's at %zu", peak[1], peak[0]);
+    cr_assert_eq(peak[1], peak[0], "three layers' step peaked at %zu bytes, two layers' at %zu", peak[1], peak[0]);
 }
 
 Test(model, every_refused_allocation_of_a_session_is_reported_and_given_back) {

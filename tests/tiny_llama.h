@@ -54,9 +54,10 @@ static void spoiled_tensor(gguf_builder *b, const tiny_spoil *spoil, const char 
 }
 
 /* The model at path (0, or -1 when it cannot be written), with one thing spoiled (spoil NULL: none)
- * for the refusals, output.weight scaled (0: every logit 0, all tied), an MLP ffn wide. */
-static int write_tiny_llama_shaped(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale,
-                                   int64_t ffn) {
+ * for the refusals, output.weight scaled (0: every logit 0, all tied), an MLP ffn wide, layers
+ * deep. */
+static int write_tiny_llama_deep(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale,
+                                 int64_t ffn, int layers) {
     gguf_builder b = {0};
     static char byte_names[256][8];
     const char *tokens[VOCAB];
@@ -69,7 +70,7 @@ static int write_tiny_llama_shaped(const char *path, const char *arch, const tin
     for (int i = 0; i < WORDS; ++i) tokens[259 + i] = words[i], types[259 + i] = 1;
     gb_key_string(&b, "general.architecture", arch);
     spoiled_u32(&b, spoil, "llama.embedding_length", D);
-    spoiled_u32(&b, spoil, "llama.block_count", LAYERS);
+    spoiled_u32(&b, spoil, "llama.block_count", (uint32_t)layers);
     spoiled_u32(&b, spoil, "llama.attention.head_count", HEADS);
     spoiled_u32(&b, spoil, "llama.attention.head_count_kv", KV_HEADS);
     spoiled_u32(&b, spoil, "llama.feed_forward_length", (uint32_t)ffn);
@@ -84,7 +85,7 @@ static int write_tiny_llama_shaped(const char *path, const char *arch, const tin
     const int64_t kvw = D / HEADS * KV_HEADS;
     spoiled_tensor(&b, spoil, "token_embd.weight", VOCAB, D, &seed, 1.0f, 0);
     char n[64];
-    for (int l = 0; l < LAYERS; ++l) {
+    for (int l = 0; l < layers; ++l) {
         const struct {
             const char *name;
             int64_t rows, cols;
@@ -100,6 +101,10 @@ static int write_tiny_llama_shaped(const char *path, const char *arch, const tin
     spoiled_tensor(&b, spoil, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
     spoiled_tensor(&b, spoil, "output.weight", VOCAB, D, &seed, output_scale, 0);
     return gb_write(&b, path);
+}
+static int write_tiny_llama_shaped(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale,
+                                   int64_t ffn) {
+    return write_tiny_llama_deep(path, arch, spoil, output_scale, ffn, LAYERS);
 }
 static int write_tiny_llama_spoiled(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale) {
     return write_tiny_llama_shaped(path, arch, spoil, output_scale, FFN);

@@ -2,7 +2,8 @@
 // grouped-query attention with RoPE, SwiGLU MLP, each projection a product with the [out, in]
 // rows the file stores (any weight dtype, read where it lies).  A chunk of n tokens runs as one
 // batch: its products n rows at once, its attention causal within the chunk (tl_attention places
-// query i at position valid_rows - n + i).
+// query i at position valid_rows - n + i), the last layer's queries and MLP for the last row alone
+// (its logits are the chunk's only output).
 #include "llm/session.h"
 
 #include <cmath>
@@ -72,13 +73,17 @@ tl_tensor cache_heads(Step &step, tl_tensor cache, int64_t first, int64_t n) {
     return STEP(tl_transpose(ctx, t, 0, 1, &out));
 }
 
-tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) {
+// The attention block of layer l over h's n rows (all of them into the cache), for its last nq
+// rows' queries: [nq, D].
+tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int64_t nq, int32_t pos) {
     tl_session &s = step.s;
     const LlamaConfig &c = s.model->cfg;
     const LayerHandles &w = s.layers[size_t(l)];
     tl_context *ctx = s.ctx;
-    tl_tensor out{};
-    const tl_tensor q = rotated_heads(step, project(step, h, w.w[kWq], w.rows16[kWq]), n, c.heads, pos);   // [H, n, hd]
+    tl_tensor out{}, queries = h;
+    if (nq < n) queries = STEP(tl_slice(ctx, h, 0, n - nq, nq, &out));
+    const tl_tensor q = rotated_heads(step, project(step, queries, w.w[kWq], w.rows16[kWq]), nq, c.heads,
+                                      pos + int32_t(n - nq));  // [H, nq, hd]
     const tl_tensor k = rotated_heads(step, project(step, h, w.w[kWk], w.rows16[kWk]), n, c.kv_heads, pos);  // [Hkv, n, hd]
     const tl_tensor v = project(step, h, w.w[kWv], w.rows16[kWv]);                                           // [n, Hkv * hd]
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, k, cache_heads(step, s.k_cache[size_t(l)], pos, n));
@@ -90,8 +95,8 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int32_t pos) 
     const int64_t all = s.context_length;
     tl_tensor mixed = STEP(tl_attention(ctx, q, cache_heads(step, s.k_cache[size_t(l)], 0, all),
                                         cache_heads(step, s.v_cache[size_t(l)], 0, all), valid,
-                                        1.0 / std::sqrt(double(c.head_dim())), &out));  // [H, n, hd]
-    const int64_t flat[2] = {n, c.d_model};
+                                        1.0 / std::sqrt(double(c.head_dim())), &out));  // [H, nq, hd]
+    const int64_t flat[2] = {nq, c.d_model};
     mixed = STEP(tl_transpose(ctx, mixed, 0, 1, &out));
     mixed = STEP(tl_reshape(ctx, mixed, 2, flat, &out));
     return project(step, mixed, w.w[kWo], w.rows16[kWo]);
@@ -138,16 +143,20 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
     x = end_layer(step, x, n);
     for (int32_t l = 0; l < c.layers && step.status == TL_OK; ++l) {
         const LayerHandles &w = s.layers[size_t(l)];
+        // Only the last row reaches the logits: the last layer fills the cache with every row's
+        // keys and values and takes the rest for that row alone (as llama.cpp takes its MLP).
+        const int64_t rows = l + 1 < c.layers ? n : 1;
         h = STEP(tl_rmsnorm(ctx, x, w.w[kAttnNorm], c.norm_eps, &out));
-        x = STEP(tl_add(ctx, x, attention(step, l, h, n, pos), &out));
+        const tl_tensor mixed = attention(step, l, h, n, rows, pos);
+        if (rows < n) x = STEP(tl_slice(ctx, x, 0, n - rows, rows, &out));
+        x = STEP(tl_add(ctx, x, mixed, &out));
         h = STEP(tl_rmsnorm(ctx, x, w.w[kFfnNorm], c.norm_eps, &out));
         g = STEP(tl_silu(ctx, project(step, h, w.w[kWGate], w.rows16[kWGate]), &out));
         u = project(step, h, w.w[kWUp], w.rows16[kWUp]);
         g = STEP(tl_mul(ctx, g, u, &out));
         x = STEP(tl_add(ctx, x, project(step, g, w.w[kWDown], w.rows16[kWDown]), &out));
-        x = end_layer(step, x, n);
+        x = end_layer(step, x, rows);
     }
-    x = STEP(tl_slice(ctx, x, 0, n - 1, 1, &out));
     h = STEP(tl_rmsnorm(ctx, x, s.final_norm, c.norm_eps, &out));
     const tl_tensor logits = project(step, h, s.lm_head, s.lm_head_rows16);
     if (step.status == TL_OK)

@@ -381,7 +381,7 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
         // widened to f64 once into wide (once for the group of query heads reading it); queries
         // two at a time over the rows both see (the second's last row on its own after them), so
         // each row read serves both, each query at its sums' place until the values need them.
-        // wide: the rows (2 x cache_rows x hd), then the second query's scores and sums.
+        // wide: the rows (2 x valid x hd), then the second query's scores and sums.
         double *wk = wide, *wv = wide + valid * hd;
         for (int64_t h = h0; h < h1; ++h) {
             const int64_t kv = h / group;
@@ -390,8 +390,8 @@ void attend(const View &q, const View &k, const View &v, int64_t valid, double s
                     wk[j * hd + d] = double(kd[kv * k.strides[0] + j * k.strides[1] + d]);
                     wv[j * hd + d] = double(vd[kv * v.strides[0] + j * v.strides[1] + d]);
                 }
-            double *const scores[2] = {all_scores + h * cache_rows, wide + 2 * cache_rows * hd};
-            double *const sums[2] = {all_sums + h * hd, scores[1] + cache_rows};
+            double *const scores[2] = {all_scores + h * cache_rows, wide + 2 * valid * hd};
+            double *const sums[2] = {all_sums + h * hd, scores[1] + valid};
             for (int64_t i = 0; i < queries; i += 2) {
                 const int Q = i + 1 < queries ? 2 : 1;
                 const int64_t rows = valid - queries + i + 1;  // query i sits at position valid - queries + i

@@ -32,7 +32,7 @@ void layernorm_kernel(const View &x, const View *w, const View *b, double eps, c
 void rope_kernel(const View &x, int64_t first, double theta, int mode, const View &out, int64_t r0, int64_t r1);
 // Heads [h0, h1) of fused attention (ops/attention.cpp): each head's scores at
 // scores + h * cache_rows and its hd sums at sums + h * hd, so heads run on any thread.  wide
-// (f32 only; nullptr: none): (2 * hd + 1) * cache_rows + hd doubles of this range's own, where
+// (f32 only; nullptr: none): (2 * hd + 1) * valid + hd doubles of this range's own, where
 // each head's key and value rows are widened once for all its queries (a prompt's, taken two at
 // a time: the second's scores and sums after the rows), the same bits.
 void attention_kernel(const View &q, const View &k, const View &v, int64_t valid, double scale, double *scores,

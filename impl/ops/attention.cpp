@@ -48,13 +48,15 @@ tl_status op_attention(tl_context &ctx, tl_tensor tq, tl_tensor tk, tl_tensor tv
     // sums: the same scratch at every position (a decode loop grows it once), and a head's own
     // on any thread.
     const int64_t cache_rows = k.shape[1], heads = q.shape[0], hd = q.shape[2];
-    // A prompt's queries (kWideQueries or more, f32) take each head's key and value rows widened
-    // to f64 once (and a second query's scores and sums), in a slot of scratch per range of the
-    // split (at most kWideSlots, sized by the cache so a session grows it once, and only while
-    // that stays under kWideBytes); the split then takes ranges of at least min_grain heads.
+    // A prompt's queries (kWideQueries or more, f32) take each head's valid key and value rows
+    // widened to f64 once (and a second query's scores and sums), in a slot of scratch per range
+    // of the split (at most kWideSlots, and only while they stay under kWideBytes: sized by the
+    // valid rows, not the cache, so a long cache's first prompt takes the path too; a decode
+    // step's one query never does, so its scratch stays sized by the cache); the split then takes
+    // ranges of at least min_grain heads.
     constexpr int64_t kWideQueries = 4, kWideSlots = 8, kWideBytes = int64_t(16) << 20;
     const int64_t elements = q.numel() * (valid > 0 ? valid : 1);
-    const int64_t slot_doubles = 2 * cache_rows * hd + cache_rows + hd, min_grain = (heads + kWideSlots - 1) / kWideSlots;
+    const int64_t slot_doubles = 2 * valid * hd + valid + hd, min_grain = (heads + kWideSlots - 1) / kWideSlots;
     const int64_t grain = split_grain(heads, elements, min_grain), slots = grain > 0 ? (heads + grain - 1) / grain : 0;
     const bool wide = q.dtype == TL_F32 && k.dtype == TL_F32 && q.shape[1] >= kWideQueries && hd % 8 == 0 &&
                       slot_doubles > 0 && slots * slot_doubles <= kWideBytes / int64_t(sizeof(double));

@@ -133,30 +133,37 @@ Test(llama, attention_over_a_half_precision_cache) {
     }
 }
 
-/* A prompt's queries (four or more: each head's key and value rows widened once for all of them)
- * give each query the bits it gets alone (one query a call, as a decode step makes it): head
- * sizes 64 and 72 (a last pass of fewer sums), grouped heads, a cache longer than the valid rows. */
+/* A prompt's queries (four or more: each head's key and value rows widened once for all of them,
+ * two queries at a time) give each query the bits it gets alone (one query a call, as a decode
+ * step makes it): head sizes 64 and 72 (a last pass of fewer sums), grouped heads, a cache longer
+ * than the valid rows, and valid rows too many for the widened rows' scratch (the per-query path). */
 Test(llama, the_queries_of_a_prompt_give_their_own_bits) {
-    enum { H = 8, HKV = 2, T = 40, VALID = 37, TQ = 9, DMAX = 72 };
-    static float q[H * TQ * DMAX], k[HKV * T * DMAX], v[HKV * T * DMAX], all[H * TQ * DMAX], one[H * DMAX];
-    for (int dd = 64; dd <= DMAX; dd += 8) {
-        unsigned seed = 31;
-        for (int i = 0; i < H * TQ * dd; ++i) q[i] = lcg(&seed);
-        for (int i = 0; i < HKV * T * dd; ++i) k[i] = lcg(&seed), v[i] = 3 * lcg(&seed);
-        const int64_t qs[3] = {H, TQ, dd}, ks[3] = {HKV, T, dd};
-        tl_tensor tq, tk, tv, y, qi, yi;
-        OK(tl_tensor_from_data(ctx, TL_F32, 3, qs, q, sizeof(float) * H * TQ * dd, &tq));
-        OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, k, sizeof(float) * HKV * T * dd, &tk));
-        OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, v, sizeof(float) * HKV * T * dd, &tv));
-        OK(tl_attention(ctx, tq, tk, tv, VALID, 0.125, &y));
-        OK(tl_tensor_read(ctx, y, all, sizeof(float) * H * TQ * dd));
-        for (int i = 0; i < TQ; ++i) {
-            OK(tl_slice(ctx, tq, 1, i, 1, &qi));
-            OK(tl_attention(ctx, qi, tk, tv, VALID - TQ + i + 1, 0.125, &yi));
-            OK(tl_tensor_read(ctx, yi, one, sizeof(float) * H * dd));
-            for (int h = 0; h < H; ++h)
-                cr_assert(memcmp(one + h * dd, all + (h * TQ + i) * dd, sizeof(float) * (size_t)dd) == 0,
-                          "hd %d, head %d, query %d differs from the query alone", dd, h, i);
+    enum { H = 8, HKV = 2, TQ = 9, DMAX = 72, TMAX = 4200 };
+    static float q[H * TQ * DMAX], k[HKV * TMAX * DMAX], v[HKV * TMAX * DMAX], all[H * TQ * DMAX], one[H * DMAX];
+    const struct {
+        int64_t rows, valid;
+    } caches[2] = {{40, 37}, {TMAX, 4100}};
+    for (int c = 0; c < 2; ++c)
+        for (int dd = 64; dd <= DMAX; dd += 8) {
+            const int64_t T = caches[c].rows, VALID = caches[c].valid;
+            unsigned seed = 31;
+            for (int i = 0; i < H * TQ * dd; ++i) q[i] = lcg(&seed);
+            for (int64_t i = 0; i < HKV * T * dd; ++i) k[i] = lcg(&seed), v[i] = 3 * lcg(&seed);
+            const int64_t qs[3] = {H, TQ, dd}, ks[3] = {HKV, T, dd};
+            tl_tensor tq, tk, tv, y, qi, yi;
+            OK(tl_tensor_from_data(ctx, TL_F32, 3, qs, q, sizeof(float) * H * TQ * dd, &tq));
+            OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, k, sizeof(float) * (size_t)(HKV * T * dd), &tk));
+            OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, v, sizeof(float) * (size_t)(HKV * T * dd), &tv));
+            OK(tl_attention(ctx, tq, tk, tv, VALID, 0.125, &y));
+            OK(tl_tensor_read(ctx, y, all, sizeof(float) * H * TQ * dd));
+            for (int i = 0; i < TQ; ++i) {
+                OK(tl_slice(ctx, tq, 1, i, 1, &qi));
+                OK(tl_attention(ctx, qi, tk, tv, VALID - TQ + i + 1, 0.125, &yi));
+                OK(tl_tensor_read(ctx, yi, one, sizeof(float) * H * dd));
+                for (int h = 0; h < H; ++h)
+                    cr_assert(memcmp(one + h * dd, all + (h * TQ + i) * dd, sizeof(float) * (size_t)dd) == 0,
+                              "%lld valid rows, hd %d, head %d, query %d differs from the query alone", (long long)VALID,
+                              dd, h, i);
+            }
         }
-    }
 }

@@ -303,6 +303,39 @@ Test(model, many_sessions_share_one_model_and_give_everything_back) {
     cr_assert_eq(counter.live_bytes, 0);
 }
 
+/* A KV cache kept in f16 or bf16 (tl_session_options.kv_dtype) is read as stored: the logits after
+ * a prompt and four tokens fed one at a time lie near the f32 cache's, by about each format's
+ * rounding, and not on them (the halves are what attention reads). */
+Test(model, a_half_precision_kv_cache_stays_near_the_f32_one) {
+    tl_model *m = open_model(ctx);
+    const tl_dtype kv[3] = {TL_F32, TL_F16, TL_BF16};
+    const double bound[3] = {0, 2e-3, 2e-2};
+    static float logits[3][VOCAB];
+    for (int k = 0; k < 3; ++k) {
+        tl_session_options o = TL_SESSION_OPTIONS_INIT;
+        o.kv_dtype = kv[k];
+        tl_session *s;
+        OK(tl_session_open(ctx, m, &o, &s));
+        OK(tl_session_feed(s, kPrompt, 3));
+        for (int i = 0; i < 4; ++i) {
+            const int32_t id = 259 + (5 * i) % WORDS;
+            OK(tl_session_feed(s, &id, 1));
+        }
+        const float *l;
+        size_t n;
+        OK(tl_session_logits(s, &l, &n));
+        cr_assert_eq(n, VOCAB);
+        memcpy(logits[k], l, sizeof logits[k]);
+        tl_session_close(s);
+    }
+    for (int k = 1; k < 3; ++k) {
+        double apart = 0;
+        for (int i = 0; i < VOCAB; ++i) apart = fmax(apart, fabs((double)logits[k][i] - logits[0][i]));
+        cr_assert(apart > 0 && apart < bound[k], "%s cache: logits %g from the f32 cache's", tl_dtype_name(kv[k]), apart);
+    }
+    OK(tl_model_close(m));
+}
+
 Test(model, a_model_from_memory_the_caller_holds_generates_as_from_its_file) {
     char path[512];
     snprintf(path, sizeof path, "%s/model.gguf", dir);

@@ -182,6 +182,34 @@ Test(io, save_refuses_bad_input_and_leaves_no_file) {
     cr_assert_neq(access(in_dir("bad.safetensors.tmp-tensorlife"), F_OK), 0);
 }
 
+/* Where a save goes: a path naming a folder and one too long for its temporary name beside it are
+ * refused saying so; a bare file name goes to the working folder. */
+Test(io, a_save_target_is_a_file_name_that_fits) {
+    float v[2] = {1, 2};
+    int64_t s2[1] = {2};
+    tl_tensor t = make_f32(ctx, 1, s2, v);
+    const char *names[1] = {"a"};
+    REFUSED_WITH(tl_safetensors_save(ctx, in_dir(""), 1, names, &t), TL_E_IO, "names a folder, not a file");
+    static char long_path[5000];
+    memset(long_path, 'x', sizeof long_path - 1);
+    memcpy(long_path, in_dir(""), strlen(in_dir("")));
+    REFUSED_WITH(tl_safetensors_save(ctx, long_path, 1, names, &t), TL_E_IO, "path too long (4999 bytes)");
+    char here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(chdir(in_dir("")), 0);
+    const tl_status saved = tl_safetensors_save(ctx, "bare.safetensors", 1, names, &t);
+    cr_assert_eq(chdir(here), 0);
+    OK(saved);
+    tl_safetensors_file *f;
+    OK(tl_safetensors_open(ctx, in_dir("bare.safetensors"), &f));
+    tl_tensor back;
+    OK(tl_safetensors_get(ctx, f, "a", &back));
+    float got[2];
+    read_f32(ctx, back, got, 2);
+    cr_assert(got[0] == 1 && got[1] == 2);
+    tl_safetensors_close(f);
+}
+
 Test(io, malformed_files_are_refused_with_the_problem_named) {
     expect_parse_error(in_dir("missing.safetensors"), TL_E_IO, "cannot open");
     FILE *f = fopen(in_dir("short"), "wb");
@@ -320,6 +348,7 @@ Test(io, tensor_json_round_trips_and_refuses_bad_json) {
         {"{\"shape\":[1],\"data\":[1]}", "no \"dtype\" string"},
         {"{\"dtype\":5,\"shape\":[1],\"data\":[1]}", "no \"dtype\" string"},
         {"{\"dtype\":\"q4_0\",\"shape\":[32],\"data\":[]}", "dtype 'q4_0' is not f32, f64 or i32"},
+        {"{\"dtype\":\"f128\",\"shape\":[1],\"data\":[1]}", "dtype 'f128' is not f32, f64 or i32"},
         {"{\"dtype\":\"f32\",\"shape\":3,\"data\":[1]}", "\"shape\" must be an array of at most 8 dims"},
         {"{\"dtype\":\"f32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data\":[1]}", "at most 8 dims"},
         {"{\"dtype\":\"f32\",\"shape\":[1.5],\"data\":[1]}", "dim 0 is not a non-negative integer"},

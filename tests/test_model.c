@@ -611,10 +611,11 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
                   tl_last_error());
         cr_assert_null(m);
     }
-    /* Keys with fallbacks: no head_count_kv is as many KV heads as heads; no context_length is 2048. */
+    /* Keys with fallbacks: no head_count_kv is as many KV heads as heads; no context_length is 2048.
+     * A session's default context is the model's, at most 4096. */
     const tiny_spoil optional[] = {{"llama.attention.head_count_kv", -1}, {"llama.context_length", -1},
-                                   {"llama.rope.freq_base", -1}};
-    for (size_t i = 0; i < 3; ++i) {
+                                   {"llama.rope.freq_base", -1}, {"llama.context_length", 8192}};
+    for (size_t i = 0; i < 4; ++i) {
         snprintf(path, sizeof path, "%s/optional%zu.gguf", dir, i);
         cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &optional[i], 0.5f), 0);
         tl_model *m;
@@ -626,7 +627,11 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         OK(tl_model_open(ctx, path, &m));
         tl_model_info info = TL_MODEL_INFO_INIT;
         OK(tl_model_info_get(m, &info));
-        cr_assert_eq(info.context_length, i == 1 ? 2048 : 64);
+        cr_assert_eq(info.context_length, i == 1 ? 2048 : i == 3 ? 8192 : 64);
+        tl_session *s;
+        OK(tl_session_open(ctx, m, NULL, &s));
+        cr_assert_eq(tl_session_context_length(s), i == 1 ? 2048 : i == 3 ? 4096 : 64);
+        tl_session_close(s);
         OK(tl_model_close(m));
     }
     /* No output.weight: the head is the embedding table, whose logits are then those of the table. */
@@ -971,9 +976,26 @@ Test(model, out_of_range_options_and_samplers_are_refused) {
     tl_model *m = open_model(ctx);
     tl_session *s = NULL;
     tl_session_options bad = TL_SESSION_OPTIONS_INIT;
-    bad.kv_dtype = TL_Q8_0;
-    FAILS_WITH(tl_session_open(ctx, m, &bad, &s), TL_E_DTYPE);
-    cr_assert(strstr(tl_last_error(), "q8_0"), "%s", tl_last_error());
+    const tl_dtype refused[] = {TL_Q8_0, TL_F64};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+        bad.kv_dtype = refused[i];
+        FAILS_WITH(tl_session_open(ctx, m, &bad, &s), TL_E_DTYPE);
+        cr_assert(strstr(tl_last_error(), tl_dtype_name(refused[i])), "%s", tl_last_error());
+        cr_assert_null(s);
+    }
+    /* kv_dtype 0 is the default, an f32 cache: the same logits bit for bit. */
+    tl_session_options zero = TL_SESSION_OPTIONS_INIT;
+    zero.kv_dtype = (tl_dtype)0;
+    tl_session *by_default = prompted_session(m), *by_zero;
+    OK(tl_session_open(ctx, m, &zero, &by_zero));
+    OK(tl_session_feed(by_zero, kPrompt, 3));
+    const float *want_logits, *got_logits;
+    size_t want_n, got_n;
+    OK(tl_session_logits(by_default, &want_logits, &want_n));
+    OK(tl_session_logits(by_zero, &got_logits, &got_n));
+    cr_assert(want_n == got_n && memcmp(want_logits, got_logits, got_n * sizeof(float)) == 0);
+    tl_session_close(by_zero);
+    tl_session_close(by_default);
     const struct {
         int32_t context_length, max_chunk, ambient;
     } out_of_range[] = {{-1, 0, 0}, {(1 << 20) + 1, 0, 0}, {0, -1, 0}, {0, 0, 2}, {0, 0, -1}};

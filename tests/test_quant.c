@@ -386,6 +386,24 @@ Test(quant, embedding_rows_and_f16_caches) {
     OK(tl_tensor_read(ctx, rows, got, sizeof got));
     OK(tl_tensor_read(ctx, dec, all, sizeof all));
     for (int r = 0; r < 3; ++r) cr_assert(memcmp(got + r * 32, all + id[r] * 32, 128) == 0, "row %d", r);
+    /* No ids: no rows, [0, 32]. */
+    const int64_t none[1] = {0};
+    tl_tensor no_ids, no_rows;
+    OK(tl_tensor_zeros(ctx, TL_I32, 1, none, &no_ids));
+    OK(tl_gather_rows(ctx, tq, no_ids, &no_rows));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, no_rows, &info));
+    cr_assert(info.dtype == TL_F32 && info.ndim == 2 && info.shape[0] == 0 && info.shape[1] == 32);
+    /* A q8_0 view whose rows are not adjacent is refused as bytes, never split or gathered. */
+    const int64_t s3[3] = {2, 2, 32};
+    tl_tensor t3, q3, every_other;
+    OK(tl_tensor_from_data(ctx, TL_F32, 3, s3, t, sizeof t, &t3));
+    OK(tl_convert(ctx, t3, TL_Q8_0, &q3));
+    OK(tl_slice(ctx, q3, 1, 0, 1, &every_other));
+    unsigned char bytes[2 * 34] = {0}, untouched[2 * 34] = {0};
+    REFUSED_WITH(tl_tensor_read(ctx, every_other, bytes, sizeof bytes), TL_E_SHAPE,
+                 "read: a q8_0 view that is not contiguous");
+    cr_assert(memcmp(bytes, untouched, sizeof bytes) == 0, "a refused read wrote");
     /* An f16 KV cache: copy_into converts f32 rows into it; a row reads back within half's rounding. */
     const int64_t cs[2] = {8, 32}, rs[2] = {1, 32};
     tl_tensor cache, row, slot, back;

@@ -122,6 +122,11 @@ Test(text, sentencepiece_merges_by_score_and_falls_back_to_bytes) {
     cr_assert_str_eq(text, " ab ab\xc3\xa9");
     OK(tl_detokenize(t, back + 1, 4, 0, text, sizeof text, &len));
     cr_assert_str_eq(text, "ab ab\xc3\xa9");
+    /* Removing special tokens where none leads: the prefix space still taken off; no ids, no text. */
+    OK(tl_detokenize(t, back + 1, 4, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "ab ab\xc3\xa9");
+    OK(tl_detokenize(t, back, 0, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert(len == 0 && text[0] == 0);
     cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_BOS), 1);
     cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_EOS), 2);
     cr_assert(tl_tokenizer_is_end(t, 2) && !tl_tokenizer_is_end(t, 1));

@@ -116,7 +116,7 @@ bool AtomicWriter::create(const char *target) {
     if (!target[dir_len]) return failed("%s: names a folder, not a file", target);
     for (int attempt = 0; attempt < 100; ++attempt) {
         if (!temporary_name(target, dir_len, (unsigned long)getpid(), tmp_, sizeof tmp_))
-            return failed("%s: path too long", target);
+            return failed("path too long (%zu bytes) for a temporary file beside it: %.200s...", std::strlen(target), target);
         const int fd = ::open(tmp_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno == EEXIST) continue;
         if (fd < 0) return failed("%s: cannot create: %s", tmp_, std::strerror(errno));

@@ -13,6 +13,7 @@
 #include <malloc.h>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "platform/failure.h"
@@ -144,7 +145,7 @@ bool AtomicWriter::create(const char *target) {
     if (!target[dir_len]) return failed("%s: names a folder, not a file", target);
     for (int attempt = 0; attempt < 100; ++attempt) {
         if (!temporary_name(target, dir_len, (unsigned long)GetCurrentProcessId(), tmp_, sizeof tmp_))
-            return failed("%s: path too long", target);
+            return failed("path too long (%zu bytes) for a temporary file beside it: %.200s...", std::strlen(target), target);
         std::vector<wchar_t> wide;
         if (!widen(tmp_, &wide)) return failed("%s: cannot create: the path is not UTF-8", target);
         // CREATE_NEW fails on any existing name, a link among them: nothing planted is followed.

@@ -14,5 +14,5 @@ ctest --test-dir "$build" -E '^packaging[.](install|as_dependency)$' --output-on
 summary="$build/coverage.json"
 gcovr --root "$root" --object-directory "$build" --filter "$root/impl/" --filter "$root/capi/" \
   --exclude-throw-branches --exclude-unreachable-branches --json-summary "$summary" --json "$build/coverage-detail.json" > /dev/null
-python3 "$root/scripts/coverage_uncovered.py" "$build/coverage-detail.json" "$build/uncovered.txt"
+python3 "$root/scripts/coverage_uncovered.py" "$build/coverage-detail.json" "$build/uncovered.txt" "$build"
 python3 "$root/scripts/coverage_table.py" "$summary"

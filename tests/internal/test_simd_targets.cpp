@@ -1,4 +1,4 @@
-// The f32, q8_0, q4_0, q5_0, q4_K, q5_K and q6_K products on every instruction set this CPU offers, not
+// The f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K and q6_K products on every instruction set this CPU offers, not
 // only the best one: each target has its own way to the block sums (int16 pairs, VNNI's byte dot
 // products on AVX3_DL, or AVX-512's byte pairs for the super blocks) and its own vector width for f32's rows four at a time, so each is checked against a
 // double-precision reference here, whatever machine runs the test.
@@ -97,7 +97,10 @@ void check_every_target(tl_dtype dt) {
     }
     OK(tl_transpose(ctx, wq, 0, 1, &wtq));
     const Reference want =
-        reference(ctx, x, w, dt == TL_F32 ? Activations::f32 : super_blocks ? Activations::q8_K : Activations::q8_0);
+        reference(ctx, x, w, dt == TL_F32 || dt == TL_F16 || dt == TL_BF16 ? Activations::f32 : super_blocks ? Activations::q8_K : Activations::q8_0);
+    // q4_1's and q5_1's mins meet each activation block's sum as rounded to half (quant.h): within
+    // half's rounding of those sums; every other product within f32's summation error.
+    const double tolerance = dt == TL_Q4_1 || dt == TL_Q5_1 ? 1.0 / 1024 : 1e-5;
     int tested = 0;
     const int64_t supported = hwy::SupportedTargets();
     for (int bit = 0; bit < 63; ++bit) {
@@ -110,7 +113,7 @@ void check_every_target(tl_dtype dt) {
         std::vector<float> got(n);
         OK(tl_tensor_read(ctx, y, got.data(), got.size() * 4));
         for (int64_t j = 0; j < n; ++j)
-            cr_assert(std::fabs(got[j] - want.value[j]) <= 1e-5 * want.magnitude[j],
+            cr_assert(std::fabs(got[j] - want.value[j]) <= tolerance * want.magnitude[j],
                       "%s on %s: output %lld is %.9g, the exact value %.9g", tl_dtype_name(dt), name.c_str(),
                       (long long)j, got[j], want.value[j]);
         std::vector<float> rows(kPrompt * n);
@@ -135,6 +138,10 @@ Test(simd_targets, f32_products_on_every_target) { check_every_target(TL_F32); }
 Test(simd_targets, q8_0_products_on_every_target) { check_every_target(TL_Q8_0); }
 Test(simd_targets, q4_0_products_on_every_target) { check_every_target(TL_Q4_0); }
 Test(simd_targets, q5_0_products_on_every_target) { check_every_target(TL_Q5_0); }
+Test(simd_targets, f16_products_on_every_target) { check_every_target(TL_F16); }
+Test(simd_targets, bf16_products_on_every_target) { check_every_target(TL_BF16); }
+Test(simd_targets, q4_1_products_on_every_target) { check_every_target(TL_Q4_1); }
+Test(simd_targets, q5_1_products_on_every_target) { check_every_target(TL_Q5_1); }
 Test(simd_targets, q4_K_products_on_every_target) { check_every_target(TL_Q4_K); }
 Test(simd_targets, q5_K_products_on_every_target) { check_every_target(TL_Q5_K); }
 Test(simd_targets, q6_K_products_on_every_target) { check_every_target(TL_Q6_K); }

@@ -15,6 +15,7 @@ dtype's copy no suite asks for):
   simd        vector code: a lane count or target whose instantiation this CPU never runs
   refusal     an input refused by a check no test or seed reaches
   call        a line that ran with no condition in it: the edge is a call's, unmarked by gcov
+  named       a line scripts/coverage_reasons.txt gives its own reason (written after the line)
   other       the rest (a condition's other side, a short-circuit's untaken operand)
   python3 scripts/coverage_uncovered.py build-coverage/coverage-detail.json build-coverage/uncovered.txt [build-coverage]"""
 import collections
@@ -80,6 +81,12 @@ def in_uncalled_instances(ranges, running, line, branches):
 # not mark as a throw: a lambda's or an intrinsic's).
 CONDITION = re.compile(r"\b(if|for|while|switch|case|do)\b|\?|&&|\|\|")
 
+# scripts/coverage_reasons.txt: [file, text on the line, reason], for the lines no tag explains.
+NAMED = [[part.strip() for part in row.split(" | ", 2)]
+         for row in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage_reasons.txt"), encoding="utf-8")
+         if row.strip() and not row.startswith("#")]
+used = set()
+
 detail = json.load(open(sys.argv[1]))
 ranges = instance_ranges(sys.argv[3]) if len(sys.argv) > 3 else {}
 running = {m.group(0) for spans in ranges.values() for copies in spans.values() for name, calls in copies.items()
@@ -98,11 +105,20 @@ with open(sys.argv[2], "w") as out:
             reason = next((name for name, pattern in REASONS if pattern.search(text)), "other")
             if reason == "other" and line["count"] > 0 and not CONDITION.search(text):
                 reason = "call"
+            named = next((i for i, (path, part, _) in enumerate(NAMED)
+                          if ("/" + f["file"]).endswith("/" + path) and part in text), None)
+            if reason == "other" and named is not None:
+                reason = "named"
+                used.add(named)
+                text = f"{text}  [{NAMED[named][2]}]"
             counts["instance"] += in_instances
             counts[reason] += untaken - in_instances
             tags = ([f"{reason} {untaken - in_instances}"] if untaken > in_instances else []) + \
                 ([f"instance {in_instances}"] if in_instances else [])
             out.write(f"{f['file']}:{line['line_number']}: {untaken} untaken, {', '.join(tags)}: {text}\n")
+for i, (path, part, _) in enumerate(NAMED):
+    if i not in used:
+        print(f"coverage_reasons.txt names a line no longer uncovered (or tagged otherwise): {path}: {part}")
 total = sum(counts.values())
 print(f"untaken branches by reason ({total}; each line in {sys.argv[2]}): " +
-      ", ".join(f"{name} {counts[name]}" for name, _ in [("instance", None)] + REASONS + [("call", None), ("other", None)]))
+      ", ".join(f"{name} {counts[name]}" for name, _ in [("instance", None)] + REASONS + [("call", None), ("named", None), ("other", None)]))

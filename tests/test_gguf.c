@@ -219,6 +219,14 @@ Test(gguf, hostile_files_are_refused_by_name) {
     FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "data section starts past the end"), "%s", tl_last_error());
     cr_assert_eq(g, (tl_gguf_file *)0x1, "the output is untouched");
+    /* An empty file (nothing to map) and one shorter than the magic. */
+    for (size_t bytes = 0; bytes <= 2; bytes += 2) {
+        b.n = 0, put(&b, "GG", bytes);
+        write_file(exact, &b);
+        FAILS_WITH(tl_gguf_open(ctx, exact, &g), TL_E_PARSE);
+        cr_assert(strstr(tl_last_error(), exact), "%s", tl_last_error());
+        cr_assert_eq(g, (tl_gguf_file *)0x1, "the output is untouched");
+    }
     /* Well formed, but a tensor's data runs past the end: refused at its get, by name. */
     header(&b, 3, 1, 0), str(&b, "t"), u32(&b, 1), u64(&b, 1024), u32(&b, 0), u64(&b, 0);
     align_to(&b, 32);

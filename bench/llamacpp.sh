@@ -5,7 +5,9 @@
 # Q4_K_M, Q5_K_M and Q6_K also opened with tl_model_options.repack; TL_BENCH_ROWS picks some of the rows); a 512-token prompt as one batch (first-token latency)
 # and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
-# of medians.  Measures; asserts nothing.
+# of medians, and each side's median decode as GB/s of the weights a token reads (every tensor
+# but the embedding table, of which one row) and its share of the machine's read limit
+# (bench_read_limit beside the runner's build, measured at the start).  Measures; asserts nothing.
 # The K-quant files are written from the f32 file by llama.cpp's own quantizer.  The runner keeps OpenBLAS on
 # one thread (its executor runs the products); OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from starting
 # a pool at load whose threads spin for ~0.1 s, taking a core from the prompt (tl_context.h).
@@ -31,11 +33,18 @@ stats() { "$py" -c 'import statistics, sys
 v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")' "$@"; }
 median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
+read -r limit1 limit2 < <("$(dirname "$runner")/../bench/bench_read_limit" | sed -n 's/^read limit: //p')
+echo "read limit: $limit1 GB/s at 1 thread, $limit2 at 2 (bench_read_limit: the best of four ways to read 512 MiB)"
+# The bytes a decoded token reads from the file's weights: every tensor but token_embd, and one row of it.
+token_bytes() { PYTHONPATH="$src/scripts" "$py" -c 'import sys; from gguf_read import read_gguf
+t = read_gguf(sys.argv[1]); kind, shape, raw = t.pop("token_embd.weight")
+print(sum(len(r) for _, _, r in t.values()) + len(raw) // shape[0])' "$1"; }
 printf '%-14s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
 # +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout).
 for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack Q5_K_M Q5_K_M+repack Q6_K Q6_K+repack}; do
   type=${row%+repack} repack=0
   [ "$row" = "$type" ] || repack=1
+  bytes=$(token_bytes "$work/model-$type.gguf")
   for threads in 1 2; do
     ours_p=() ours_t=() ref_p=() ref_t=()
     for r in $(seq "$rounds"); do
@@ -50,6 +59,10 @@ for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+
     rt=$("$py" -c "print(f'{$(median "${ours_t[@]}") / $(median "${ref_t[@]}"):.2f}x')")
     printf '%-14s %-3s %-34s %-34s %-8s\n' "$row" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
     printf '%-14s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
+    limit=$([ "$threads" = 1 ] && echo "$limit1" || echo "$limit2")
+    read_share() { "$py" -c "g = $bytes / $1 / 1e6; print(f'{g:.1f} GB/s, {100 * g / $limit:.0f}%')"; }
+    printf '%-14s %-3s %-34s %-34s\n' "" "" "read $(read_share "$(median "${ours_t[@]}")")" \
+      "$(read_share "$(median "${ref_t[@]}")")"
   done
 done
 

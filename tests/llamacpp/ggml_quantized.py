@@ -11,72 +11,16 @@ stage writes the file again and compares it with tests/golden/ggml_quantized.ggu
   ggml_quantized.py WORK_DIR OUT
 """
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import gguf_write as G  # noqa: E402
+from gguf_read import read_gguf  # noqa: E402
 
 # ggml type: (name, elements a block, bytes a block)
 TYPES = {0: ("f32", 1, 4), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34),
          12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210)}
 ROWS = 2
-
-
-def read_gguf(path):
-    """{name: (ggml type, row-major shape, bytes of the whole tensor)} of a GGUF v3 file."""
-    data = open(path, "rb").read()
-    at = 0
-
-    def take(fmt):
-        nonlocal at
-        v = struct.unpack_from(fmt, data, at)
-        at += struct.calcsize(fmt)
-        return v[0] if len(v) == 1 else v
-
-    def string():
-        nonlocal at
-        n = take("<Q")
-        s = data[at:at + n]
-        at += n
-        return s.decode()
-
-    def skip_value(kind):
-        nonlocal at
-        if kind == 8:
-            string()
-        elif kind == 9:
-            item, count = take("<I"), take("<Q")
-            for _ in range(count):
-                skip_value(item)
-        else:
-            at += struct.calcsize(G.PACK[kind])
-
-    assert data[:4] == b"GGUF"
-    at = 4
-    _, n_tensors, n_kv = take("<I"), take("<Q"), take("<Q")
-    alignment = 32
-    for _ in range(n_kv):
-        key, kind = string(), take("<I")
-        if key == "general.alignment":
-            alignment = take("<I")
-        else:
-            skip_value(kind)
-    infos = []
-    for _ in range(n_tensors):
-        name, dims = string(), take("<I")
-        shape = [take("<Q") for _ in range(dims)][::-1]
-        infos.append((name, shape, take("<I"), take("<Q")))
-    start = (at + alignment - 1) // alignment * alignment
-    out = {}
-    for name, shape, kind, offset in infos:
-        rows = 1
-        for d in shape[:-1]:
-            rows *= d
-        _, block, block_bytes = TYPES.get(kind, ("?", 1, 0))
-        size = rows * shape[-1] // block * block_bytes
-        out[name] = (kind, shape, data[start + offset:start + offset + size])
-    return out
 
 
 work, out_path = sys.argv[1], sys.argv[2]

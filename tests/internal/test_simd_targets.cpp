@@ -75,7 +75,8 @@ void check_every_target(tl_dtype dt) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     const bool super_blocks = dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K;
-    const int64_t k = dt == TL_F32 ? kK + kF32Tail : super_blocks ? kSuperK : kK, n = dt == TL_F32 ? kF32Rows : kN;
+    const bool halves = dt == TL_F16 || dt == TL_BF16;  // rows of any length, as f32's
+    const int64_t k = dt == TL_F32 || halves ? kK + kF32Tail : super_blocks ? kSuperK : kK, n = dt == TL_F32 ? kF32Rows : kN;
     std::vector<float> x(k), w(n * k);
     for (float &v : x) v = uniform(rng) * 4;
     for (float &v : w) v = uniform(rng);
@@ -97,7 +98,7 @@ void check_every_target(tl_dtype dt) {
     }
     OK(tl_transpose(ctx, wq, 0, 1, &wtq));
     const Reference want =
-        reference(ctx, x, w, dt == TL_F32 || dt == TL_F16 || dt == TL_BF16 ? Activations::f32 : super_blocks ? Activations::q8_K : Activations::q8_0);
+        reference(ctx, x, w, dt == TL_F32 || halves ? Activations::f32 : super_blocks ? Activations::q8_K : Activations::q8_0);
     // q4_1's and q5_1's mins meet each activation block's sum as rounded to half (quant.h): within
     // half's rounding of those sums; every other product within f32's summation error.
     const double tolerance = dt == TL_Q4_1 || dt == TL_Q5_1 ? 1.0 / 1024 : 1e-5;

@@ -654,7 +654,7 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
 /* The tiny model as a Hugging Face folder: config.json (text given) beside model.safetensors,
  * the GGUF file's tensors under Hugging Face's names, q and k rows unpermuted from GGUF's
  * interleaved pairs (row h*hd + 2i + j) to the halves Hugging Face stores (row h*hd + j*hd/2 + i). */
-static void write_hf_folder(const char *folder, const char *config) {
+static void write_hf_folder_as(const char *folder, const char *config, tl_dtype stored, int through_bf16) {
     static const char *const gguf_names[9] = {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
                                               "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
     static const char *const hf_names[9] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj",
@@ -693,6 +693,11 @@ static void write_hf_folder(const char *folder, const char *config) {
         tensors[i] = make_f32(ctx, 2, shape, to);
         free(from), free(to);
     }
+    for (int i = 0; i < N && (through_bf16 || stored != TL_F32); ++i) {
+        tl_tensor half = tensors[i];
+        if (through_bf16) OK(tl_convert(ctx, tensors[i], TL_BF16, &half));
+        OK(tl_convert(ctx, half, stored, &tensors[i]));
+    }
     snprintf(path, sizeof path, "%s/model.safetensors", folder);
     OK(tl_safetensors_save(ctx, path, N, name_of, tensors));
     tl_gguf_close(g);
@@ -702,6 +707,9 @@ static void write_hf_folder(const char *folder, const char *config) {
     fputs(config, f);
     fclose(f);
 }
+
+/* The folder a Hugging Face checkpoint in f32 is. */
+static void write_hf_folder(const char *folder, const char *config) { write_hf_folder_as(folder, config, TL_F32, 0); }
 
 static void logits_after(tl_model *m, float *out) {
     const int32_t ids[6] = {1, 262, 265, 3, 270, 259};
@@ -821,6 +829,45 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
     remove(config);
     FAILS_WITH(tl_model_open(ctx, folder, &m), TL_E_IO);
     cr_assert(strstr(tl_last_error(), "config.json: cannot open"), "%s", tl_last_error());
+}
+
+/* Most checkpoints are bf16, norms included: such a folder opens with its weights read in place
+ * and its norms widened once, giving the logits of the same values stored as f32 (within the
+ * kernels' summation orders); converted to another dtype at open (through f32), the very bits of
+ * the f32 folder converted so. */
+Test(model, a_bf16_hugging_face_folder_gives_its_values_logits) {
+    const char *config = "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 32, \"num_attention_heads\": 4,"
+                         " \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
+                         " \"vocab_size\": 271, \"max_position_embeddings\": 64}";
+    char as_bf16[256], as_f32[256];
+    temp_dir_create(as_bf16, sizeof as_bf16, "bf16");
+    temp_dir_create(as_f32, sizeof as_f32, "f32");
+    write_hf_folder_as(as_bf16, config, TL_BF16, 0);
+    write_hf_folder_as(as_f32, config, TL_F32, 1);
+    float want[VOCAB], got[VOCAB];
+    tl_model *m;
+    OK(tl_model_open(ctx, as_f32, &m));
+    logits_after(m, want);
+    OK(tl_model_close(m));
+    OK(tl_model_open(ctx, as_bf16, &m));
+    tl_model_info info = TL_MODEL_INFO_INIT;
+    OK(tl_model_info_get(m, &info));
+    cr_assert_eq(info.weights_dtype, TL_BF16);
+    logits_after(m, got);
+    OK(tl_model_close(m));
+    for (int i = 0; i < VOCAB; ++i)
+        cr_assert(fabsf(got[i] - want[i]) <= 1e-5f + 1e-5f * fabsf(want[i]), "logit %d is %g, f32's %g", i, got[i], want[i]);
+    tl_model_options o = TL_MODEL_OPTIONS_INIT;
+    o.weights_dtype = TL_F16; /* (the MLP's 48 is no whole number of q8_0's blocks) */
+    OK(tl_model_open_with(ctx, as_f32, &o, &m));
+    logits_after(m, want);
+    OK(tl_model_close(m));
+    OK(tl_model_open_with(ctx, as_bf16, &o, &m));
+    logits_after(m, got);
+    OK(tl_model_close(m));
+    cr_assert(memcmp(got, want, sizeof got) == 0, "f16 from bf16 is not f16 from the same values in f32");
+    temp_dir_remove(as_bf16);
+    temp_dir_remove(as_f32);
 }
 
 /* Sampling at temperature t draws each token with probability softmax(logits / t): 20,000 draws

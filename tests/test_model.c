@@ -690,16 +690,23 @@ static void write_hf_folder_as(const char *folder, const char *config, tl_dtype 
                 for (int j = 0; j < 2; ++j)
                     memcpy(to + (h * hd + j * hd / 2 + p) * D, from + (h * hd + 2 * p + j) * D, sizeof(float) * D);
         const int64_t shape[2] = {rows, D};
+        OK(tl_tensor_free(ctx, tensors[i]));
         tensors[i] = make_f32(ctx, 2, shape, to);
         free(from), free(to);
     }
     for (int i = 0; i < N && (through_bf16 || stored != TL_F32); ++i) {
-        tl_tensor half = tensors[i];
-        if (through_bf16) OK(tl_convert(ctx, tensors[i], TL_BF16, &half));
+        const tl_tensor before = tensors[i];
+        tl_tensor half = before;
+        if (through_bf16) OK(tl_convert(ctx, before, TL_BF16, &half));
         OK(tl_convert(ctx, half, stored, &tensors[i]));
+        if (through_bf16) OK(tl_tensor_free(ctx, half));
+        OK(tl_tensor_free(ctx, before));
     }
     snprintf(path, sizeof path, "%s/model.safetensors", folder);
     OK(tl_safetensors_save(ctx, path, N, name_of, tensors));
+    /* Every tensor over the file's mapping freed, so the file can be written again (Windows
+     * refuses to replace a mapped file). */
+    for (int i = 0; i < N; ++i) OK(tl_tensor_free(ctx, tensors[i]));
     tl_gguf_close(g);
     snprintf(path, sizeof path, "%s/config.json", folder);
     FILE *f = fopen(path, "wb");

@@ -612,10 +612,11 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         cr_assert_null(m);
     }
     /* Keys with fallbacks: no head_count_kv is as many KV heads as heads; no context_length is 2048.
-     * A session's default context is the model's, at most 4096. */
+     * A session's default context is the model's, at most 4096 (and 4096 where the file says 0). */
     const tiny_spoil optional[] = {{"llama.attention.head_count_kv", -1}, {"llama.context_length", -1},
-                                   {"llama.rope.freq_base", -1}, {"llama.context_length", 8192}};
-    for (size_t i = 0; i < 4; ++i) {
+                                   {"llama.rope.freq_base", -1}, {"llama.context_length", 8192},
+                                   {"llama.context_length", 0}};
+    for (size_t i = 0; i < 5; ++i) {
         snprintf(path, sizeof path, "%s/optional%zu.gguf", dir, i);
         cr_assert_eq(write_tiny_llama_spoiled(path, "llama", &optional[i], 0.5f), 0);
         tl_model *m;
@@ -627,10 +628,10 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         OK(tl_model_open(ctx, path, &m));
         tl_model_info info = TL_MODEL_INFO_INIT;
         OK(tl_model_info_get(m, &info));
-        cr_assert_eq(info.context_length, i == 1 ? 2048 : i == 3 ? 8192 : 64);
+        cr_assert_eq(info.context_length, i == 1 ? 2048 : i == 3 ? 8192 : i == 4 ? 0 : 64);
         tl_session *s;
         OK(tl_session_open(ctx, m, NULL, &s));
-        cr_assert_eq(tl_session_context_length(s), i == 1 ? 2048 : i == 3 ? 4096 : 64);
+        cr_assert_eq(tl_session_context_length(s), i == 1 ? 2048 : i >= 3 ? 4096 : 64);
         tl_session_close(s);
         OK(tl_model_close(m));
     }

@@ -241,6 +241,14 @@ Test(ops, binary_bounded_makes_small_results_only) {
     cr_assert_eq(after.live_tensors, before.live_tensors);
     cr_assert_eq(after.used_bytes, before.used_bytes);
     OK(tl_scope_close(ctx, s));
+    /* An empty result is within any bound, 0 included: made, [4, 0]. */
+    int64_t s0[1] = {0};
+    tl_tensor none;
+    OK(tl_tensor_zeros(ctx, TL_F32, 1, s0, &none));
+    OK(tl_binary_bounded(ctx, TL_BINARY_mul, a, none, 0, &bounded));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, bounded, &info));
+    cr_assert(info.ndim == 2 && info.shape[0] == 4 && info.shape[1] == 0);
     /* Its failures are the op's, and its own arguments are checked. */
     int64_t s2[1] = {2};
     FAILS_WITH(tl_binary_bounded(ctx, TL_BINARY_mul, b, make_f32(ctx, 1, s2, row), 100, &bounded), TL_E_SHAPE); /* [3] with [2] */

@@ -172,6 +172,17 @@ Test(scopes, reset_slab_is_dirty_but_factories_write_everything) {
     OK(tl_tensor_read(ctx, t, iv, sizeof iv));
     for (int i = 0; i < 1024; ++i) cr_assert_eq(iv[i], -3);
     FAILS_WITH(tl_tensor_full(ctx, TL_I32, 1, shape_1k, 0.5, &t), TL_E_INVALID_ARGUMENT);
+    /* int32's range, both ends and one past each */
+    const double edges[4] = {-2147483648.0, 2147483647.0, -2147483649.0, 2147483648.0};
+    for (int e = 0; e < 4; ++e) {
+        if (e >= 2) {
+            FAILS_WITH(tl_tensor_full(ctx, TL_I32, 1, shape_1k, edges[e], &t), TL_E_INVALID_ARGUMENT);
+            continue;
+        }
+        OK(tl_tensor_full(ctx, TL_I32, 1, shape_1k, edges[e], &t));
+        OK(tl_tensor_read(ctx, t, iv, sizeof iv));
+        cr_assert(iv[0] == (int32_t)edges[e] && iv[1023] == (int32_t)edges[e]);
+    }
     OK(tl_scope_close(ctx, s));
 }
 

@@ -51,11 +51,13 @@ bool broadcast_shape(const View &a, const View &b, int *ndim, int64_t *shape) {
     return true;
 }
 
-// Whether a shape has at most limit (>= 0) elements, without overflowing on the way.
+// Whether a shape has at most limit (>= 0) elements, without overflowing on the way: a zero
+// anywhere makes it empty, so the zeros are looked for before any product.
 bool at_most(int ndim, const int64_t *shape, int64_t limit) {
+    for (int d = 0; d < ndim; ++d)
+        if (shape[d] == 0) return true;
     int64_t count = 1;
     for (int d = 0; d < ndim; ++d) {
-        if (shape[d] == 0) return true;
         if (shape[d] > limit / count) return false;
         count *= shape[d];
     }

@@ -303,6 +303,19 @@ Test(ops, unary_math) {
     OK(tl_scale(ctx, t, -2.0, &y));
     read_f32(ctx, y, got, 7);
     for (int i = 0; i < 7; ++i) cr_assert_eq(got[i], -2 * x[i]);
+    /* Each refuses an i32 tensor by its own name. */
+    typedef tl_status (*unary_fn)(tl_context *, tl_tensor, tl_tensor *);
+    const unary_fn unary[5] = {tl_relu, tl_gelu, tl_silu, tl_exp, tl_tanh};
+    const char *refusals[6] = {"relu takes f32 or f64, not i32", "gelu takes f32 or f64, not i32",
+                               "silu takes f32 or f64, not i32", "exp takes f32 or f64, not i32",
+                               "tanh takes f32 or f64, not i32", "scale takes f32 or f64, not i32"};
+    tl_tensor ints;
+    OK(tl_tensor_zeros(ctx, TL_I32, 1, s, &ints));
+    for (int u = 0; u < 6; ++u) {
+        tl_tensor none = {0};
+        REFUSED_WITH(u < 5 ? unary[u](ctx, ints, &none) : tl_scale(ctx, ints, 2.0, &none), TL_E_DTYPE, refusals[u]);
+        cr_assert_eq(none.bits, 0);
+    }
 }
 
 Test(ops, softmax_hand_worked_and_stable) {
@@ -469,6 +482,16 @@ Test(ops, concat_and_gather_rows) {
     cr_assert(info.ndim == 3 && info.shape[0] == 2 && info.shape[1] == 2 && info.shape[2] == 2);
     read_f32(ctx, c, rows, 8);
     for (int i = 0; i < 4; ++i) cr_assert(rows[i * 2] == table[ids[i] * 2] && rows[i * 2 + 1] == table[ids[i] * 2 + 1]);
+    /* An id outside the table, first, in the middle or last, negative or past the end: refused,
+     * naming the first such id, nothing made. */
+    const int32_t outside[3][4] = {{-1, 0, 1, 2}, {0, 4, -7, 1}, {0, 1, 2, -2147483647 - 1}};
+    const char *named[3] = {"id -1 is outside 0..3", "id 4 is outside 0..3", "id -2147483648 is outside 0..3"};
+    for (int k = 0; k < 3; ++k) {
+        tl_tensor bad_ids, none = {0};
+        OK(tl_tensor_from_data(ctx, TL_I32, 2, si, outside[k], sizeof outside[k], &bad_ids));
+        REFUSED_WITH(tl_gather_rows(ctx, make_f32(ctx, 2, st, table), bad_ids, &none), TL_E_SHAPE, named[k]);
+        cr_assert_eq(none.bits, 0);
+    }
 }
 
 Test(ops, copy_into_a_cache_row_and_overlapping) {
@@ -489,6 +512,12 @@ Test(ops, copy_into_a_cache_row_and_overlapping) {
     OK(tl_copy_into(ctx, src, dst));
     read_f32(ctx, t, got, 12);
     for (int i = 0; i < 3; ++i) cr_assert_eq(got[i], (float)i);
+    for (int i = 3; i < 12; ++i) cr_assert_eq(got[i], (float)(i - 3));
+    /* A row broadcast into no rows (an empty destination): nothing to copy, nothing touched. */
+    tl_tensor no_rows;
+    OK(tl_slice(ctx, t, 0, 2, 0, &no_rows));
+    OK(tl_copy_into(ctx, make_f32(ctx, 1, sr, r), no_rows));
+    read_f32(ctx, t, got, 12);
     for (int i = 3; i < 12; ++i) cr_assert_eq(got[i], (float)(i - 3));
 }
 

@@ -404,6 +404,24 @@ Test(quant, embedding_rows_and_f16_caches) {
     REFUSED_WITH(tl_tensor_read(ctx, every_other, bytes, sizeof bytes), TL_E_SHAPE,
                  "read: a q8_0 view that is not contiguous");
     cr_assert(memcmp(bytes, untouched, sizeof bytes) == 0, "a refused read wrote");
+    /* A q8_0 tensor retained into a scope: its bytes as they are; its view of rows apart refused. */
+    tl_scope keep;
+    OK(tl_scope_open(ctx, "keep", 0, &keep));
+    tl_tensor kept, refused = {0};
+    OK(tl_tensor_retain(ctx, q3, keep, &kept));
+    unsigned char want_q[4 * 34], got_q[4 * 34];
+    OK(tl_tensor_read(ctx, q3, want_q, sizeof want_q));
+    OK(tl_tensor_read(ctx, kept, got_q, sizeof got_q));
+    cr_assert(memcmp(want_q, got_q, sizeof got_q) == 0);
+    REFUSED_WITH(tl_tensor_retain(ctx, every_other, keep, &refused), TL_E_SHAPE, "retain: a q8_0 view that is not contiguous");
+    cr_assert_eq(refused.bits, 0);
+    OK(tl_scope_close(ctx, keep));
+    /* A q8_0 weight is 2-D: a 3-D one is refused as matmul's operand, by its dims. */
+    const int64_t xs[2] = {1, 32};
+    tl_tensor x, y = {0};
+    OK(tl_tensor_ones(ctx, TL_F32, 2, xs, &x));
+    REFUSED_WITH(tl_matmul(ctx, x, q3, &y), TL_E_SHAPE, "not 2-D x 3-D");
+    cr_assert_eq(y.bits, 0);
     /* An f16 KV cache: copy_into converts f32 rows into it; a row reads back within half's rounding. */
     const int64_t cs[2] = {8, 32}, rs[2] = {1, 32};
     tl_tensor cache, row, slot, back;

@@ -188,14 +188,15 @@ Test(text, bpe_merges_by_rank_after_the_pre_tokenizer) {
  * EOS is dropped when special tokens are removed. */
 Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
     static gguf_buf b;
-    const char *tokens[] = {"a", "\xc4\xa0", "?", "!", ".", ",", "'", "s", "m", "r", "e", "v", "x", "<|end|>"};
-    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3};
+    const char *tokens[] = {"a", "\xc4\xa0", "?", "!", ".", ",", "'", "s", "m", "r", "e", "v", "x", "<|end|>",
+                            "\xf0\x9f\x98\x80"};
+    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1};
     const char *merges[] = {"\xc4\xa0 a"};
     b.n = 0, b.keys = 0;
     key_string(&b, "tokenizer.ggml.model", "gpt2");
     key_string(&b, "tokenizer.ggml.pre", "gpt-2");
-    key_strings(&b, "tokenizer.ggml.tokens", tokens, 14);
-    key_ints(&b, "tokenizer.ggml.token_type", types, 14);
+    key_strings(&b, "tokenizer.ggml.tokens", tokens, 15);
+    key_ints(&b, "tokenizer.ggml.token_type", types, 15);
     key_strings(&b, "tokenizer.ggml.merges", merges, 1);
     key_u32(&b, "tokenizer.ggml.eos_token_id", 13);
     str(&b, "tokenizer.ggml.add_eos_token"), u32(&b, 7), put(&b, "\1", 1), b.keys++; /* a bool */
@@ -224,6 +225,18 @@ Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
     char want[64];
     snprintf(want, sizeof want, "%zu bytes of text and its NUL, room for %zu", exact + 1, exact);
     cr_assert(strstr(tl_last_error(), want), "%s", tl_last_error());
+    /* Only a final EOS is dropped: text not ending in one keeps its last token; no ids, no text. */
+    OK(tl_detokenize(t, ids, n - 1, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "a?!.,'a's'm're've 'x 'rv 'vr '");
+    const int32_t eos_then_a[2] = {13, 0};
+    OK(tl_detokenize(t, eos_then_a, 2, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert_str_eq(text, "a");
+    OK(tl_detokenize(t, ids, 0, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
+    cr_assert(len == 0 && text[0] == 0);
+    /* A character outside GPT-2's byte alphabet (four bytes here) stays as it is. */
+    const int32_t emoji_a[2] = {14, 0};
+    OK(tl_detokenize(t, emoji_a, 2, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "\xf0\x9f\x98\x80" "a");
     tl_tokenizer_close(t);
 }
 

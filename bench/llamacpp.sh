@@ -34,11 +34,13 @@ v = sorted(float(x) for x in sys.argv[1:]); print(f"{v[0]:.2f} / {statistics.med
 median() { "$py" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $rounds interleaved rounds"
 read -r limit1 limit2 < <("$(dirname "$runner")/../bench/bench_read_limit" | sed -n 's/^read limit: //p')
-echo "read limit: $limit1 GB/s at 1 thread, $limit2 at 2 (bench_read_limit: the best of four ways to read 512 MiB)"
+echo "read limit: $limit1 GB/s at 1 thread, $limit2 at 2 (bench_read_limit: the best of three ways to read 512 MiB)"
 # The bytes a decoded token reads from the file's weights: every tensor but token_embd, and one row of it.
 token_bytes() { PYTHONPATH="$src/scripts" "$py" -c 'import sys; from gguf_read import read_gguf
 t = read_gguf(sys.argv[1]); kind, shape, raw = t.pop("token_embd.weight")
 print(sum(len(r) for _, _, r in t.values()) + len(raw) // shape[0])' "$1"; }
+# A median ms a token ($1) of bytes a token at a read limit ($2, GB/s): "GB/s, share of the limit".
+read_share() { "$py" -c "g = $bytes / $1 / 1e6; print(f'{g:.1f} GB/s, {100 * g / $2:.0f}%')"; }
 printf '%-14s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
 # +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout).
 for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack Q5_K_M Q5_K_M+repack Q6_K Q6_K+repack}; do
@@ -60,9 +62,8 @@ for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+
     printf '%-14s %-3s %-34s %-34s %-8s\n' "$row" "$threads" "$(stats "${ours_p[@]}")" "$(stats "${ref_p[@]}")" "$rp"
     printf '%-14s %-3s %-34s %-34s %-8s\n' "" "" "ms/token $(stats "${ours_t[@]}")" "$(stats "${ref_t[@]}")" "$rt"
     limit=$([ "$threads" = 1 ] && echo "$limit1" || echo "$limit2")
-    read_share() { "$py" -c "g = $bytes / $1 / 1e6; print(f'{g:.1f} GB/s, {100 * g / $limit:.0f}%')"; }
-    printf '%-14s %-3s %-34s %-34s\n' "" "" "read $(read_share "$(median "${ours_t[@]}")")" \
-      "$(read_share "$(median "${ref_t[@]}")")"
+    printf '%-14s %-3s %-34s %-34s\n' "" "" "read $(read_share "$(median "${ours_t[@]}")" "$limit")" \
+      "$(read_share "$(median "${ref_t[@]}")" "$limit")"
   done
 done
 

@@ -37,7 +37,6 @@ REASONS = [
 ]
 
 
-
 def instance_ranges(build):
     """file -> {(first, last line): {function: calls}} for functions compiled more than once (a
     template's or a SIMD target's instances), from gcov's JSON of every .gcda; a header's function
@@ -55,23 +54,15 @@ def instance_ranges(build):
     return ranges
 
 
-SIMD_TARGET = re.compile(r"N_(SCALAR|EMU128|SSE2|SSSE3|SSE4|AVX2|AVX3|AVX3_DL|AVX3_ZEN4|AVX3_SPR|NEON|SVE\w*)")
-
-
-def in_uncalled_instances(ranges, running, line, branches):
+def in_uncalled_instances(ranges, line, branches):
     """Of a line's branches, how many belong to instances never called, when another instance of
     the innermost function holding the line was called (each instance has the line's branches in
-    equal share: gcov lists them one instance after another), or all when every copy is of a SIMD
-    target none of whose code ran here."""
+    equal share: gcov lists them one instance after another)."""
     holding = [span for span in ranges if span[0] <= line <= span[1]]
     if not holding:
         return 0
-    copies = ranges[max(holding, key=lambda span: (span[0], -span[1]))]
-    calls = copies.values()
+    calls = ranges[max(holding, key=lambda span: (span[0], -span[1]))].values()
     uncalled = sum(1 for c in calls if c == 0)
-    targets = [SIMD_TARGET.search(name) for name in copies]
-    if uncalled == len(calls) and len(calls) > 1 and all(targets) and not {t.group(0) for t in targets} & running:
-        return branches  # code of targets this CPU does not run (its own target compiles other code there)
     if len(calls) < 2 or uncalled in (0, len(calls)) or branches % len(calls):
         return 0
     return branches // len(calls) * uncalled
@@ -89,8 +80,6 @@ used = set()
 
 detail = json.load(open(sys.argv[1]))
 ranges = instance_ranges(sys.argv[3]) if len(sys.argv) > 3 else {}
-running = {m.group(0) for spans in ranges.values() for copies in spans.values() for name, calls in copies.items()
-           if calls and (m := SIMD_TARGET.search(name))}
 counts = collections.Counter()
 with open(sys.argv[2], "w") as out:
     for f in sorted(detail["files"], key=lambda f: f["file"]):
@@ -100,14 +89,14 @@ with open(sys.argv[2], "w") as out:
             if not untaken:
                 continue
             text = source[line["line_number"] - 1].strip()
-            in_instances = min(untaken, in_uncalled_instances(ranges.get(os.path.realpath(f["file"]), {}), running,
+            in_instances = min(untaken, in_uncalled_instances(ranges.get(os.path.realpath(f["file"]), {}),
                                                               line["line_number"], len(line["branches"])))
             reason = next((name for name, pattern in REASONS if pattern.search(text)), "other")
             if reason == "other" and line["count"] > 0 and not CONDITION.search(text):
                 reason = "call"
-            named = next((i for i, (path, part, _) in enumerate(NAMED)
-                          if ("/" + f["file"]).endswith("/" + path) and part in text), None)
-            if reason == "other" and named is not None:
+            named = None if reason != "other" else next(
+                (i for i, (path, part, _) in enumerate(NAMED) if ("/" + f["file"]).endswith("/" + path) and part in text), None)
+            if named is not None:
                 reason = "named"
                 used.add(named)
                 text = f"{text}  [{NAMED[named][2]}]"

@@ -54,6 +54,6 @@ def read_gguf(path):
         shape = [take("<Q") for _ in range(dims)][::-1]
         infos.append((name, shape, take("<I"), take("<Q")))
     start = (at + alignment - 1) // alignment * alignment
-    ends = sorted(offset for *_, offset in infos)[1:] + [len(data) - start]
-    end_of = dict(zip(sorted(offset for *_, offset in infos), ends))
+    offsets = sorted(offset for *_, offset in infos)
+    end_of = dict(zip(offsets, offsets[1:] + [len(data) - start]))
     return {name: (kind, shape, data[start + offset:start + end_of[offset]]) for name, shape, kind, offset in infos}

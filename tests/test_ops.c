@@ -278,6 +278,10 @@ Test(ops, i32_arithmetic_wraps) {
     cr_assert_eq(got[0], (int32_t)((uint32_t)INT32_MAX - 5u + 7u));
 }
 
+/* The unary ops of one tensor each (tl_scale, with its factor, is called on its own). */
+typedef tl_status (*unary_fn)(tl_context *, tl_tensor, tl_tensor *);
+static const unary_fn kUnary[5] = {tl_relu, tl_gelu, tl_silu, tl_exp, tl_tanh};
+
 Test(ops, unary_math) {
     float x[7] = {-3, -1, -0.5f, 0, 0.5f, 1, 3}, got[7];
     int64_t s[1] = {7};
@@ -304,8 +308,6 @@ Test(ops, unary_math) {
     read_f32(ctx, y, got, 7);
     for (int i = 0; i < 7; ++i) cr_assert_eq(got[i], -2 * x[i]);
     /* Each refuses an i32 tensor by its own name. */
-    typedef tl_status (*unary_fn)(tl_context *, tl_tensor, tl_tensor *);
-    const unary_fn unary[5] = {tl_relu, tl_gelu, tl_silu, tl_exp, tl_tanh};
     const char *refusals[6] = {"relu takes f32 or f64, not i32", "gelu takes f32 or f64, not i32",
                                "silu takes f32 or f64, not i32", "exp takes f32 or f64, not i32",
                                "tanh takes f32 or f64, not i32", "scale takes f32 or f64, not i32"};
@@ -313,7 +315,7 @@ Test(ops, unary_math) {
     OK(tl_tensor_zeros(ctx, TL_I32, 1, s, &ints));
     for (int u = 0; u < 6; ++u) {
         tl_tensor none = {0};
-        REFUSED_WITH(u < 5 ? unary[u](ctx, ints, &none) : tl_scale(ctx, ints, 2.0, &none), TL_E_DTYPE, refusals[u]);
+        REFUSED_WITH(u < 5 ? kUnary[u](ctx, ints, &none) : tl_scale(ctx, ints, 2.0, &none), TL_E_DTYPE, refusals[u]);
         cr_assert_eq(none.bits, 0);
     }
 }
@@ -922,8 +924,6 @@ Test(ops, elementwise_on_views_equals_contiguous_copies_in_every_dtype) {
             }
         }
         if (dt == TL_I32) continue;
-        typedef tl_status (*unary_fn)(tl_context *, tl_tensor, tl_tensor *);
-        const unary_fn unary[5] = {tl_relu, tl_gelu, tl_silu, tl_exp, tl_tanh};
         tl_tensor flat;
         OK(tl_contiguous(ctx, flipped, &flat));
         for (int u = 0; u < 6; ++u) {
@@ -932,8 +932,8 @@ Test(ops, elementwise_on_views_equals_contiguous_copies_in_every_dtype) {
                 OK(tl_scale(ctx, flipped, -1.75, &on_view));
                 OK(tl_scale(ctx, flat, -1.75, &on_copy));
             } else {
-                OK(unary[u](ctx, flipped, &on_view));
-                OK(unary[u](ctx, flat, &on_copy));
+                OK(kUnary[u](ctx, flipped, &on_view));
+                OK(kUnary[u](ctx, flat, &on_copy));
             }
             char what[48];
             snprintf(what, sizeof what, "%s unary %d", tl_dtype_name(dt), u);

@@ -148,17 +148,18 @@ tl_status tl_session_generate(tl_session *s, const tl_sampler *sampler, int32_t 
         int32_t id;
         TL_TRY(tl::session_sample(s, p, &id));
         const tl_tokenizer &t = *s->model->tokenizer;
-        if (t.vocab.is_end(id)) {
-            *token = id, *done = 1, *length = 0;
-            if (capacity) text[0] = 0;
-            return TL_OK;
-        }
-        const std::string_view piece = tl::token_piece(t, id, false);
+        const bool end = t.vocab.is_end(id);  // not fed: no text, but still its NUL
+        const std::string_view piece = end ? std::string_view() : tl::token_piece(t, id, false);
         tl_text_stream next;
-        const size_t need = tl::text_stream_step(s->stream, piece.data(), piece.size(), false, nullptr, &next);
+        const size_t need = end ? 0 : tl::text_stream_step(s->stream, piece.data(), piece.size(), false, nullptr, &next);
         if (need >= capacity) {
             s->draws = draws;
             return fail(TL_E_INVALID_ARGUMENT, "generate: %zu bytes of text and its NUL, room for %zu", need + 1, capacity);
+        }
+        if (end) {
+            *token = id, *done = 1, *length = 0;
+            text[0] = 0;
+            return TL_OK;
         }
         const tl_status st = tl::session_feed(s, &id, 1);
         if (st != TL_OK) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tiny_llama.h"
@@ -142,6 +143,8 @@ Test(model, misuse_is_a_status_with_a_message) {
     OK(tl_session_logits(s, &before, &count));
     cr_assert_eq(before[7], kept);
     OK(tl_session_rewind(s, 5));
+    REFUSED_WITH(tl_session_feed_text(s, NULL, 0, 0), TL_E_INVALID_ARGUMENT, "nothing to feed"); /* not "NULL" */
+    cr_assert_eq(tl_session_position(s), 5);
     FAILS_WITH(tl_session_feed_text(s, "\xf4\x90\x80\x80", 4, 0), TL_E_INVALID_ARGUMENT);
     tl_sampler nan_temperature = TL_SAMPLER_INIT;
     nan_temperature.temperature = NAN;
@@ -171,6 +174,47 @@ Test(model, misuse_is_a_status_with_a_message) {
     cr_assert(strstr(tl_last_error(), "'blk.0.attn_q.weight' is not [32, 32]"), "%s", tl_last_error());
     tl_session_close(NULL);
     OK(tl_model_close(NULL));
+}
+
+/* The end token, sampled, needs room for its NUL like any text: capacity 0 is refused and leaves
+ * the session as it was (the same draw comes again), capacity 1 takes it, done, no text.  The
+ * seed is searched: at temperature 100 each token is about equally likely, so some seed draws the
+ * end before the context (64) is full. */
+Test(model, an_end_token_needs_room_for_its_nul) {
+    tl_model *m = open_model(ctx);
+    tl_sampler hot = TL_SAMPLER_INIT;
+    hot.temperature = 100.0f, hot.top_k = 0, hot.top_p = 1.0f, hot.min_p = 0.0f;
+    char text[256];
+    size_t len;
+    int32_t t;
+    int done = 0, steps = 0;
+    tl_session *s;
+    for (hot.seed = 0; hot.seed < 2000; ++hot.seed) {
+        OK(tl_session_open(ctx, m, NULL, &s));
+        OK(tl_session_feed(s, kPrompt, 3));
+        for (steps = 0; tl_session_position(s) < 60; ++steps) {
+            OK(tl_session_generate(s, &hot, &t, &done, text, sizeof text, &len));
+            if (done) break;
+        }
+        tl_session_close(s);
+        if (done) break;
+    }
+    cr_assert(done, "no seed of 2000 drew the end token within the context");
+    OK(tl_session_open(ctx, m, NULL, &s));
+    OK(tl_session_feed(s, kPrompt, 3));
+    for (int i = 0; i < steps; ++i) OK(tl_session_generate(s, &hot, &t, &done, text, sizeof text, &len));
+    cr_assert_not(done);
+    const int32_t position = tl_session_position(s);
+    REFUSED_WITH(tl_session_generate(s, &hot, &t, &done, text, 0, &len), TL_E_INVALID_ARGUMENT,
+                 "1 bytes of text and its NUL, room for 0");
+    cr_assert_eq(tl_session_position(s), position);
+    text[0] = 'x', len = 9;
+    OK(tl_session_generate(s, &hot, &t, &done, text, 1, &len));
+    cr_assert(done && tl_model_tokenizer(m) && tl_tokenizer_is_end(tl_model_tokenizer(m), t), "token %d, done %d", t, done);
+    cr_assert(len == 0 && text[0] == 0);
+    cr_assert_eq(tl_session_position(s), position, "the end token is not fed");
+    tl_session_close(s);
+    OK(tl_model_close(m));
 }
 
 Test(model, a_warm_session_allocates_nothing_per_token) {
@@ -582,6 +626,7 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         {{"llama.feed_forward_length", (1 << 24) + 1}, TL_E_PARSE, "llama.feed_forward_length = 16777217 is out of range"},
         {{"llama.attention.head_count", 3}, TL_E_PARSE, "do not describe a Llama model"},      /* 32 % 3 */
         {{"llama.attention.head_count_kv", 3}, TL_E_PARSE, "do not describe a Llama model"},   /* 4 % 3 */
+        {{"llama.attention.head_count_kv", 0}, TL_E_PARSE, "'blk.0.attn_k.weight' is not [32, 32]"}, /* 0: one a head */
         {{"llama.attention.head_count", 32}, TL_E_PARSE, "do not describe a Llama model"},     /* head_dim 1, odd */
         {{"llama.block_count", 0}, TL_E_PARSE, "do not describe a Llama model"},
         {{"llama.block_count", 65537}, TL_E_PARSE, "do not describe a Llama model"},           /* past 2^16 layers */
@@ -599,6 +644,8 @@ Test(model, malformed_models_are_refused_naming_what_is_wrong) {
         {{NULL, 0, 0, "output_norm.weight", 0}, TL_E_NOT_FOUND, "output_norm.weight"},
         {{NULL, 0, 0, "output.weight", VOCAB - 1, D}, TL_E_PARSE, "'output.weight' is not [271, 32]"},
         {{NULL, 0, 0, "blk.0.attn_k.weight", kvw * 2, D}, TL_E_PARSE, "'blk.0.attn_k.weight' is not [16, 32]"},
+        {{NULL, 0, 0, "blk.0.attn_q.weight", D, 0}, TL_E_PARSE, "'blk.0.attn_q.weight' is not [32, 32]"}, /* a vector */
+        {{NULL, 0, 0, NULL, 0, 0, VOCAB + 5}, TL_E_PARSE, "the vocabulary has 271 tokens, the embedding table 276 rows"},
     };
     char path[512];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -813,6 +860,18 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
          " \"intermediate_size\": 48, \"vocab_size\": 300}",
          TL_E_PARSE, "the embedding table has 271 rows, the config 300", 0},
         {"{\"hidden_size\": 32, [", TL_E_PARSE, "not JSON", 0},
+        {"{\"hidden_size\": 32, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
+         " \"vocab_size\": 271}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 48,"
+         " \"vocab_size\": 271}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"vocab_size\": 271}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 0, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_E_PARSE, "'model.layers.0.self_attn.k_proj.weight' is not [32, 32]", 0}, /* 0: one a head, as when missing */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         snprintf(config, sizeof config, "%s/config.json", folder);
@@ -839,6 +898,39 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
     cr_assert(strstr(tl_last_error(), "config.json: cannot open"), "%s", tl_last_error());
 }
 
+/* A name shorter than ".safetensors", of a file that is neither GGUF nor a folder's weights:
+ * refused saying what it is not. */
+Test(model, a_short_name_of_another_file_is_refused) {
+    char here[4096], path[512];
+    snprintf(path, sizeof path, "%s/m", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("not a model", f);
+    fclose(f);
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(chdir(dir), 0);
+    tl_model *m = NULL;
+    const tl_status st = tl_model_open(ctx, "m", &m);
+    cr_assert_eq(chdir(here), 0);
+    cr_assert_eq(st, TL_E_PARSE, "%s", tl_last_error());
+    cr_assert(strstr(tl_last_error(), "m: neither a GGUF file"), "%s", tl_last_error());
+    cr_assert_null(m);
+}
+
+/* The logits after logits_after's ids of the model at path, its weights converted to convert at
+ * open (0: as stored), which must then be weights. */
+static void logits_of(const char *path, tl_dtype convert, tl_dtype weights, float *out) {
+    tl_model_options o = TL_MODEL_OPTIONS_INIT;
+    o.weights_dtype = convert;
+    tl_model *m;
+    OK(tl_model_open_with(ctx, path, &o, &m));
+    tl_model_info info = TL_MODEL_INFO_INIT;
+    OK(tl_model_info_get(m, &info));
+    cr_assert_eq(info.weights_dtype, weights, "%s: %s weights", path, tl_dtype_name(info.weights_dtype));
+    logits_after(m, out);
+    OK(tl_model_close(m));
+}
+
 /* Most checkpoints are bf16, norms included: such a folder opens with its weights read in place
  * and its norms widened once, giving the logits of the same values stored as f32 (within the
  * kernels' summation orders); converted to another dtype at open (through f32), the very bits of
@@ -853,29 +945,55 @@ Test(model, a_bf16_hugging_face_folder_gives_its_values_logits) {
     write_hf_folder_as(as_bf16, config, TL_BF16, 0);
     write_hf_folder_as(as_f32, config, TL_F32, 1);
     float want[VOCAB], got[VOCAB];
-    tl_model *m;
-    OK(tl_model_open(ctx, as_f32, &m));
-    logits_after(m, want);
-    OK(tl_model_close(m));
-    OK(tl_model_open(ctx, as_bf16, &m));
-    tl_model_info info = TL_MODEL_INFO_INIT;
-    OK(tl_model_info_get(m, &info));
-    cr_assert_eq(info.weights_dtype, TL_BF16);
-    logits_after(m, got);
-    OK(tl_model_close(m));
+    logits_of(as_f32, 0, TL_F32, want);
+    logits_of(as_bf16, 0, TL_BF16, got);
     for (int i = 0; i < VOCAB; ++i)
         cr_assert(fabsf(got[i] - want[i]) <= 1e-5f + 1e-5f * fabsf(want[i]), "logit %d is %g, f32's %g", i, got[i], want[i]);
-    tl_model_options o = TL_MODEL_OPTIONS_INIT;
-    o.weights_dtype = TL_F16; /* (the MLP's 48 is no whole number of q8_0's blocks) */
-    OK(tl_model_open_with(ctx, as_f32, &o, &m));
-    logits_after(m, want);
-    OK(tl_model_close(m));
-    OK(tl_model_open_with(ctx, as_bf16, &o, &m));
-    logits_after(m, got);
-    OK(tl_model_close(m));
+    /* (the MLP's 48 is no whole number of q8_0's blocks: f16) */
+    logits_of(as_f32, TL_F16, TL_F16, want);
+    logits_of(as_bf16, TL_F16, TL_F16, got);
     cr_assert(memcmp(got, want, sizeof got) == 0, "f16 from bf16 is not f16 from the same values in f32");
+    /* Widened to f32 at open: bf16 to f32 is exact, so the very bits of the f32 folder. */
+    logits_of(as_f32, 0, TL_F32, want);
+    logits_of(as_bf16, TL_F32, TL_F32, got);
+    cr_assert(memcmp(got, want, sizeof got) == 0, "bf16 widened at open is not the f32 folder");
     temp_dir_remove(as_bf16);
     temp_dir_remove(as_f32);
+}
+
+/* A folder in f16, norms too: read in place, the norms widened; the logits of the same values.
+ * A norm of another dtype is refused by name. */
+Test(model, an_f16_hugging_face_folder_reads_its_norms_widened) {
+    const char *config = "{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,"
+                         " \"num_hidden_layers\": 2, \"intermediate_size\": 48, \"vocab_size\": 271}";
+    char as_f16[256], gguf[512];
+    temp_dir_create(as_f16, sizeof as_f16, "f16");
+    write_hf_folder_as(as_f16, config, TL_F16, 0);
+    snprintf(gguf, sizeof gguf, "%s/model.gguf", dir);
+    float want[VOCAB], got[VOCAB];
+    logits_of(gguf, 0, TL_F32, want);
+    logits_of(as_f16, 0, TL_F16, got);
+    for (int i = 0; i < VOCAB; ++i) /* f16's rounding of weights of about 0.2: 1e-2 of logits about 0.5 */
+        cr_assert(fabsf(got[i] - want[i]) <= 1e-2f, "logit %d is %g, f32's %g", i, got[i], want[i]);
+    /* Norms are f32, f16 or bf16: one stored as int32 (its header's "F32" made "I32" in place, the
+     * same length) is refused by name. */
+    write_hf_folder_as(as_f16, config, TL_F32, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/model.safetensors", as_f16);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    static char head[8192];
+    const size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = 0;
+    const char *norm = strstr(head + 8, "model.layers.1.input_layernorm.weight"), *dtype = norm ? strstr(norm, "F32") : NULL;
+    cr_assert_not_null(dtype);
+    fseek(f, (long)(dtype - head), SEEK_SET);
+    fputc('I', f);
+    fclose(f);
+    tl_model *m = NULL;
+    REFUSED_WITH(tl_model_open(ctx, as_f16, &m), TL_E_DTYPE, "the norm 'model.layers.1.input_layernorm.weight' is i32");
+    cr_assert_null(m);
+    temp_dir_remove(as_f16);
 }
 
 /* Sampling at temperature t draws each token with probability softmax(logits / t): 20,000 draws

@@ -65,10 +65,12 @@ static tl_tokenizer *open_vocab(const gguf_buf *keys, tl_status want) {
     return t;
 }
 
-/* SentencePiece: <unk> <s> </s>, the 256 byte tokens, then words with scores. */
-enum { SPM_WORDS = 7 };
-static const char *const spm_words[SPM_WORDS] = {"\xe2\x96\x81", "a", "b", "\xe2\x96\x81" "a", "ab", "\xe2\x96\x81" "ab", "<user>"};
-static const float spm_scores[SPM_WORDS] = {-1, -2, -3, -4, -5, -0.5f, 0};
+/* SentencePiece: <unk> <s> </s>, the 256 byte tokens, then words with scores (the last a word
+ * that only looks like a byte token: z is no hex digit). */
+enum { SPM_WORDS = 8 };
+static const char *const spm_words[SPM_WORDS] = {"\xe2\x96\x81", "a", "b", "\xe2\x96\x81" "a", "ab", "\xe2\x96\x81" "ab", "<user>",
+                                                 "<0xAz>"};
+static const float spm_scores[SPM_WORDS] = {-1, -2, -3, -4, -5, -0.5f, 0, -9};
 #define SPM_FIRST 259
 
 static void spm_keys(gguf_buf *b, int n_scores) {
@@ -127,10 +129,29 @@ Test(text, sentencepiece_merges_by_score_and_falls_back_to_bytes) {
     cr_assert_str_eq(text, "ab ab\xc3\xa9");
     OK(tl_detokenize(t, back, 0, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
     cr_assert(len == 0 && text[0] == 0);
+    /* A byte token is its byte; a word that only looks like one is its text. */
+    const int32_t byte_and_word[2] = {3 + 'A', SPM_FIRST + 7};
+    OK(tl_detokenize(t, byte_and_word, 2, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "A<0xAz>");
     cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_BOS), 1);
     cr_assert_eq(tl_tokenizer_special(t, TL_TOKEN_EOS), 2);
     cr_assert(tl_tokenizer_is_end(t, 2) && !tl_tokenizer_is_end(t, 1));
     tl_tokenizer_close(t);
+}
+
+/* A BPE vocabulary's keys (b emptied first): its pre-tokenizer (NULL: a number where its name
+ * belongs), n tokens of these types, the merges. */
+static void gpt2_keys(gguf_buf *b, const char *pre, const char *const *tokens, const int32_t *types, size_t n,
+                      const char *const *merges, size_t n_merges) {
+    b->n = 0, b->keys = 0;
+    key_string(b, "tokenizer.ggml.model", "gpt2");
+    if (pre)
+        key_string(b, "tokenizer.ggml.pre", pre);
+    else
+        key_u32(b, "tokenizer.ggml.pre", 2);
+    key_strings(b, "tokenizer.ggml.tokens", tokens, n);
+    key_ints(b, "tokenizer.ggml.token_type", types, n);
+    key_strings(b, "tokenizer.ggml.merges", merges, n_merges);
 }
 
 /* BPE over GPT-2's byte characters: "Ġ" is the space. */
@@ -138,12 +159,7 @@ static void bpe_keys(gguf_buf *b, const char *merge, const char *pre) {
     const char *tokens[] = {"a", "b", "c", "\xc4\xa0", "ab", "\xc4\xa0" "a", "\xc4\xa0" "ab", "abc", "<|end|>"};
     const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 3};
     const char *merges[] = {"\xc4\xa0 a", "a b", merge, "ab c"};
-    b->n = 0, b->keys = 0;
-    key_string(b, "tokenizer.ggml.model", "gpt2");
-    key_string(b, "tokenizer.ggml.pre", pre);
-    key_strings(b, "tokenizer.ggml.tokens", tokens, 9);
-    key_ints(b, "tokenizer.ggml.token_type", types, 9);
-    key_strings(b, "tokenizer.ggml.merges", merges, 4);
+    gpt2_keys(b, pre, tokens, types, 9, merges, 4);
     key_u32(b, "tokenizer.ggml.bos_token_id", 8);
 }
 
@@ -189,15 +205,10 @@ Test(text, bpe_merges_by_rank_after_the_pre_tokenizer) {
 Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
     static gguf_buf b;
     const char *tokens[] = {"a", "\xc4\xa0", "?", "!", ".", ",", "'", "s", "m", "r", "e", "v", "x", "<|end|>",
-                            "\xf0\x9f\x98\x80"};
-    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1};
+                            "\xf0\x9f\x98\x80", "\xe2\x82\xac"};
+    const int32_t types[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1};
     const char *merges[] = {"\xc4\xa0 a"};
-    b.n = 0, b.keys = 0;
-    key_string(&b, "tokenizer.ggml.model", "gpt2");
-    key_string(&b, "tokenizer.ggml.pre", "gpt-2");
-    key_strings(&b, "tokenizer.ggml.tokens", tokens, 15);
-    key_ints(&b, "tokenizer.ggml.token_type", types, 15);
-    key_strings(&b, "tokenizer.ggml.merges", merges, 1);
+    gpt2_keys(&b, "gpt-2", tokens, types, 16, merges, 1);
     key_u32(&b, "tokenizer.ggml.eos_token_id", 13);
     str(&b, "tokenizer.ggml.add_eos_token"), u32(&b, 7), put(&b, "\1", 1), b.keys++; /* a bool */
     tl_tokenizer *t = open_vocab(&b, TL_OK);
@@ -233,24 +244,43 @@ Test(text, bpe_detokenizing_cleans_spaces_as_llama_cpp) {
     cr_assert_str_eq(text, "a");
     OK(tl_detokenize(t, ids, 0, TL_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len));
     cr_assert(len == 0 && text[0] == 0);
-    /* A character outside GPT-2's byte alphabet (four bytes here) stays as it is. */
-    const int32_t emoji_a[2] = {14, 0};
-    OK(tl_detokenize(t, emoji_a, 2, 0, text, sizeof text, &len));
-    cr_assert_str_eq(text, "\xf0\x9f\x98\x80" "a");
+    /* A character outside GPT-2's byte alphabet (four bytes, three) stays as it is. */
+    const int32_t emoji_a[3] = {14, 0, 15};
+    OK(tl_detokenize(t, emoji_a, 3, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "\xf0\x9f\x98\x80" "a" "\xe2\x82\xac");
+    /* An apostrophe after a letter is no lone one; " 'v" ending the text is no 've. */
+    const int32_t inner_and_final[] = {0, 6, 12, 1, 0, 1, 6, 11};
+    OK(tl_detokenize(t, inner_and_final, 8, 0, text, sizeof text, &len));
+    cr_assert_str_eq(text, "a'x a 'v");
     tl_tokenizer_close(t);
 }
 
 Test(text, malformed_vocabularies_are_refused_by_name) {
     static gguf_buf b;
-    spm_keys(&b, 10); /* 10 scores for 266 tokens */
+    spm_keys(&b, 10); /* 10 scores for 267 tokens */
     open_vocab(&b, TL_E_PARSE);
-    cr_assert(strstr(tl_last_error(), "10 scores for 266 tokens"), "%s", tl_last_error());
+    cr_assert(strstr(tl_last_error(), "10 scores for 267 tokens"), "%s", tl_last_error());
     bpe_keys(&b, "\xc4\xa0" "a zz", "gpt-2");
     open_vocab(&b, TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "does not name two tokens"), "%s", tl_last_error());
     bpe_keys(&b, "\xc4\xa0" "a b", "no-such-pre");
     open_vocab(&b, TL_E_PARSE);
     cr_assert(strstr(tl_last_error(), "no-such-pre"), "%s", tl_last_error());
+    /* A name and a merge of 70 bytes and more: the message quotes their first 64. */
+    char long_pre[71], long_merge[80], want[96];
+    memset(long_pre, 'p', 70), long_pre[70] = 0;
+    snprintf(long_merge, sizeof long_merge, "\xc4\xa0" "a %s", long_pre);
+    bpe_keys(&b, "\xc4\xa0" "a b", long_pre);
+    open_vocab(&b, TL_E_PARSE);
+    snprintf(want, sizeof want, "\"%.64s\" is not", long_pre);
+    cr_assert(strstr(tl_last_error(), want), "%s", tl_last_error());
+    bpe_keys(&b, long_merge, "gpt-2");
+    open_vocab(&b, TL_E_PARSE);
+    snprintf(want, sizeof want, "\"%.64s\" does not name two tokens", long_merge);
+    cr_assert(strstr(tl_last_error(), want), "%s", tl_last_error());
+    bpe_keys(&b, "\xc4\xa0" "a b", NULL);
+    open_vocab(&b, TL_E_PARSE);
+    cr_assert(strstr(tl_last_error(), "tokenizer.ggml.pre is not a string"), "%s", tl_last_error());
     b.n = 0, b.keys = 0;
     key_string(&b, "tokenizer.ggml.model", "llama");
     open_vocab(&b, TL_E_NOT_FOUND);
@@ -367,8 +397,9 @@ Test(text, hostile_texts_and_ids_are_statuses) {
     /* llama.cpp aborts on these 4 bytes with Llama 3's vocabulary: a code point past U+10FFFF. */
     FAILS_WITH(tl_tokenize(t, "\xf4\x90\x80\x80", 4, 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
     cr_assert(strstr(tl_last_error(), "not valid UTF-8 (byte 0 of 4"), "%s", tl_last_error());
-    const char *bad[] = {"\xc0\xaf", "\xed\xa0\x80", "a\xe2\x82", "\x80", "\xff"};
-    for (int i = 0; i < 5; ++i) FAILS_WITH(tl_tokenize(t, bad[i], strlen(bad[i]), 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
+    const char *bad[] = {"\xc0\xaf", "\xed\xa0\x80", "a\xe2\x82", "\x80", "\xff", "ab\xc3(c"};
+    for (int i = 0; i < 6; ++i) FAILS_WITH(tl_tokenize(t, bad[i], strlen(bad[i]), 0, ids, 64, &n), TL_E_INVALID_ARGUMENT);
+    cr_assert(strstr(tl_last_error(), "not valid UTF-8 (byte 2 of 5"), "%s", tl_last_error()); /* a lead byte, then '(' */
     FAILS_WITH(tl_tokenize(t, "abc ab abc", 10, 0, ids, 1, &n), TL_E_INVALID_ARGUMENT);
     OK(tl_tokenize(t, "abc ab abc", 10, 0, NULL, 0, &n)); /* abc, Ġab, Ġab c: Llama 3's words */
     cr_assert_eq(n, 4);
@@ -376,6 +407,8 @@ Test(text, hostile_texts_and_ids_are_statuses) {
     cr_assert(n == 1 && ids[0] == 8);
     const int32_t out_of_range[] = {1, 9};
     char text[16];
+    OK(tl_detokenize(t, NULL, 0, 0, text, sizeof text, &n)); /* no ids at all: no text */
+    cr_assert(n == 0 && text[0] == 0);
     FAILS_WITH(tl_detokenize(t, out_of_range, 2, 0, text, sizeof text, &n), TL_E_INVALID_ARGUMENT);
     cr_assert(strstr(tl_last_error(), "id 1 is 9"), "%s", tl_last_error());
     const char *piece;
@@ -391,6 +424,9 @@ Test(text, a_stream_hands_out_whole_characters) {
     tl_text_stream s = TL_TEXT_STREAM_INIT;
     char out[64];
     size_t n;
+    OK(tl_text_stream_push(&s, NULL, 0, out, sizeof out, &n)); /* no bytes: no text */
+    cr_assert(n == 0 && out[0] == 0);
+    REFUSED_WITH(tl_text_stream_push(&s, "a", 1, NULL, sizeof out, &n), TL_E_INVALID_ARGUMENT, "stream, text or output is NULL");
     OK(tl_text_stream_push(&s, "a\xc3", 2, out, sizeof out, &n)); /* é cut after its first byte */
     cr_assert(n == 1 && !strcmp(out, "a"));
     OK(tl_text_stream_push(&s, "\xa9!", 2, out, sizeof out, &n));
@@ -462,12 +498,7 @@ Test(text, tokenizing_again_allocates_nothing_and_open_reports_every_refusal) {
 static void small_bpe_keys(gguf_buf *b, const char *pre, const char *const *merges, size_t n_merges) {
     const char *tokens[] = {"a", "b", "c", "ab", "bc", "abc", "ca"};
     const int32_t types[] = {1, 1, 1, 1, 1, 1, 1};
-    b->n = 0, b->keys = 0;
-    key_string(b, "tokenizer.ggml.model", "gpt2");
-    key_string(b, "tokenizer.ggml.pre", pre);
-    key_strings(b, "tokenizer.ggml.tokens", tokens, 7);
-    key_ints(b, "tokenizer.ggml.token_type", types, 7);
-    key_strings(b, "tokenizer.ggml.merges", merges, n_merges);
+    gpt2_keys(b, pre, tokens, types, 7, merges, n_merges);
     key_u32(b, "tokenizer.ggml.bos_token_id", 0); /* llama-bpe adds one */
 }
 
@@ -489,6 +520,16 @@ Test(text, merges_take_the_leftmost_tie_skip_stale_pairs_and_whole_words) {
     t = open_vocab(&b, TL_OK);
     cr_assert_eq(ids_of(t, "ca", 0, ids), 1);
     cr_assert_eq(ids[0], 6);
+    tl_tokenizer_close(t);
+    /* BPE's ties too: "aaaaa" with one rule a+a: four pairs of one rank, the leftmost first each
+     * time: aa, aa, a (the rightmost would give a, aa, aa). */
+    const char *a_tokens[] = {"a", "aa"};
+    const int32_t a_types[] = {1, 1};
+    const char *a_merges[] = {"a a"};
+    gpt2_keys(&b, "gpt-2", a_tokens, a_types, 2, a_merges, 1);
+    t = open_vocab(&b, TL_OK);
+    cr_assert_eq(ids_of(t, "aaaaa", 0, ids), 3);
+    cr_assert(ids[0] == 1 && ids[1] == 1 && ids[2] == 0, "aa, aa, a: got %d %d %d", ids[0], ids[1], ids[2]);
     tl_tokenizer_close(t);
 
     /* SentencePiece: "aaa" with "aa" (score -0.1) above "\u2581a": the pairs (a,a) at 1-2 and 2-3
@@ -534,12 +575,7 @@ Test(text, nel_is_white_space_to_the_pre_tokenizer) {
     const char *merges[] = {"! \xc3\x82"};
     const char *pres[] = {"gpt-2", "llama-bpe"};
     for (int p = 0; p < 2; ++p) {
-        b.n = 0, b.keys = 0;
-        key_string(&b, "tokenizer.ggml.model", "gpt2");
-        key_string(&b, "tokenizer.ggml.pre", pres[p]);
-        key_strings(&b, "tokenizer.ggml.tokens", tokens, 5);
-        key_ints(&b, "tokenizer.ggml.token_type", types, 5);
-        key_strings(&b, "tokenizer.ggml.merges", merges, 1);
+        gpt2_keys(&b, pres[p], tokens, types, 5, merges, 1);
         key_u32(&b, "tokenizer.ggml.bos_token_id", 0);
         tl_tokenizer *t = open_vocab(&b, TL_OK);
         int32_t ids[8];

@@ -26,13 +26,15 @@ static void random_tensor(gguf_builder *b, const char *name, int64_t rows, int64
 
 /* One thing wrong with the model, for the loader's refusals: a hyperparameter key written with
  * value instead (left out when value < 0, written as a string when as_string), a tensor written as
- * rows x cols instead (cols 0: a vector; left out when rows is 0). */
+ * rows x cols instead (cols 0: a vector; left out when rows is 0), or the embedding table and the
+ * head both of vocab_rows rows (not the vocabulary's). */
 typedef struct tiny_spoil {
     const char *key;
     double value;
     int as_string;
     const char *tensor;
     int64_t rows, cols;
+    int64_t vocab_rows;
 } tiny_spoil;
 
 static void spoiled_u32(gguf_builder *b, const tiny_spoil *spoil, const char *key, uint32_t value) {
@@ -83,7 +85,8 @@ static int write_tiny_llama_deep(const char *path, const char *arch, const tiny_
     gb_key_ints(&b, "tokenizer.ggml.token_type", types, VOCAB);
     unsigned seed = 7;
     const int64_t kvw = D / HEADS * KV_HEADS;
-    spoiled_tensor(&b, spoil, "token_embd.weight", VOCAB, D, &seed, 1.0f, 0);
+    const int64_t vocab_rows = spoil && spoil->vocab_rows ? spoil->vocab_rows : VOCAB;
+    spoiled_tensor(&b, spoil, "token_embd.weight", vocab_rows, D, &seed, 1.0f, 0);
     char n[64];
     for (int l = 0; l < layers; ++l) {
         const struct {
@@ -99,7 +102,7 @@ static int write_tiny_llama_deep(const char *path, const char *arch, const tiny_
         }
     }
     spoiled_tensor(&b, spoil, "output_norm.weight", D, 0, &seed, 0.25f, 1.0f);
-    spoiled_tensor(&b, spoil, "output.weight", VOCAB, D, &seed, output_scale, 0);
+    spoiled_tensor(&b, spoil, "output.weight", vocab_rows, D, &seed, output_scale, 0);
     return gb_write(&b, path);
 }
 static int write_tiny_llama_shaped(const char *path, const char *arch, const tiny_spoil *spoil, float output_scale,

@@ -85,7 +85,8 @@ tl_status read_kind(const tl_gguf_file &f, Vocabulary *v) {
     v->bos = 11, v->eos = 11;
     v->clean_spaces = true;
     std::string_view pre = "default";
-    if (const tl_gguf_file::Key *p = f.key("tokenizer.ggml.pre"); p && p->type == TL_GGUF_STRING) {
+    if (const tl_gguf_file::Key *p = f.key("tokenizer.ggml.pre")) {  // of another kind: refused, as llama.cpp does
+        if (p->type != TL_GGUF_STRING) return fail(TL_E_PARSE, "vocabulary: tokenizer.ggml.pre is not a string");
         gguf_string_at(p->at, &s, &n);
         pre = std::string_view(s, size_t(n));
     }

@@ -226,6 +226,9 @@ Test(arguments, file_calls_refuse_each_null_pointer) {
     REFUSED(tl_gguf_open_memory(ctx, NULL, sizeof bytes, &g));
     REFUSED(tl_gguf_open_memory(ctx, bytes, sizeof bytes, NULL));
     cr_assert_null(g);
+    FAILS_WITH(tl_gguf_open_memory(ctx, NULL, 0, &g), TL_E_PARSE); /* no bytes: no GGUF, but no NULL to refuse */
+    cr_assert(strstr(tl_last_error(), "GGUF") || strstr(tl_last_error(), "gguf"), "%s", tl_last_error());
+    cr_assert_null(g);
 
     const char *name = tl_gguf_tensor_name(f.gguf, 0), *key = "general.architecture";
     cr_assert(name);

@@ -134,12 +134,28 @@ Test(gguf, metadata_and_tensors_as_llama_cpp_writes_them) {
     OK(tl_tensor_read(ctx, y, a, sizeof a));
     OK(tl_tensor_read(ctx, yref, r, sizeof r));
     cr_assert(memcmp(a, r, sizeof a) == 0, "the file's weight gives the same product");
+    /* In a scope, a mapped tensor and a view of it die at the reset, the mapping given back once:
+     * an ambient tensor over it still reads after the file is closed (below). */
+    tl_tensor kept, in_scope, row;
+    OK(tl_gguf_get(ctx, f, "norm", &kept));
+    tl_scope sc;
+    OK(tl_scope_open(ctx, "step", 0, &sc));
+    OK(tl_gguf_get(ctx, f, "norm", &in_scope));
+    OK(tl_slice(ctx, in_scope, 0, 1, 1, &row));
+    float second[3];
+    OK(tl_tensor_read(ctx, row, second, sizeof second));
+    cr_assert(memcmp(second, norm + 3, sizeof second) == 0);
+    OK(tl_scope_reset(ctx, sc));
+    FAILS_WITH(tl_tensor_read(ctx, row, second, sizeof second), TL_E_STORAGE_CLOSED);
+    OK(tl_scope_close(ctx, sc));
     FAILS_WITH(tl_gguf_get(ctx, f, "unheld", &t), TL_E_DTYPE);
     cr_assert(strstr(tl_last_error(), "is q3_K (ggml type 11)") && strstr(tl_last_error(), "1 tensor of the file is it: 'unheld'"),
               "%s", tl_last_error());
     FAILS_WITH(tl_gguf_get(ctx, f, "missing", &t), TL_E_NOT_FOUND);
     tl_gguf_close(f); /* the tensors over the mapping keep it */
     OK(tl_tensor_read(ctx, t, blocks, 0) == TL_E_INVALID_ARGUMENT ? TL_OK : TL_E_INTERNAL);
+    OK(tl_tensor_read(ctx, kept, got, sizeof got));
+    cr_assert(memcmp(got, norm, sizeof got) == 0);
 }
 
 /* Each hostile file is TL_E_PARSE with a message naming the problem, and leaks nothing. */
@@ -371,5 +387,30 @@ Test(gguf, unheld_types_list_their_tensors) {
               "%s", tl_last_error());
     cr_assert(!strstr(tl_last_error(), "list.39"), "the list is cut: %s", tl_last_error());
     REFUSED_WITH(tl_gguf_get(ctx, f, "strange", &t), TL_E_DTYPE, "is unknown (ggml type 99)");
+    tl_gguf_close(f);
+    /* Names of 64, 57 and 57 bytes fill the list to 4 bytes short of where it stops taking names:
+     * the fourth is cut at the list's room, and the message still ends with ", ...". */
+    static const int lengths[5] = {64, 57, 57, 64, 64};
+    char names[5][72];
+    header(&b, 3, 5, 0);
+    for (int i = 0; i < 5; ++i) {
+        memset(names[i], 'a' + i, (size_t)lengths[i]);
+        names[i][lengths[i]] = 0;
+        str(&b, names[i]), u32(&b, 1), u64(&b, 256), u32(&b, 10), u64(&b, (uint64_t)i * 128);
+    }
+    align_to(&b, 32);
+    memset(b.bytes + b.n, 0, 5 * 128);
+    b.n += 5 * 128;
+    f = opened(dir, &b, "unheld_long.gguf");
+    REFUSED_WITH(tl_gguf_get(ctx, f, names[0], &t), TL_E_DTYPE, "5 tensors of the file are it");
+    const char *message = tl_last_error();
+    char whole[80];
+    for (int i = 0; i < 3; ++i) {
+        snprintf(whole, sizeof whole, "'%s'", names[i]);
+        cr_assert(strstr(message, whole), "name %d is not whole in: %s", i, message);
+    }
+    const size_t n = strlen(message);
+    cr_assert(n > 5 && strcmp(message + n - 5, ", ...") == 0, "%s", message);
+    cr_assert(!strstr(message, names[4]), "%s", message);
     tl_gguf_close(f);
 }

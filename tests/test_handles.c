@@ -86,6 +86,46 @@ Test(handles, freed_ambient_and_views_of_it) {
     OK(tl_tensor_free(ctx, again));
 }
 
+/* An ambient tensor's views, freed in any order: the older view first (the newer one stays
+ * linked and readable), then the base, which ends the other view. */
+Test(handles, ambient_views_freed_oldest_first) {
+    tl_tensor t, older, newer, newest;
+    OK(tl_tensor_ones(ctx, TL_F32, 1, shape4, &t));
+    OK(tl_slice(ctx, t, 0, 0, 2, &older));
+    OK(tl_slice(ctx, t, 0, 1, 2, &newer));
+    OK(tl_slice(ctx, t, 0, 2, 2, &newest));
+    OK(tl_tensor_free(ctx, newer)); /* from the middle of the base's list */
+    OK(tl_tensor_free(ctx, older)); /* its last */
+    float buf[2];
+    FAILS_WITH(tl_tensor_read(ctx, older, buf, sizeof buf), TL_E_INVALID_HANDLE);
+    OK(tl_tensor_read(ctx, newest, buf, sizeof buf));
+    cr_assert(buf[0] == 1 && buf[1] == 1);
+    OK(tl_tensor_free(ctx, t));
+    FAILS_WITH(tl_tensor_read(ctx, newest, buf, sizeof buf), TL_E_INVALID_HANDLE);
+    FAILS_WITH(tl_tensor_free(ctx, newer), TL_E_INVALID_HANDLE);
+}
+
+/* Caller memory wrapped inside a scope is a handle of that scope: it dies at the reset, naming
+ * the storage, while the caller's bytes stay as they were. */
+Test(handles, a_wrapped_buffer_in_a_scope_dies_with_the_scope_not_the_bytes) {
+    float buf[4] = {1, 2, 3, 4}, got[4];
+    tl_scope s;
+    OK(tl_scope_open(ctx, "frame", 0, &s));
+    tl_tensor w, half;
+    OK(tl_tensor_wrap(ctx, TL_F32, 1, shape4, buf, sizeof buf, &w));
+    OK(tl_slice(ctx, w, 0, 2, 2, &half));
+    OK(tl_tensor_read(ctx, half, got, 2 * sizeof(float)));
+    cr_assert(got[0] == 3 && got[1] == 4);
+    OK(tl_scope_reset(ctx, s));
+    FAILS_WITH(tl_tensor_read(ctx, w, got, sizeof got), TL_E_STORAGE_CLOSED);
+    FAILS_WITH(tl_tensor_read(ctx, half, got, sizeof got), TL_E_STORAGE_CLOSED);
+    cr_assert(buf[0] == 1 && buf[1] == 2 && buf[2] == 3 && buf[3] == 4, "the reset touched the caller's bytes");
+    OK(tl_tensor_wrap(ctx, TL_F32, 1, shape4, buf, sizeof buf, &w)); /* again, in the reset scope */
+    OK(tl_tensor_read(ctx, w, got, sizeof got));
+    cr_assert_eq(got[3], 4);
+    OK(tl_scope_close(ctx, s));
+}
+
 Test(handles, foreign_and_forged_handles) {
     tl_context *a = ctx, *b; /* b: another context */
     OK(tl_context_create(NULL, &b));

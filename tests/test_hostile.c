@@ -611,18 +611,21 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     tl_allocator alloc = counting_allocator_of(&counter);
     tl_context *c;
     OK(tl_context_create(&alloc, &c));
-    /* w: 64x64 F32 (mapped), ids: I32 (mapped), plus an F16 one written raw (copied). */
+    /* w: 64x64 F32 (mapped), ids: I32 (mapped), empty: no bytes (nothing to map), plus an F16 one
+     * written raw (copied). */
     {
-        const int64_t sw[2] = {64, 64}, si[1] = {3};
+        const int64_t sw[2] = {64, 64}, si[1] = {3}, s0[2] = {4, 0};
         const int32_t ids[3] = {7, -8, 9};
-        tl_tensor w, i;
+        tl_tensor w, i, e;
         OK(tl_tensor_full(c, TL_F32, 2, sw, 0.5, &w));
         OK(tl_tensor_from_data(c, TL_I32, 1, si, ids, sizeof ids, &i));
-        const char *names[2] = {"w", "ids"};
-        const tl_tensor ts[2] = {w, i};
-        OK(tl_safetensors_save(c, path, 2, names, ts));
+        OK(tl_tensor_from_data(c, TL_F32, 2, s0, NULL, 0, &e)); /* no data for no elements */
+        const char *names[3] = {"w", "ids", "empty"};
+        const tl_tensor ts[3] = {w, i, e};
+        OK(tl_safetensors_save(c, path, 3, names, ts));
         OK(tl_tensor_free(c, w));
         OK(tl_tensor_free(c, i));
+        OK(tl_tensor_free(c, e));
     }
     tl_safetensors_file *f;
     OK(tl_safetensors_map(c, path, &f));
@@ -630,7 +633,13 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     cr_assert_eq(tl_safetensors_maps(f, "w"), 1);
     cr_assert_eq(tl_safetensors_maps(f, "ids"), 1);
     cr_assert_eq(tl_safetensors_maps(f, "none"), 0);
-    tl_tensor w1, w2, ids;
+    cr_assert_eq(tl_safetensors_maps(f, "empty"), 0);
+    tl_tensor w1, w2, ids, empty;
+    OK(tl_safetensors_get(c, f, "empty", &empty));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(c, empty, &info));
+    cr_assert(info.ndim == 2 && info.shape[0] == 4 && info.shape[1] == 0);
+    OK(tl_tensor_free(c, empty));
     OK(tl_safetensors_get(c, f, "w", &w1));
     OK(tl_safetensors_get(c, f, "w", &w2));
     OK(tl_safetensors_get(c, f, "ids", &ids));
@@ -654,7 +663,6 @@ Test(hostile, mapped_weights_zero_copy_read_only_and_lifetime) {
     OK(tl_copy_into(c, w1, src));
     OK(tl_add(c, w1, w2, &sum));
     /* The info says which pointers must not be written: the mapping and its views, not copies. */
-    tl_tensor_info info = TL_TENSOR_INFO_INIT;
     OK(tl_tensor_info_get(c, w1, &info));
     cr_assert_eq(info.read_only, 1, "over the mapping");
     OK(tl_tensor_info_get(c, row, &info));

@@ -337,6 +337,7 @@ Test(io, tensor_json_round_trips_and_refuses_bad_json) {
     FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f16\",\"shape\":[1],\"data\":[1]}", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"i32\",\"shape\":[1],\"data\":[1.5]}", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[1],\"data\":[\"x\"]}", &out), TL_E_PARSE);
+    FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[2],\"data\":[true,null]}", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, "{\"dtype\":\"f32\",\"shape\":[-1],\"data\":[]}", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, "not json", &out), TL_E_PARSE);
     FAILS_WITH(tl_tensor_from_json(ctx, NULL, &out), TL_E_INVALID_ARGUMENT);

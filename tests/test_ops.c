@@ -494,6 +494,10 @@ Test(ops, concat_and_gather_rows) {
         REFUSED_WITH(tl_gather_rows(ctx, make_f32(ctx, 2, st, table), bad_ids, &none), TL_E_SHAPE, named[k]);
         cr_assert_eq(none.bits, 0);
     }
+    /* A 0-D table has no rows to gather. */
+    tl_tensor none = {0};
+    REFUSED_WITH(tl_gather_rows(ctx, make_f32(ctx, 0, NULL, table), tids, &none), TL_E_SHAPE, "the table needs at least 1 dim");
+    cr_assert_eq(none.bits, 0);
 }
 
 Test(ops, copy_into_a_cache_row_and_overlapping) {
@@ -671,6 +675,34 @@ Test(ops, matmul_one_row_and_one_column_products_in_every_layout) {
     free(wd);
 }
 
+/* A matrix of two rows, each wider than the 512 KiB a product's row block holds: one row a block,
+ * both ways (y = M x and y = x M), exactly the sums (small integers). */
+Test(ops, one_row_products_with_rows_wider_than_a_block) {
+    enum { W = 200000 };
+    float *m = malloc(2 * (size_t)W * sizeof(float)), *x = malloc((size_t)W * sizeof(float));
+    float *got = malloc((size_t)W * sizeof(float));
+    for (int i = 0; i < W; ++i) m[i] = (float)(i % 3 - 1), m[W + i] = (float)(i % 4 == 0), x[i] = (float)(i % 5 == 0);
+    const int64_t sm[2] = {2, W}, sx[2] = {1, W}, s2[2] = {1, 2};
+    tl_tensor tm, tmt, tx, ty, two, y;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, sm, m, 2 * (size_t)W * sizeof(float), &tm));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, sx, x, (size_t)W * sizeof(float), &tx));
+    OK(tl_transpose(ctx, tm, 0, 1, &tmt)); /* [W, 2]: y[2] = M x through the rows */
+    OK(tl_matmul(ctx, tx, tmt, &y));
+    float both[2];
+    read_f32(ctx, y, both, 2);
+    for (int r = 0; r < 2; ++r) {
+        double want = 0;
+        for (int i = 0; i < W; ++i) want += (double)m[(size_t)r * W + i] * x[i];
+        cr_assert_eq(both[r], (float)want, "row %d: %g, want %g", r, both[r], want);
+    }
+    const float pair[2] = {3, -2}; /* y[W] = [3, -2] M: the columns, each a sum of two */
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, s2, pair, sizeof pair, &two));
+    OK(tl_matmul(ctx, two, tm, &ty));
+    read_f32(ctx, ty, got, W);
+    for (int i = 0; i < W; ++i) cr_assert_eq(got[i], 3 * m[i] - 2 * m[W + i], "column %d: %g", i, got[i]);
+    free(m), free(x), free(got);
+}
+
 /* Fused attention against the unfused ops on the same cache views: the demo's layout, a [T, D]
  * cache reshaped to [T, H, hd] and transposed to [H, T, hd]; every valid count, one and three
  * queries, f32 and f64, and the shape checks. */
@@ -774,6 +806,57 @@ Test(ops, fused_attention_matches_the_unfused_ops) {
     float o[8];
     OK(tl_tensor_read(ctx, out, o, sizeof o));
     for (int i = 0; i < 8; ++i) cr_assert_float_eq(o[i], 1.0f, 1e-6); /* all-ones values average to one */
+}
+
+/* Attention on views whose last dim is not contiguous (every element of a row apart), any of q, k
+ * and v, gives the bits of its contiguous copies: one query and a prompt's (4, 5: the widened path when
+ * contiguous), head sizes a whole number of eight lanes and not (8, 12, 40, 72), f32 and f16
+ * caches, grouped heads. */
+Test(ops, attention_on_strided_views_gives_the_contiguous_bits) {
+    enum { H = 4, HKV = 2, T = 24, TQ_MAX = 5, HD_MAX = 72 };
+    static float qf[HD_MAX * TQ_MAX * H], kf[HD_MAX * T * HKV], vf[HD_MAX * T * HKV];
+    static float a[H * TQ_MAX * HD_MAX], b[H * TQ_MAX * HD_MAX];
+    const int hds[4] = {8, 12, 40, 72}, tqs[3] = {1, 4, 5};
+    unsigned seed = 5;
+    for (int i = 0; i < HD_MAX * T * HKV; ++i) kf[i] = rand_unit(&seed), vf[i] = rand_unit(&seed);
+    for (int i = 0; i < HD_MAX * TQ_MAX * H; ++i) qf[i] = rand_unit(&seed);
+    for (int hi = 0; hi < 4; ++hi)
+        for (int half = 0; half < 2; ++half) {
+            const int hd = hds[hi];
+            const int64_t ks[3] = {hd, T, HKV};
+            tl_tensor ks_store, vs_store, k, v, kc, vc;
+            OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, kf, sizeof(float) * (size_t)(hd * T * HKV), &ks_store));
+            OK(tl_tensor_from_data(ctx, TL_F32, 3, ks, vf, sizeof(float) * (size_t)(hd * T * HKV), &vs_store));
+            if (half) {
+                OK(tl_convert(ctx, ks_store, TL_F16, &ks_store));
+                OK(tl_convert(ctx, vs_store, TL_F16, &vs_store));
+            }
+            OK(tl_transpose(ctx, ks_store, 0, 2, &k)); /* [HKV, T, hd], its last dim T * HKV apart */
+            OK(tl_transpose(ctx, vs_store, 0, 2, &v));
+            OK(tl_contiguous(ctx, k, &kc));
+            OK(tl_contiguous(ctx, v, &vc));
+            for (int ti = 0; ti < 3; ++ti) {
+                const int tq = tqs[ti];
+                const int64_t qs[3] = {hd, tq, H};
+                tl_tensor q_store, q, qc, strided, packed;
+                OK(tl_tensor_from_data(ctx, TL_F32, 3, qs, qf, sizeof(float) * (size_t)(hd * tq * H), &q_store));
+                OK(tl_transpose(ctx, q_store, 0, 2, &q));
+                OK(tl_contiguous(ctx, q, &qc));
+                for (int valid = tq; valid <= T; valid += 5) {
+                    const double scale = 1.0 / sqrt((double)hd);
+                    const size_t n = (size_t)H * tq * hd;
+                    OK(tl_attention(ctx, qc, kc, vc, valid, scale, &packed));
+                    read_f32(ctx, packed, b, n);
+                    for (int which = 1; which < 8; ++which) { /* q, k, v strided: each alone and together */
+                        OK(tl_attention(ctx, which & 1 ? q : qc, which & 2 ? k : kc, which & 4 ? v : vc, valid, scale,
+                                        &strided));
+                        read_f32(ctx, strided, a, n);
+                        cr_assert(memcmp(a, b, n * sizeof(float)) == 0, "hd %d, %s cache, %d queries, %d valid rows, strided %d",
+                                  hd, half ? "f16" : "f32", tq, valid, which);
+                    }
+                }
+            }
+        }
 }
 
 /* A few f32 rows against a large weight given as the transpose of its stored [n, k] rows take

@@ -552,20 +552,24 @@ Test(quant, extreme_blocks_round_or_poison_cleanly) {
 
 /* Degenerate rows in every block dtype: all zero comes back as zeros, a constant within an
  * eighth of itself (exactly where the block keeps its minimum: q4_1, q5_1), values too small for
- * any f16 scale as at most themselves; against each such weight, an all-zero activation row gives
- * exactly 0, a row of tiny values a finite product near the exact one, and a row holding a NaN
- * NaN (the K-quants' own activation blocks included). */
+ * any f16 scale as at most themselves, a row whose first 16 elements are zero within an eighth of
+ * its largest (q6_K's group of 16 zeros exactly 0: its scale rounds to 0); against each such
+ * weight, an all-zero activation row gives exactly 0, rows of tiny values (1e-30, and 1e-38,
+ * whose step -127 / max overflows f32) a finite product near the exact one, and a row holding a
+ * NaN NaN (the K-quants' own activation blocks included). */
 Test(quant, degenerate_rows_in_every_block_dtype) {
     const tl_dtype all[] = {TL_Q8_0, TL_Q4_0, TL_Q4_1, TL_Q5_0, TL_Q5_1, TL_Q4_K, TL_Q5_K, TL_Q6_K};
-    enum { K = 256, ROWS = 4 };
-    static float w[ROWS * K], back[ROWS * K], x[3 * K];
-    const float level[ROWS] = {0.0f, 1.5f, -2.0f, 1e-20f};
+    enum { K = 256, ROWS = 5, XS = 4 };
+    static float w[ROWS * K], back[ROWS * K], x[XS * K];
+    const float level[ROWS] = {0.0f, 1.5f, -2.0f, 1e-20f, 2.0f};
     for (int i = 0; i < K; ++i) {
         for (int r = 0; r < 3; ++r) w[r * K + i] = level[r];
         w[3 * K + i] = level[3] * (float)(i % 3 - 1);
+        w[4 * K + i] = i < 16 ? 0.0f : 1.5f + 0.25f * (float)(i % 3);
         x[i] = 0.0f, x[K + i] = 1e-30f * (float)(i % 5 - 2), x[2 * K + i] = i == 77 ? NAN : 0.25f;
+        x[3 * K + i] = 1e-38f * (float)(i % 5 - 2);
     }
-    const int64_t ws[2] = {ROWS, K}, xs[2] = {3, K};
+    const int64_t ws[2] = {ROWS, K}, xs[2] = {XS, K};
     tl_tensor tw, tx, q, b, t, y;
     OK(tl_tensor_from_data(ctx, TL_F32, 2, ws, w, sizeof w, &tw));
     OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x, sizeof x, &tx));
@@ -578,19 +582,25 @@ Test(quant, degenerate_rows_in_every_block_dtype) {
         for (int r = 0; r < ROWS; ++r)
             for (int i = 0; i < K; ++i) {
                 const float want = w[r * K + i], got = back[r * K + i];
-                const float reach = r == 0 || (r < 3 && keeps_min) ? 0.0f : r == 3 ? fabsf(want) : fabsf(level[r]) / 8;
+                const float reach = r == 0 || (r < 3 && keeps_min) || (r == 4 && i < 16 && all[d] == TL_Q6_K) ? 0.0f
+                                    : r == 3                                                           ? fabsf(want)
+                                                                                                       : fabsf(level[r]) / 8;
                 cr_assert(fabsf(got - want) <= reach, "%s row %d element %d: %g back as %g", name, r, i, want, got);
             }
         OK(tl_transpose(ctx, q, 0, 1, &t));
         OK(tl_matmul(ctx, tx, t, &y));
-        float out[3 * ROWS];
+        float out[XS * ROWS];
         OK(tl_tensor_read(ctx, y, out, sizeof out));
         for (int r = 0; r < ROWS; ++r) {
-            double exact = 0, size = 0;
-            for (int i = 0; i < K; ++i) exact += (double)back[r * K + i] * x[K + i], size += fabs((double)back[r * K + i] * x[K + i]);
             cr_assert(out[r] == 0.0f, "%s: zero activations against row %d give %g", name, r, out[r]);
-            cr_assert(isfinite(out[ROWS + r]) && fabs(out[ROWS + r] - exact) <= 0.02 * size + 1e-45,
-                      "%s: tiny activations against row %d give %g, exact %g", name, r, out[ROWS + r], exact);
+            for (int a = 1; a < XS; a += 2) { /* the two rows of tiny values */
+                double exact = 0, size = 0;
+                for (int i = 0; i < K; ++i)
+                    exact += (double)back[r * K + i] * x[a * K + i], size += fabs((double)back[r * K + i] * x[a * K + i]);
+                const float got = out[a * ROWS + r];
+                cr_assert(isfinite(got) && fabs(got - exact) <= 0.02 * size + 1e-45,
+                          "%s: tiny activations (row %d) against row %d give %g, exact %g", name, a, r, got, exact);
+            }
             cr_assert(isnan(out[2 * ROWS + r]), "%s: a NaN activation against row %d gives %g", name, r, out[2 * ROWS + r]);
         }
     }

@@ -270,4 +270,14 @@ Test(shapes, new_tensor_shapes_are_refused_by_reason) {
     REFUSED_WITH(tl_tensor_wrap(ctx, TL_Q8_0, 1, q8_bytes, data, sizeof data, &t), TL_E_OUT_OF_MEMORY, "byte or element count overflows");
     OK(tl_tensor_zeros(ctx, TL_F32, 0, NULL, &t)); /* a scalar needs no shape */
     cr_assert_eq(elements_of(t), 1);
+    /* Empty stored rows of a block dtype hold no block to split: any slice of them is whole. */
+    const int64_t empty_rows[2] = {2, 0};
+    tl_tensor ef, eq, es;
+    OK(tl_tensor_zeros(ctx, TL_F32, 2, empty_rows, &ef));
+    OK(tl_convert(ctx, ef, TL_Q8_0, &eq));
+    OK(tl_slice(ctx, eq, 1, 0, 0, &es));
+    tl_tensor_info info = TL_TENSOR_INFO_INIT;
+    OK(tl_tensor_info_get(ctx, es, &info));
+    cr_assert(info.dtype == TL_Q8_0 && info.ndim == 2 && info.shape[0] == 2 && info.shape[1] == 0);
+    REFUSED_WITH(tl_slice(ctx, eq, 1, 0, 1, &es), TL_E_SHAPE, "outside axis 1 of length 0");
 }

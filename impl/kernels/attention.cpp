@@ -219,8 +219,9 @@ HWY_INLINE void ValuesOfQueries(const double *const *w, const double *v, int64_t
 #pragma GCC unroll 4
             for (int c = 0; c < 4; ++c) hn::StoreU(sum[u][c], d, sums[u] + d0 + c * kWideLanes);
     }
-    for (int u = 0; u < Q; ++u)  // the rest
-        for (int64_t j = 0; d0 < hd && j < rows; ++j) AddScaled(w[u][j], v + j * hd + d0, hd - d0, sums[u] + d0);
+    if (d0 < hd)  // the rest
+        for (int u = 0; u < Q; ++u)
+            for (int64_t j = 0; j < rows; ++j) AddScaled(w[u][j], v + j * hd + d0, hd - d0, sums[u] + d0);
 }
 void ValuesWide(const double *const *w, int Q, const double *v, int64_t rows, int64_t hd, double *const *sums) {
     if (Q == 2) return ValuesOfQueries<2>(w, v, rows, hd, sums);

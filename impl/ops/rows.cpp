@@ -1,7 +1,5 @@
 #include "ops/rows.h"
 
-#include <cstring>
-
 #include "core/error.h"
 #include "kernels/quant.h"
 
@@ -20,15 +18,12 @@ const std::byte *row_at(const View &v, int64_t r) {
 void row_as_f32(const View &v, int64_t r, float *out) {
     const int64_t n = v.ndim ? v.shape[v.ndim - 1] : 1, s = v.ndim ? v.strides[v.ndim - 1] : 1;
     const std::byte *row = row_at(v, r);
+    if (s == 1 || is_block_dtype(v.dtype)) return dequantize_row(v.dtype, row, out, n);  // f32: a copy
     if (v.dtype == TL_F32) {
         const float *x = reinterpret_cast<const float *>(row);
-        if (s == 1)
-            std::memcpy(out, x, size_t(n) * 4);
-        else
-            for (int64_t i = 0; i < n; ++i) out[i] = x[i * s];
+        for (int64_t i = 0; i < n; ++i) out[i] = x[i * s];
         return;
     }
-    if (s == 1 || is_block_dtype(v.dtype)) return dequantize_row(v.dtype, row, out, n);
     for (int64_t i = 0; i < n; ++i) dequantize_row(v.dtype, row + bytes_of(v.dtype, i * s), out + i, 1);
 }
 

@@ -15,7 +15,8 @@ dtype's copy no suite asks for):
   simd        vector code: a lane count or target whose instantiation this CPU never runs
   refusal     an input refused by a check no test or seed reaches
   call        a line that ran with no condition in it: the edge is a call's, unmarked by gcov
-  named       a line scripts/coverage_reasons.txt gives its own reason (written after the line)
+  named       a line scripts/coverage_reasons.txt gives its own reason (written after the line): an
+              "other" line, or a refusal no input can reach
   other       the rest (a condition's other side, a short-circuit's untaken operand)
   python3 scripts/coverage_uncovered.py build-coverage/coverage-detail.json build-coverage/uncovered.txt [build-coverage]"""
 import collections
@@ -72,7 +73,8 @@ def in_uncalled_instances(ranges, line, branches):
 # not mark as a throw: a lambda's or an intrinsic's).
 CONDITION = re.compile(r"\b(if|for|while|switch|case|do)\b|\?|&&|\|\|")
 
-# scripts/coverage_reasons.txt: [file, text on the line, reason], for the lines no tag explains.
+# scripts/coverage_reasons.txt: [file, text on the line, reason], for the lines no tag explains
+# and the refusals no input reaches.
 NAMED = [[part.strip() for part in row.split(" | ", 2)]
          for row in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage_reasons.txt"), encoding="utf-8")
          if row.strip() and not row.startswith("#")]
@@ -94,7 +96,7 @@ with open(sys.argv[2], "w") as out:
             reason = next((name for name, pattern in REASONS if pattern.search(text)), "other")
             if reason == "other" and line["count"] > 0 and not CONDITION.search(text):
                 reason = "call"
-            named = None if reason != "other" else next(
+            named = None if reason not in ("other", "refusal") else next(
                 (i for i, (path, part, _) in enumerate(NAMED) if ("/" + f["file"]).endswith("/" + path) and part in text), None)
             if named is not None:
                 reason = "named"

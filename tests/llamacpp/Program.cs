@@ -11,6 +11,7 @@
 //   quantize SRC.gguf DST.gguf TYPE
 //       llama.cpp's quantizer (no importance matrix), TYPE one of LLamaFtype's names without
 //       MOSTLY_: Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1.
+// TL_LLAMACPP_AVX=avx2 (avx, none, avx512) picks the natives of that SIMD level.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -158,6 +159,12 @@ static unsafe class Reference {
     }
 
     static int Main(string[] args) {
+        // TL_LLAMACPP_AVX=avx2 (avx, none) loads the natives built for that level instead of the
+        // machine's best: llama.cpp against itself on another SIMD width.
+        var avx = Environment.GetEnvironmentVariable("TL_LLAMACPP_AVX");
+        if (!string.IsNullOrEmpty(avx))
+            NativeLibraryConfig.All.WithAvx(avx switch { "avx2" => AvxLevel.Avx2, "avx" => AvxLevel.Avx, "none" => AvxLevel.None,
+                                                          _ => AvxLevel.Avx512 });
         if (args.Length >= 3 && args[0] == "tokenize") return RunTokenize(args);
         if (args.Length >= 2 && args[0] == "generate") return RunGenerate(args);
         if (args.Length == 4 && args[0] == "quantize") return RunQuantize(args);

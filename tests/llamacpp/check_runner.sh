@@ -23,7 +23,11 @@
 # teacher-forced agreement at least 21 of 24, the greedy run at least the bar of 16 for Q4_K_M and
 # Q5_K_M (checked) and reported for Q6_K, which parts earlier.  Where the greedy runs part, both
 # sides are fed the shared tokens again and the two picks must stand closer on each side than the
-# logits lie apart (a near tie, checked).
+# logits lie apart (a near tie, checked).  llama.cpp's own natives for AVX2 and AVX (the package's
+# other builds) are run on each file too and their greedy agreement with its default natives
+# reported: they part from each other as the two libraries do (on bench/llamacpp.sh's Q6_K file,
+# after a 64-token prompt, the AVX2 build parts from the AVX-512 one at token 1, tensorlife at
+# 23; on its Q4_K_M file at 3 and 8; their logits after this prompt lie 0.011 apart on Q6_K).
 # Last, each quantized file opened with tl_model_options.repack gives the same bits.
 #   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
@@ -103,6 +107,11 @@ for type in Q4_K_M Q5_K_M Q6_K; do
   echo "runner $type: greedy: the first $greedy of 24 tokens identical to llama.cpp's ($([ "$greedy" -ge 16 ] && echo "at least" || echo "BELOW") the bar of 16); teacher-forced: $agree of 24 positions agree; logits after the prompt apart by $(logits_apart "$work/ours-$type.logits" "$work/ref-$type.logits")"
   check "$type teacher-forced" '[ "$agree" -ge 21 ]'
   [ "$type" = Q6_K ] || check "$type greedy: at least 16 of 24" '[ "$greedy" -ge 16 ]'
+  for level in avx2 avx; do # the reference against itself: its natives of a narrower SIMD level
+    other=$(TL_LLAMACPP_AVX=$level dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 24 \
+      2>/dev/null | sed -n 's/^tokens: //p')
+    echo "runner $type: llama.cpp's $level natives against its default ones: the first $(prefix_same "$other" "$ref") of 24 greedy tokens identical"
+  done
   if [ "$greedy" -lt 24 ]; then # where the greedy runs part: both sides fed the prompt and the shared tokens
     shared="$ours$([ "$greedy" -gt 0 ] && echo ",$(cut -d, -f1-"$greedy" <<<"$ref")")"
     "$runner" "$model" --prompt-ids "$shared" --tokens 1 --logits "$work/ours-$type-parting.logits" >/dev/null

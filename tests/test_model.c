@@ -203,7 +203,7 @@ Test(model, an_end_token_needs_room_for_its_nul) {
     OK(tl_session_open(ctx, m, NULL, &s));
     OK(tl_session_feed(s, kPrompt, 3));
     for (int i = 0; i < steps; ++i) OK(tl_session_generate(s, &hot, &t, &done, text, sizeof text, &len));
-    cr_assert_not(done);
+    cr_assert(!done);
     const int32_t position = tl_session_position(s);
     REFUSED_WITH(tl_session_generate(s, &hot, &t, &done, text, 0, &len), TL_E_INVALID_ARGUMENT,
                  "1 bytes of text and its NUL, room for 0");

@@ -112,3 +112,30 @@ Test(regressions, a_transposed_block_row_is_refused_not_misread) {
         cr_assert_eq(got[0], v[3]);
     }
 }
+
+/* fuzz_api (2026-12-07, built at 2d3273a; UBSan): an activation of no elements whose leading
+ * dims multiply past int64 ([huge, huge, 0]) against a stored weight overflowed counting its
+ * rows. Now an empty result where the weight has no rows, and a refusal where the result's
+ * elements cannot be counted (f16 and q8_0 weights of k 0). */
+Test(regressions, stored_weight_products_of_empty_rows_with_huge_dims) {
+    const int64_t huge = INT64_C(3074457345618258602), a_shape[3] = {huge, huge, 0};
+    const int64_t no_rows[2] = {0, 0}, one_row[2] = {1, 0};
+    const tl_dtype kinds[2] = {TL_F16, TL_Q8_0};
+    tl_tensor a, w0, w1, stored, t, out;
+    OK(tl_tensor_from_data(ctx, TL_F32, 3, a_shape, NULL, 0, &a));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, no_rows, NULL, 0, &w0));
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, one_row, NULL, 0, &w1));
+    for (int i = 0; i < 2; ++i) {
+        OK(tl_convert(ctx, w0, kinds[i], &stored));
+        OK(tl_transpose(ctx, stored, 0, 1, &t));
+        OK(tl_matmul(ctx, a, t, &out));
+        tl_tensor_info info = TL_TENSOR_INFO_INIT;
+        OK(tl_tensor_info_get(ctx, out, &info));
+        cr_assert(info.ndim == 3 && info.shape[0] == huge && info.shape[1] == huge && info.shape[2] == 0);
+        OK(tl_convert(ctx, w1, kinds[i], &stored));
+        OK(tl_transpose(ctx, stored, 0, 1, &t));
+        out.bits = 7;
+        REFUSED_WITH(tl_matmul(ctx, a, t, &out), TL_E_OUT_OF_MEMORY, "element count overflows");
+        cr_assert_eq(out.bits, 7);
+    }
+}

@@ -230,6 +230,14 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     int64_t shape[TL_MAX_DIMS];
     for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
     shape[a.ndim - 1] = n;
+    // An empty result is made at once: where a dim is 0 the others may multiply past int64.
+    int64_t results;
+    if (!count_of(a.ndim, shape, 1, &results)) return fail(TL_E_OUT_OF_MEMORY, "matmul: the result's element count overflows");
+    if (results == 0) {
+        NewTensor empty;
+        TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &empty));
+        return *out = empty.handle, TL_OK;
+    }
     const int64_t rows = rows_of(a);
     // q8_0/q4_0/q5_0 weights take the activations quantized once per row (q4_1/q5_1 with q8_1's
     // sums too), q4_K/q5_K/q6_K take them as q8_K (integer products, as ggml does); f16/bf16

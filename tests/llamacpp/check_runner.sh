@@ -27,7 +27,10 @@
 # other builds) are run on each file too and their greedy agreement with its default natives
 # reported: they part from each other as the two libraries do (on bench/llamacpp.sh's Q6_K file,
 # after a 64-token prompt, the AVX2 build parts from the AVX-512 one at token 1, tensorlife at
-# 23; on its Q4_K_M file at 3 and 8; their logits after this prompt lie 0.011 apart on Q6_K).
+# 23; on its Q4_K_M file at 3 and 8; their logits after this prompt lie 0.011 apart on Q6_K).  So
+# is llama.cpp fed this prompt a token a step against its own one batch (on these files it parted
+# at tokens 17, 3 and never for Q4_K_M, Q5_K_M and Q6_K, its logits 0.016-0.019 from the batch's
+# where tensorlife's lie 0.017-0.018 from them): the bar of 16 is below these files' noise.
 # Last, each quantized file opened with tl_model_options.repack gives the same bits.
 #   check_runner.sh DECODE RUNNER TOKENIZE REFERENCE_DIR NODE_MODULES WORK_DIR QUANTIZED_BYTES
 set -euo pipefail
@@ -112,6 +115,10 @@ for type in Q4_K_M Q5_K_M Q6_K; do
       2>/dev/null | sed -n 's/^tokens: //p')
     echo "runner $type: llama.cpp's $level natives against its default ones: the first $(prefix_same "$other" "$ref") of 24 greedy tokens identical"
   done
+  # The reference against itself again: the same natives, the prompt fed a token a step.
+  dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 24 --chunk 1 \
+    --logits "$work/ref-$type-chunk1.logits" 2>/dev/null | sed -n 's/^tokens: //p' >"$work/ref-$type-chunk1.txt"
+  echo "runner $type: llama.cpp's prompt fed a token a step against its one batch: the first $(prefix_same "$(cat "$work/ref-$type-chunk1.txt")" "$ref") of 24 greedy tokens identical; logits after the prompt apart by $(logits_apart "$work/ref-$type-chunk1.logits" "$work/ref-$type.logits")"
   if [ "$greedy" -lt 24 ]; then # where the greedy runs part: both sides fed the prompt and the shared tokens
     shared="$ours$([ "$greedy" -gt 0 ] && echo ",$(cut -d, -f1-"$greedy" <<<"$ref")")"
     "$runner" "$model" --prompt-ids "$shared" --tokens 1 --logits "$work/ours-$type-parting.logits" >/dev/null

@@ -830,8 +830,9 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
                       named, i, got[i], want[i]);
         OK(tl_model_close(m));
     }
-    /* Optional keys: no num_key_value_heads is one KV head a head (so attn_k's rows are wrong);
-     * no max_position_embeddings is 2048; no rope_theta or rms_norm_eps opens with the defaults. */
+    /* Optional keys: no num_key_value_heads (or null) is one KV head a head (so attn_k's rows are
+     * wrong); no max_position_embeddings is 2048; no rope_theta or rms_norm_eps opens with the
+     * defaults.  A key given is a whole number from 1 to 2^24, or refused by its name. */
     const struct {
         const char *config;
         tl_status status;
@@ -849,7 +850,22 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
          TL_E_PARSE, "not a LlamaForCausalLM config", 0},
         {"{\"hidden_size\": 16777217, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
          " \"intermediate_size\": 48, \"vocab_size\": 271}",
-         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+         TL_E_PARSE, "config.json: hidden_size = 16777217 is out of range (1 to 16777216)", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2.5,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_E_PARSE, "config.json: num_hidden_layers is not a whole number", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": \"271\"}",
+         TL_E_PARSE, "config.json: vocab_size is not a whole number", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": -48, \"vocab_size\": 271}",
+         TL_E_PARSE, "config.json: intermediate_size = -48 is out of range", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": null, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271}",
+         TL_E_PARSE, "'model.layers.0.self_attn.k_proj.weight' is not [32, 32]", 0}, /* null: as when missing */
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"max_position_embeddings\": 4096}",
+         TL_OK, NULL, 4096},
         {"{\"hidden_size\": 32, \"num_attention_heads\": 3, \"num_key_value_heads\": 1, \"num_hidden_layers\": 2,"
          " \"intermediate_size\": 48, \"vocab_size\": 271}",
          TL_E_PARSE, "do not describe a Llama model", 0},
@@ -871,7 +887,7 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
          TL_E_PARSE, "not a LlamaForCausalLM config", 0},
         {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 0, \"num_hidden_layers\": 2,"
          " \"intermediate_size\": 48, \"vocab_size\": 271}",
-         TL_E_PARSE, "'model.layers.0.self_attn.k_proj.weight' is not [32, 32]", 0}, /* 0: one a head, as when missing */
+         TL_E_PARSE, "config.json: num_key_value_heads = 0 is out of range", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         snprintf(config, sizeof config, "%s/config.json", folder);

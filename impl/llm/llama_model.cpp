@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -97,9 +98,17 @@ tl_status gguf_config(const tl_gguf_file *f, const char *path, LlamaConfig *c) {
     return TL_OK;
 }
 
-int json_int(const cJSON *config, const char *key, int fallback) {
+// An integer of config.json: fallback when the key is absent or null (Hugging Face's default),
+// else a whole number from 1 to 2^24, refused by its name.
+tl_status json_int(const cJSON *config, const std::string &path, const char *key, int32_t fallback, int32_t *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, key);
-    return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= (1 << 24) ? int(v->valuedouble) : fallback;
+    if (!v || cJSON_IsNull(v)) return *out = fallback, TL_OK;
+    if (!cJSON_IsNumber(v) || v->valuedouble != std::floor(v->valuedouble))
+        return fail(TL_E_PARSE, "%s: %s is not a whole number", path.c_str(), key);
+    if (v->valuedouble < 1 || v->valuedouble > (1 << 24))
+        return fail(TL_E_PARSE, "%s: %s = %.17g is out of range (1 to 16777216)", path.c_str(), key, v->valuedouble);
+    *out = int32_t(v->valuedouble);
+    return TL_OK;
 }
 
 tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
@@ -113,17 +122,23 @@ tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
     if (!config) return fail(TL_E_PARSE, "%s: not JSON", config_path.c_str());
     const cJSON *theta = cJSON_GetObjectItemCaseSensitive(config, "rope_theta");
     const cJSON *eps = cJSON_GetObjectItemCaseSensitive(config, "rms_norm_eps");
-    c->d_model = json_int(config, "hidden_size", 0);
-    c->heads = json_int(config, "num_attention_heads", 0);
-    c->layers = json_int(config, "num_hidden_layers", 0);
-    c->kv_heads = json_int(config, "num_key_value_heads", c->heads);
-    c->ffn = json_int(config, "intermediate_size", 0);
-    c->vocab = json_int(config, "vocab_size", 0);
-    c->context_length = json_int(config, "max_position_embeddings", 2048);
+    struct {
+        const char *key;
+        int32_t *to;
+        int32_t fallback;  // 0: required (refused below), but num_key_value_heads: one a head
+    } ints[] = {{"hidden_size", &c->d_model, 0},      {"num_attention_heads", &c->heads, 0},
+                {"num_hidden_layers", &c->layers, 0}, {"num_key_value_heads", &c->kv_heads, 0},
+                {"intermediate_size", &c->ffn, 0},    {"vocab_size", &c->vocab, 0},
+                {"max_position_embeddings", &c->context_length, 2048}};
+    tl_status st = TL_OK;
+    for (auto &k : ints)
+        if (st == TL_OK) st = json_int(config, config_path, k.key, k.fallback, k.to);
+    if (c->kv_heads == 0) c->kv_heads = c->heads;
     c->rope_theta = cJSON_IsNumber(theta) ? theta->valuedouble : 10000;
     c->norm_eps = cJSON_IsNumber(eps) ? eps->valuedouble : 1e-6;
     c->rope = TL_ROPE_HALVES;
     cJSON_Delete(config);
+    if (st != TL_OK) return st;
     if (!c->d_model || !c->heads || !c->layers || !c->ffn || !c->vocab)
         return fail(TL_E_PARSE, "%s: not a LlamaForCausalLM config (hidden_size, num_attention_heads, ...)", config_path.c_str());
     return TL_OK;

@@ -210,6 +210,44 @@ Test(io, a_save_target_is_a_file_name_that_fits) {
     tl_safetensors_close(f);
 }
 
+/* Whether s is whole UTF-8 sequences (leads and their continuation bytes, no more, no less). */
+static int whole_utf8(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const int extra = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        if (extra < 0) return 0;
+        ++p;
+        for (int i = 0; i < extra; ++i, ++p)
+            if ((*p & 0xC0) != 0x80) return 0;
+    }
+    return 1;
+}
+
+/* A message longer than the last error's 511 bytes keeps its start and its end: a missing file
+ * whose path is hundreds of bytes of two-byte characters (folders that do not exist, each name
+ * within a file system's 255 bytes) is still named by its start and refused with its reason, each
+ * part cut at a whole character.  An ASCII letter before and after the run, or not, puts each cut
+ * at the first or the second byte of a character, wherever the library cuts. */
+Test(io, a_long_path_keeps_the_reason_in_the_message) {
+    for (int before = 0; before < 2; ++before)
+        for (int after = 0; after < 2; ++after) {
+            char path[1200] = "";
+            strcpy(path, in_dir(before ? "missing-" : "missing"));
+            for (int folder = 0; folder < 4; ++folder) {
+                strcat(path, "/");
+                for (int i = 0; i < 100; ++i) strcat(path, "\xc3\xa9"); /* U+00E9 */
+            }
+            strcat(path, after ? "x.safetensors" : ".safetensors");
+            tl_safetensors_file *f = NULL;
+            FAILS_WITH(tl_safetensors_open(ctx, path, &f), TL_E_IO);
+            const char *message = tl_last_error(), *reason = strstr(message, ".safetensors: cannot open: ");
+            cr_assert_leq(strlen(message), 511, "%zu bytes", strlen(message));
+            cr_assert_eq(strncmp(message, path, 100), 0, "starts with the path: %s", message);
+            cr_assert(strstr(message, "..."), "%s", message);
+            cr_assert(reason && strlen(reason) > strlen(".safetensors: cannot open: "), "ends with the reason: %s", message);
+            cr_assert(whole_utf8(message), "whole characters (%d, %d): %s", before, after, message);
+        }
+}
+
 Test(io, malformed_files_are_refused_with_the_problem_named) {
     expect_parse_error(in_dir("missing.safetensors"), TL_E_IO, "cannot open");
     FILE *f = fopen(in_dir("short"), "wb");

@@ -1,7 +1,8 @@
 #include "core/error.h"
 
 #include <cstdarg>
-#include <cstdio>
+
+#include "platform/platform.h"
 
 namespace tl {
 namespace {
@@ -12,7 +13,7 @@ thread_local char last_error_buffer[512] = "";
 tl_status fail(tl_status status, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    std::vsnprintf(last_error_buffer, sizeof last_error_buffer, format, args);
+    platform::format_message(last_error_buffer, sizeof last_error_buffer, format, args);
     va_end(args);
     return status;
 }

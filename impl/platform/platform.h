@@ -3,6 +3,7 @@
 // one beside it for Windows); no other file of the library includes a system header.
 // The bottom layer: it knows nothing of the library above it (statuses, contexts, messages).
 #pragma once
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 
@@ -11,6 +12,11 @@ namespace tl::platform {
 // Why this thread's last failing call below failed, as text naming the path
 // ("model.gguf: cannot open: No such file or directory"); kept until its next failure.
 const char *failure();
+
+// Formats a message into out[size] without allocating: one longer than size - 1 bytes keeps its
+// start and its end (the reason after a long path), "..." between, each cut at a whole UTF-8
+// character.  Every failure text of the library is formatted so.
+void format_message(char *out, std::size_t size, const char *format, std::va_list args);
 
 // An open file, read at offsets: no shared position and no stdio buffer (no memory but the
 // descriptor).

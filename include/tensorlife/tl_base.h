@@ -76,7 +76,8 @@ TL_API const char *tl_status_string(tl_status status);
  * was made"); "no tensorlife status" for a value that is none. */
 TL_API const char *tl_status_description(tl_status status);
 /* This thread's last failure message; never NULL; "" before any failure.  The text stays valid
- * until this thread's next failing call.  Successful calls do not clear it. */
+ * until this thread's next failing call.  Successful calls do not clear it.  At most 511 bytes: a
+ * longer message keeps its start and its end (the reason after a long path), "..." between. */
 TL_API const char *tl_last_error(void);
 
 TL_API const char *tl_version_string(void);

@@ -246,6 +246,22 @@ Test(io, a_long_path_keeps_the_reason_in_the_message) {
             cr_assert(reason && strlen(reason) > strlen(".safetensors: cannot open: "), "ends with the reason: %s", message);
             cr_assert(whole_utf8(message), "whole characters (%d, %d): %s", before, after, message);
         }
+    /* A path past the formatter's 8 KiB (the message then ends within the path, cut there), and a
+     * relative one whose first 200 bytes are all continuation bytes (not UTF-8: a POSIX name may
+     * be any bytes), whose head is then cut to nothing. */
+    static char huge[9000];
+    memset(huge, 'x', sizeof huge - 1);
+    for (size_t i = 200; i < sizeof huge - 1; i += 201) huge[i] = '/';
+    tl_safetensors_file *f = NULL;
+    FAILS_WITH(tl_safetensors_open(ctx, huge, &f), TL_E_IO);
+    cr_assert_leq(strlen(tl_last_error()), 511);
+    cr_assert_eq(strncmp(tl_last_error(), huge, 100), 0, "%s", tl_last_error());
+    char raw[700];
+    memset(raw, 0x80, sizeof raw - 1), raw[sizeof raw - 1] = 0;
+    for (size_t i = 200; i < sizeof raw - 1; i += 201) raw[i] = '/';
+    FAILS_WITH(tl_safetensors_open(ctx, raw, &f), TL_E_IO);
+    cr_assert_leq(strlen(tl_last_error()), 511);
+    cr_assert_eq(strncmp(tl_last_error(), "...", 3), 0, "%s", tl_last_error());
 }
 
 Test(io, malformed_files_are_refused_with_the_problem_named) {

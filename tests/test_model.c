@@ -832,7 +832,8 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
     }
     /* Optional keys: no num_key_value_heads (or null) is one KV head a head (so attn_k's rows are
      * wrong); no max_position_embeddings is 2048; no rope_theta or rms_norm_eps opens with the
-     * defaults.  A key given is a whole number from 1 to 2^24, or refused by its name. */
+     * defaults (null as missing).  An integer given is a whole number from 1 to 2^24, a real one a
+     * positive number, or the key is refused by its name. */
     const struct {
         const char *config;
         tl_status status;
@@ -871,12 +872,27 @@ Test(model, a_hugging_face_folder_gives_the_gguf_files_logits) {
          TL_E_PARSE, "do not describe a Llama model", 0},
         {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
          " \"intermediate_size\": 48, \"vocab_size\": 271, \"rms_norm_eps\": -1}",
-         TL_E_PARSE, "do not describe a Llama model", 0},
+         TL_E_PARSE, "config.json: rms_norm_eps = -1 is not a positive number", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"rope_theta\": \"500000.0\"}",
+         TL_E_PARSE, "config.json: rope_theta is not a number", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"rope_theta\": 0}",
+         TL_E_PARSE, "config.json: rope_theta = 0 is not a positive number", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"rope_theta\": 1e999}",
+         TL_E_PARSE, "config.json: rope_theta is not finite", 0},
+        {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
+         " \"intermediate_size\": 48, \"vocab_size\": 271, \"rope_theta\": null, \"rms_norm_eps\": null}",
+         TL_OK, NULL, 2048},
         {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2,"
          " \"intermediate_size\": 48, \"vocab_size\": 300}",
          TL_E_PARSE, "the embedding table has 271 rows, the config 300", 0},
         {"{\"hidden_size\": 32, [", TL_E_PARSE, "not JSON", 0},
         {"{\"hidden_size\": 32, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
+         " \"vocab_size\": 271}",
+         TL_E_PARSE, "not a LlamaForCausalLM config", 0},
+        {"{\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 48,"
          " \"vocab_size\": 271}",
          TL_E_PARSE, "not a LlamaForCausalLM config", 0},
         {"{\"hidden_size\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 48,"

@@ -111,6 +111,19 @@ tl_status json_int(const cJSON *config, const std::string &path, const char *key
     return TL_OK;
 }
 
+// A real number of config.json: fallback when absent or null, else above 0 and finite, refused by
+// its name (a string such as "500000.0" must not run as the default).
+tl_status json_positive(const cJSON *config, const std::string &path, const char *key, double fallback, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, key);
+    if (!v || cJSON_IsNull(v)) return *out = fallback, TL_OK;
+    if (!cJSON_IsNumber(v)) return fail(TL_E_PARSE, "%s: %s is not a number", path.c_str(), key);
+    if (!std::isfinite(v->valuedouble)) return fail(TL_E_PARSE, "%s: %s is not finite", path.c_str(), key);
+    if (!(v->valuedouble > 0))
+        return fail(TL_E_PARSE, "%s: %s = %.17g is not a positive number", path.c_str(), key, v->valuedouble);
+    *out = v->valuedouble;
+    return TL_OK;
+}
+
 tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
     std::FILE *f = std::fopen(config_path.c_str(), "rb");
     if (!f) return fail(TL_E_IO, "%s: cannot open (a Hugging Face model's config.json sits beside its weights)", config_path.c_str());
@@ -120,8 +133,6 @@ tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
     std::fclose(f);
     cJSON *config = cJSON_Parse(text.c_str());
     if (!config) return fail(TL_E_PARSE, "%s: not JSON", config_path.c_str());
-    const cJSON *theta = cJSON_GetObjectItemCaseSensitive(config, "rope_theta");
-    const cJSON *eps = cJSON_GetObjectItemCaseSensitive(config, "rms_norm_eps");
     struct {
         const char *key;
         int32_t *to;
@@ -134,8 +145,8 @@ tl_status hf_config(const std::string &config_path, LlamaConfig *c) {
     for (auto &k : ints)
         if (st == TL_OK) st = json_int(config, config_path, k.key, k.fallback, k.to);
     if (c->kv_heads == 0) c->kv_heads = c->heads;
-    c->rope_theta = cJSON_IsNumber(theta) ? theta->valuedouble : 10000;
-    c->norm_eps = cJSON_IsNumber(eps) ? eps->valuedouble : 1e-6;
+    if (st == TL_OK) st = json_positive(config, config_path, "rope_theta", 10000, &c->rope_theta);
+    if (st == TL_OK) st = json_positive(config, config_path, "rms_norm_eps", 1e-6, &c->norm_eps);
     c->rope = TL_ROPE_HALVES;
     cJSON_Delete(config);
     if (st != TL_OK) return st;

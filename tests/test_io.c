@@ -262,6 +262,11 @@ Test(io, a_long_path_keeps_the_reason_in_the_message) {
     FAILS_WITH(tl_safetensors_open(ctx, raw, &f), TL_E_IO);
     cr_assert_leq(strlen(tl_last_error()), 511);
     cr_assert_eq(strncmp(tl_last_error(), "...", 3), 0, "%s", tl_last_error());
+    /* Past 8 KiB of continuation bytes the message is those bytes alone, and both cuts find no
+     * character: what is left is the "..." between them. */
+    memset(huge, 0x80, sizeof huge - 1);
+    FAILS_WITH(tl_safetensors_open(ctx, huge, &f), TL_E_IO);
+    cr_assert_str_eq(tl_last_error(), "...");
 }
 
 Test(io, malformed_files_are_refused_with_the_problem_named) {

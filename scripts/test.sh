@@ -35,7 +35,7 @@ mkdir -p "$logs"
 # A stage's runners' own closing lines: ctest, Criterion, pytest, go test, dotnet test, the
 # plain "N passed, N failed", and the fuzzers' and valgrind's totals.
 counts_of() {
-  grep -aoE '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+|Synthesis: Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+ \| Crashing: [0-9]+|^=* ?[0-9]+ (passed|failed)[^=]* in [0-9.]+s|^(ok|FAIL) +[^ ]+|(Passed|Failed)! +- Failed: +[0-9]+, Passed: +[0-9]+|[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?|fuzz_[a-z]+: [0-9]+ executions|[0-9]+ processes checked, no errors, no leaks|no include points up|every list is current|[0-9]+ programs match|[a-z0-9 ()-]+: [0-9]+ of [0-9]+ lines identical' "$1" |
+  grep -aoE '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+|Synthesis: Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+ \| Crashing: [0-9]+|^=* ?[0-9]+ (passed|failed)[^=]* in [0-9.]+s|^(ok|FAIL) +[^ ]+|(Passed|Failed)! +- Failed: +[0-9]+, Passed: +[0-9]+|[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?|fuzz_[a-z]+: [0-9]+ executions|[0-9]+ processes checked, no errors, no leaks|no include points up|each runs in one target first|every list is current|[0-9]+ programs match|[a-z0-9 ()-]+: [0-9]+ of [0-9]+ lines identical' "$1" |
     sed -E 's/^=+ //; s/ in [0-9.]+s$//; s/[[:space:]]+/ /g' |
     awk '/^Synthesis:/ { suites++; tested += $3; passing += $6; next }
          !seen[$0]++ { order[n++] = $0 }

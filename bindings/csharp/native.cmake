@@ -12,12 +12,16 @@ add_custom_command(OUTPUT ${gen}/tensorlife_csharp.c
   DEPENDS ${PROJECT_SOURCE_DIR}/bindings/tl.i ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb.h
           ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb_mono.h
   COMMENT "SWIG: the C# layer")
+# SWIG runs in this target alone: three targets list its output, and under make -j each ran it at
+# once, one run's rm -rf under another's compile (an installed wrapper without the callbacks).
+add_custom_target(tensorlife_csharp_swig DEPENDS ${gen}/tensorlife_csharp.c)
 # The wrapper's sources, for the package's natives here and the installed library (CMakeLists.txt).
 set(tl_csharp_native_sources ${gen}/tensorlife_csharp.c ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb.c
     ${PROJECT_SOURCE_DIR}/bindings/runtime/tlb_mono.c)
 add_library(tensorlife_csharp SHARED ${tl_csharp_native_sources})
 target_include_directories(tensorlife_csharp PRIVATE ${PROJECT_SOURCE_DIR}/bindings/runtime)
 target_link_libraries(tensorlife_csharp PRIVATE tensorlife)
+add_dependencies(tensorlife_csharp tensorlife_csharp_swig)
 # $ORIGIN only, in the build tree too: the package must not point into this build.
 set_target_properties(tensorlife_csharp PROPERTIES INSTALL_RPATH "$ORIGIN" BUILD_WITH_INSTALL_RPATH ON)
 if(WIN32)

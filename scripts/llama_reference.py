@@ -40,7 +40,7 @@ def forward(weights, cfg, ids):
     d, heads = cfg["hidden_size"], cfg["num_attention_heads"]
     kv_heads = cfg.get("num_key_value_heads", heads)
     hd, eps, theta = d // heads, cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
-    W = {k: torch.from_numpy(v) for k, v in weights.items()}
+    W = {k: torch.as_tensor(v) for k, v in weights.items()}  # NumPy arrays shared, or tensors as given
     T = len(ids)
     x = W["model.embed_tokens.weight"][torch.tensor(ids)]
     inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))

@@ -3,7 +3,7 @@
 tests/test_quant.c to check tl_convert's bytes against in every build (the llamacpp stage compares
 whole files, but only where LLamaSharp runs).
 
-From the llamacpp stage's work folder (model-f32.gguf and llama.cpp's Q4_K_M, Q5_K_M and Q6_K files
+From the llamacpp stage's folder of the random model's files (model-f32.gguf and llama.cpp's Q4_K_M, Q5_K_M and Q6_K files
 quantized from it), for each block type llama.cpp wrote there (q4_K, q5_K, q6_K, and the q5_0,
 q5_1 and q8_0 it falls back to where a row is no whole number of 256), the first two rows of the
 first tensor of that type: written to OUT as GGUF tensors "<type>.f32" and "<type>.ggml".  The

@@ -303,3 +303,26 @@ Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
         }
     }
 }
+
+/* While OpenBLAS runs on threads of its own, a product that calls BLAS is not cut for the executor
+ * (OpenBLAS's pool is not for calls from several threads at once): one BLAS call for the whole,
+ * the same bits in a context with an executor as in one without. */
+Test(executor, blas_on_its_own_threads_keeps_products_whole) {
+    NEEDS_THREADS(); /* OpenBLAS's second thread */
+    OK(tl_set_blas_threads(2));
+    cr_assert_eq(tl_blas_threads(), 2, "OpenBLAS took 2 threads");
+    const int64_t sx[2] = {19, 512}, sv[2] = {1, 512}, sw[2] = {512, 1000};
+    const int64_t *activations[2] = {sx, sv}; /* a prompt's rows and a decode's one row */
+    for (int a = 0; a < 2; ++a) {
+        tl_tensor x0, x1, w0, w1, y0, y1;
+        make_pair(TL_F32, 2, activations[a], 31, &x0, &x1);
+        make_pair(TL_F32, 2, sw, 32, &w0, &w1);
+        const long before = atomic_load(&hook_calls);
+        OK(tl_matmul(inline_ctx, x0, w0, &y0));
+        OK(tl_matmul(split_ctx, x1, w1, &y1));
+        cr_assert_eq(atomic_load(&hook_calls), before, "%s: the executor was not called",
+                     a ? "one row" : "19 rows");
+        same_bits(y0, y1, a ? "one-row matmul, BLAS on 2 threads" : "prompt matmul, BLAS on 2 threads");
+    }
+    OK(tl_set_blas_threads(1));
+}

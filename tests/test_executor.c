@@ -310,7 +310,8 @@ Test(executor, matrix_vector_products_split_bitwise_and_stay_right) {
 Test(executor, blas_on_its_own_threads_keeps_products_whole) {
     NEEDS_THREADS(); /* OpenBLAS's second thread */
     OK(tl_set_blas_threads(2));
-    cr_assert_eq(tl_blas_threads(), 2, "OpenBLAS took 2 threads");
+    if (tl_blas_threads() == 1) /* an OpenBLAS built for one thread (the Windows cross build's) */
+        cr_skip_test("this OpenBLAS runs on one thread only (tl_set_blas_threads(2) left it at 1)");
     const int64_t sx[2] = {19, 512}, sv[2] = {1, 512}, sw[2] = {512, 1000};
     const int64_t *activations[2] = {sx, sv}; /* a prompt's rows and a decode's one row */
     for (int a = 0; a < 2; ++a) {

@@ -5,8 +5,8 @@ CMake's Makefile generator gives a custom command's rule to every target that li
 output; two such targets with no order between them may both run it, and a rule that starts
 with rm -rf takes the files from under the other's compile (the C# wrapper of stop 28 lost
 its SWIG callbacks so).  Of the targets holding a rule, one must come before all the others
-(each of them depends on it): it runs the rule, and the others find its output made.  It configures ROOT, every binding and test on, into a scratch folder and reads
-CMake's file API (codemodel v2: each target's sources name the rules it holds, <output>.rule).
+(each of them depends on it): it runs the rule, and the others find its output made.  It
+configures ROOT, every binding and test on, into a scratch folder and reads CMake's file API (codemodel v2: each target's sources name the rules it holds, <output>.rule).
   python3 scripts/check_custom_commands.py [ROOT]
 """
 import json

@@ -59,6 +59,8 @@ else:
     near = a[x] - a[y] <= noise and b[y] - b[x] <= noise and noise < 0.1 * b.std()
     print(f"ours picks {x}, {a[x] - a[y]:.2g} above {y}; llama.cpp picks {y}, {b[y] - b[x]:.2g} above {x}; the logits lie "
           f"apart by up to {noise:.2g} (spread {b.std():.2g}): " + ("a near tie" if near else "NOT a near tie"))' "$1" "$2"; }
+# The ids of the first JSON line a tokenizer prints, comma-separated.
+first_ids() { "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))'; }
 prefix_same() { "$py" -c 'import sys
 a, b = (s.split(",") for s in sys.argv[1:3]); n = 0
 while n < min(len(a), len(b)) and a[n] == b[n]: n += 1
@@ -76,15 +78,15 @@ for type in Q4_K_M Q5_K_M Q6_K; do
 done
 # The text to recite, tokenized with the random model's file (the vocabulary is all it needs).
 recited_ids=$("$tokenize" --model "$work/random/model-f32.gguf" --text-file "$work/recited.jsonl" --json-lines --add-special |
-  "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
+  first_ids)
 "$py" "$src/tests/llamacpp/train_to_recite.py" "$work/hf" "$recited_ids" --margin 8
 for type in f32 q8_0; do
   "$py" "$src/scripts/llama_to_gguf.py" "$work/hf" "$work/model-$type.gguf" --type $type --tokenizer llama2 --npm "$npm" >/dev/null
   model="$work/model-$type.gguf"
   ours=$("$tokenize" --model "$model" --text-file "$work/prompt.jsonl" --json-lines --add-special |
-    "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
+    first_ids)
   theirs=$(dotnet "$reference/LlamaCppReference.dll" tokenize "$model" "$work/prompt.jsonl" --add-special 2>/dev/null |
-    "$py" -c 'import json,sys; print(",".join(map(str, json.loads(sys.stdin.readline())["ids"])))')
+    first_ids)
   n_prompt=$(tr , '\n' <<<"$ours" | wc -l)
   check "$type prompt ids" '[ "$ours" = "$theirs" ] && [ "$n_prompt" -ge 64 ] && [[ "$recited_ids" == "$ours",* ]]'
   dotnet "$reference/LlamaCppReference.dll" generate "$model" --prompt-ids "$ours" --tokens 32 --logits "$work/ref-$type.logits" \

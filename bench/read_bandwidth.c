@@ -1,6 +1,10 @@
 /* The read limit's methods run on 1 or 2 threads, each thread its own share of the buffer; built
  * like the benchmarks (the portable loop stays the loop a library's baseline build makes). */
 #include <pthread.h>
+#include <stdlib.h>
+#ifdef __linux__
+#  include <sys/mman.h>
+#endif
 
 #include "bench_util.h"
 #include "read_limit.h"
@@ -58,4 +62,32 @@ double read_bandwidth(const uint64_t *buf, uint64_t *copy, size_t bytes, int thr
         if (gbs > best) best = gbs;
     }
     return best;
+}
+
+uint64_t *read_buffer(size_t bytes, int huge) {
+    if (!huge) return malloc(bytes);
+#ifdef __linux__
+    const size_t two_mib = (size_t)2 << 20;
+    char *p = mmap(NULL, bytes + two_mib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char *start = (char *)(((uintptr_t)p + two_mib - 1) & ~(uintptr_t)(two_mib - 1));
+    if (start > p) munmap(p, (size_t)(start - p));
+    if (p + bytes + two_mib > start + bytes) munmap(start + bytes, (size_t)(p + two_mib - start));
+    madvise(start, bytes, MADV_HUGEPAGE);
+    return (uint64_t *)start;
+#else
+    return NULL;
+#endif
+}
+
+void read_buffer_free(uint64_t *buf, size_t bytes, int huge) {
+    if (!huge) {
+        free(buf);
+        return;
+    }
+#ifdef __linux__
+    if (buf) munmap(buf, bytes);
+#else
+    (void)buf, (void)bytes;
+#endif
 }

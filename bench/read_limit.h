@@ -19,4 +19,9 @@ extern const char *const read_method_names[READ_METHODS];
 double read_bandwidth_by(int method, const uint64_t *buf, uint64_t *copy, size_t bytes, int threads, int reps);
 /* The best of every method, each the best of `reps`. */
 double read_bandwidth(const uint64_t *buf, uint64_t *copy, size_t bytes, int threads, int reps);
+/* A buffer of bytes to read: on 4 KiB pages (huge 0: malloc), or (huge 1) a 2 MiB-aligned mapping
+ * advised for transparent huge pages, where a stream's reads pay no TLB miss every 4 KiB (Linux;
+ * NULL elsewhere).  Given back with read_buffer_free. */
+uint64_t *read_buffer(size_t bytes, int huge);
+void read_buffer_free(uint64_t *buf, size_t bytes, int huge);
 #endif

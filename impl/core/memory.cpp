@@ -72,4 +72,17 @@ void Memory::release(void *ptr, size_t size) {
     if (ptr) allocator_.free(allocator_.user, ptr, size == 0 ? 1 : size);
 }
 
+void *Memory::allocate_streamed(size_t size) {
+    if (allocator_.alloc != default_alloc) return allocate(size, 4096);
+    void *p = platform::map_huge_pages(size == 0 ? 1 : size);
+    if (!p) std::snprintf(refusal_text, sizeof refusal_text, "refused it");
+    return p;
+}
+
+void Memory::release_streamed(void *ptr, size_t size) {
+    if (!ptr) return;
+    if (allocator_.alloc != default_alloc) return release(ptr, size);
+    platform::unmap_pages(ptr, size == 0 ? 1 : size);
+}
+
 }  // namespace tl

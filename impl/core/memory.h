@@ -37,6 +37,12 @@ public:
     // allocation_refused says which); size 0 is never passed on.
     void *allocate(size_t size, size_t alignment = alignof(std::max_align_t));
     void release(void *ptr, size_t size);
+    // A block read as a stream over and over (a model's decode copies of its weights): with the
+    // default allocator mapped on its own, on huge pages where the system offers them
+    // (platform::map_huge_pages); with the embedder's allocator from it, 4096-aligned, where it
+    // chooses the pages.  Given back with release_streamed.
+    void *allocate_streamed(size_t size);
+    void release_streamed(void *ptr, size_t size);
     const tl_allocator &allocator() const { return allocator_; }
 
 private:

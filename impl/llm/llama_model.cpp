@@ -275,7 +275,7 @@ tl_status convert_weight(tl_context *tmp, tl_model &m, int32_t l, int w, tl_dtyp
         tl_dtype_block(dt, &block, &block_bytes);
         into->dtype = dt, into->rows = info.shape[0], into->cols = info.shape[1];
         into->bytes = size_t(into->rows) * size_t(into->cols / block) * block_bytes;
-        into->data = m.memory.allocate(into->bytes, 64);
+        into->data = m.memory.allocate_streamed(into->bytes);
         st = into->data ? tl_tensor_read(tmp, made, into->data, into->bytes)
                         : allocation_refused("no memory for a converted weight");
     }
@@ -328,7 +328,7 @@ tl_status repack_weights(tl_context *ctx, tl_model &m) {
             const size_t row_bytes = size_t(bytes_of(info.dtype, k));
             const size_t bytes = size_t(sixteens) * rows16_bytes(info.dtype, k);
             ConvertedWeight &into = m.rows16[slot_of(m.cfg, l, w)];
-            into.data = m.memory.allocate(bytes, 64);
+            into.data = m.memory.allocate_streamed(bytes);
             if (!into.data) got = allocation_refused("no memory for a weight's decode layout");
             if (got == TL_OK) {
                 into.bytes = bytes, into.dtype = info.dtype, into.rows = sixteens * kPanelRows, into.cols = k;
@@ -398,7 +398,7 @@ tl_status model_close(tl_model *m) {
     if (m->tokenizer) tokenizer_close(m->tokenizer);
     for (const auto *copies : {&m->converted, &m->rows16})
         for (const ConvertedWeight &c : *copies)
-            if (c.data) m->memory.release(c.data, c.bytes);
+            if (c.data) m->memory.release_streamed(c.data, c.bytes);
     tl_gguf_close(m->gguf);
     tl_safetensors_close(m->safetensors);
     Memory memory = m->memory;

@@ -41,6 +41,10 @@ void unmap_file(const std::byte *data, size_t bytes);
 // given back at their free); nullptr when refused.
 void *map_pages(size_t bytes);
 void unmap_pages(void *data, size_t bytes);
+// The same, starting on a 2 MiB boundary and advised for transparent huge pages where the system
+// has them (Linux; elsewhere map_pages): for blocks read as streams over and over, whose reads
+// then stop paying a TLB miss every 4 KiB (bench/README.md).  Given back with unmap_pages.
+void *map_huge_pages(size_t bytes);
 
 // size bytes aligned to `alignment` (a power of two, at least a pointer's size) from the C heap,
 // given back with free_aligned (Windows' aligned blocks cannot go to free); nullptr when refused.

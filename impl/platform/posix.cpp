@@ -79,6 +79,24 @@ void *map_pages(size_t bytes) {
 
 void unmap_pages(void *data, size_t bytes) { munmap(data, bytes); }
 
+void *map_huge_pages(size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr size_t kHuge = size_t(2) << 20;
+    if (bytes > size_t(-1) - kHuge) return nullptr;
+    void *p = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    // Keep [start, start + bytes) of the larger mapping: the slack before and after goes back.
+    const uintptr_t first = reinterpret_cast<uintptr_t>(p), start = (first + kHuge - 1) & ~uintptr_t(kHuge - 1);
+    const size_t page = size_t(sysconf(_SC_PAGESIZE)), kept = (bytes + page - 1) & ~(page - 1);
+    if (start > first) munmap(p, start - first);
+    if (first + bytes + kHuge > start + kept) munmap(reinterpret_cast<void *>(start + kept), first + bytes + kHuge - start - kept);
+    madvise(reinterpret_cast<void *>(start), kept, MADV_HUGEPAGE);  // advice: refused, the pages stay small
+    return reinterpret_cast<void *>(start);
+#else
+    return map_pages(bytes);
+#endif
+}
+
 void *allocate_aligned(size_t size, size_t alignment) {
     void *p = nullptr;
     return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;

@@ -119,6 +119,9 @@ void unmap_pages(void *data, size_t) {
     if (data) VirtualFree(data, 0, MEM_RELEASE);
 }
 
+// Large pages on Windows need the lock-pages privilege, which a library cannot assume.
+void *map_huge_pages(size_t bytes) { return map_pages(bytes); }
+
 void *allocate_aligned(size_t size, size_t alignment) { return _aligned_malloc(size ? size : 1, alignment); }
 
 void free_aligned(void *data) { _aligned_free(data); }

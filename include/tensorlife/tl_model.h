@@ -42,14 +42,16 @@ typedef struct tl_model_options {
     uint32_t struct_size;
     tl_dtype weights_dtype; /* 0: every weight read where the file holds it (no copy); else the
                              * projections, the output head and the embedding table converted
-                             * at open into copies the model owns (from ctx's allocator), read
-                             * by every session: an f32 file's weights as q8_0, say */
+                             * at open into copies the model owns (from ctx's allocator; the
+                             * default one maps them on huge pages where the system grants them,
+                             * docs/memory-and-scopes.md), read by every session: an f32 file's
+                             * weights as q8_0, say */
     int32_t repack;         /* 0: none; 1: the q4_0, q8_0, q4_K, q5_K and q6_K projections and head also
                              * copied at open, sixteen rows interleaved block by block, for decode steps
                              * (fewer than 8 tokens a product), where this CPU has that kernel
                              * (AVX-512 VNNI): the same bits, one stream of memory a product;
                              * prompts still read the weights as above.  The copies are those
-                             * weights' size again, from ctx's allocator
+                             * weights' size again, from ctx's allocator as above
                              * (tl_model_info.repacked_bytes) */
 } tl_model_options;
 #define TL_MODEL_OPTIONS_INIT {sizeof(tl_model_options), (tl_dtype)0, 0}

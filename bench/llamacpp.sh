@@ -2,7 +2,7 @@
 # The model runner against llama.cpp (LLamaSharp 0.30.0's natives, tests/llamacpp) on the same
 # GGUF files: a random Llama of issue 41's shape (d_model 2048, 4 layers, 32 heads over 4 KV
 # heads, FFN 5632, LLaMA 2's vocabulary), in f32, q8_0, q4_0, Q4_K_M, Q5_K_M and Q6_K (q8_0, q4_0,
-# Q4_K_M, Q5_K_M and Q6_K also opened with tl_model_options.repack; TL_BENCH_ROWS picks some of the rows); a 512-token prompt as one batch (first-token latency)
+# Q4_K_M, Q5_K_M and Q6_K also opened with tl_model_options.repack, and f32 with its copies; TL_BENCH_ROWS picks some of the rows); a 512-token prompt as one batch (first-token latency)
 # and 32 decoded tokens, at 1 and 2 threads, ROUNDS interleaved
 # rounds (ours, then llama.cpp's, each round).  Prints min/median/max of each side and the ratio
 # of medians, and each side's median decode as GB/s of the weights a token reads (every tensor
@@ -42,8 +42,9 @@ print(sum(len(r) for _, _, r in t.values()) + len(raw) // shape[0])' "$1"; }
 # A median ms a token ($1) of bytes a token at a read limit ($2, GB/s): "GB/s, share of the limit".
 read_share() { "$py" -c "g = $bytes / $1 / 1e6; print(f'{g:.1f} GB/s, {100 * g / $2:.0f}%')"; }
 printf '%-14s %-3s %-34s %-34s %-8s\n' dtype thr "prompt 512 ms: ours min/med/max" "llama.cpp min/med/max" "ratio"
-# +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout).
-for row in ${TL_BENCH_ROWS:-f32 q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack Q5_K_M Q5_K_M+repack Q6_K Q6_K+repack}; do
+# +repack: the file opened with tl_model_options.repack (decode's sixteen-row layout; f32's weights
+# copied as stored), its copies on huge pages.
+for row in ${TL_BENCH_ROWS:-f32 f32+repack q8_0 q8_0+repack q4_0 q4_0+repack Q4_K_M Q4_K_M+repack Q5_K_M Q5_K_M+repack Q6_K Q6_K+repack}; do
   type=${row%+repack} repack=0
   [ "$row" = "$type" ] || repack=1
   bytes=$(token_bytes "$work/model-$type.gguf")

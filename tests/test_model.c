@@ -1243,18 +1243,19 @@ Test(model, out_of_range_options_and_samplers_are_refused) {
     OK(tl_model_close(m));
 }
 
-/* tl_model_options.repack: q4_0 and q8_0 weights also laid out sixteen rows at a time for decode
- * give the bits of the weights as stored, for a prompt of a few rows (the layout's path), one of
- * nine (the panels'), and each greedy token after; what was copied is reported (none where this
- * CPU has no kernel for the layout, every whole sixteen of rows where it has); repack values
- * other than 0 and 1 are refused.  An MLP 64 wide, so every row is whole blocks. */
+/* tl_model_options.repack: q4_0 and q8_0 weights also laid out sixteen rows at a time for decode,
+ * and an f32 file's weights copied as stored, give the bits of the weights as the file holds
+ * them, for a prompt of a few rows (the layout's path), one of nine (the panels'), and each
+ * greedy token after; what was copied is reported (for the layouts none where this CPU has no
+ * kernel for them, every whole sixteen of rows where it has; the f32 copies on every CPU);
+ * repack values other than 0 and 1 are refused.  An MLP 64 wide, so every row is whole blocks. */
 Test(model, repacked_weights_give_the_stored_bits) {
     char path[512];
     snprintf(path, sizeof path, "%s/ffn64.gguf", dir);
     cr_assert_eq(write_tiny_llama_shaped(path, "llama", NULL, 0.5f, 64), 0);
-    const tl_dtype dts[2] = {TL_Q4_0, TL_Q8_0};
+    const tl_dtype dts[3] = {TL_Q4_0, TL_Q8_0, (tl_dtype)0}; /* 0: the file's f32 */
     const int32_t nine[9] = {1, 260, 262, 261, 259, 263, 264, 265, 266};
-    for (int d = 0; d < 2; ++d) {
+    for (int d = 0; d < 3; ++d) {
         tl_model *m[2];
         tl_session *s[2];
         for (int repack = 0; repack < 2; ++repack) {
@@ -1263,14 +1264,20 @@ Test(model, repacked_weights_give_the_stored_bits) {
             OK(tl_model_open_with(ctx, path, &o, &m[repack]));
             OK(tl_session_open(ctx, m[repack], NULL, &s[repack]));
         }
-        /* Per layer 224 rows of 32 and 32 of 64 in whole sixteens, and 256 of the head's 271. */
-        const uint64_t block = dts[d] == TL_Q4_0 ? 18 : 34, all = (LAYERS * (224 + 32 * 2) + 256) * block;
+        /* Per layer 224 rows of 32 and 32 of 64 in whole sixteens, and 256 of the head's 271 (the
+         * layouts, a block of 32 at a time); every row of f32 copied. */
+        const uint64_t block = dts[d] == TL_Q4_0 ? 18 : 34, laid_out = (LAYERS * (224 + 32 * 2) + 256) * block;
+        const uint64_t copied = (LAYERS * (224 * 32 + 32 * 64) + 271 * 32) * sizeof(float);
         tl_model_info info[2] = {TL_MODEL_INFO_INIT, TL_MODEL_INFO_INIT};
         OK(tl_model_info_get(m[0], &info[0]));
         OK(tl_model_info_get(m[1], &info[1]));
         cr_assert_eq(info[0].repacked_bytes, 0);
-        cr_assert(info[1].repacked_bytes == 0 || info[1].repacked_bytes == all, "%s: %llu bytes repacked, not %llu",
-                  tl_dtype_name(dts[d]), (unsigned long long)info[1].repacked_bytes, (unsigned long long)all);
+        if (dts[d])
+            cr_assert(info[1].repacked_bytes == 0 || info[1].repacked_bytes == laid_out, "%s: %llu bytes repacked, not %llu",
+                      tl_dtype_name(dts[d]), (unsigned long long)info[1].repacked_bytes, (unsigned long long)laid_out);
+        else
+            cr_assert_eq(info[1].repacked_bytes, copied, "f32: %llu bytes copied, not %llu",
+                         (unsigned long long)info[1].repacked_bytes, (unsigned long long)copied);
         for (int step = 0; step < 8; ++step) {
             int32_t token[2];
             for (int i = 0; i < 2; ++i) {
@@ -1285,7 +1292,7 @@ Test(model, repacked_weights_give_the_stored_bits) {
             OK(tl_session_logits(s[0], &l0, &n0));
             OK(tl_session_logits(s[1], &l1, &n1));
             cr_assert(n0 == n1 && !memcmp(l0, l1, n0 * sizeof(float)), "%s step %d: repacked logits differ",
-                      tl_dtype_name(dts[d]), step);
+                      dts[d] ? tl_dtype_name(dts[d]) : "f32", step);
             cr_assert_eq(token[0], token[1]);
         }
         for (int i = 0; i < 2; ++i) {

@@ -25,13 +25,14 @@ type Model struct {
 	WeightsDType                                             DType
 	Bos, Eos                                                 int32
 	HasVocabulary                                            bool
-	RepackedBytes                                            int64 // the decode layout ModelOptions.Repack made
+	RepackedBytes                                            int64 // the decode copies ModelOptions.Repack made
 }
 
 // ModelOptions says how OpenModelWith opens a model (the zero value: as OpenModel does).
 // WeightsDType 0 keeps the file's dtypes, else the projections, head and embedding are converted
-// at open; Repack also lays q4_0, q8_0, q4_K, q5_K and q6_K weights out for decode (the same numbers,
-// faster single tokens, RepackedBytes more memory).
+// at open; Repack also lays q4_0, q8_0, q4_K, q5_K and q6_K weights out for decode and copies the
+// file's other projections as stored (the same numbers, faster single tokens, RepackedBytes more
+// memory).
 type ModelOptions struct {
 	WeightsDType DType
 	Repack       bool

@@ -32,7 +32,7 @@ int llama_run_mode(const llama_run *r, memory_mode mode, mode_result *out) {
     TL_CHECK(tl_model_info_get(model, &info));
     if (mode == MODE_SCOPED && r->repack)
         printf("repacked for decode: %.1f MiB of weight rows%s\n", (double)info.repacked_bytes / (1 << 20),
-               info.repacked_bytes ? "" : " (none: no q4_0, q8_0, q4_K, q5_K or q6_K weights, or no kernel for this CPU)");
+               info.repacked_bytes ? "" : " (none: every projection converted at load already, and no kernel for their layout)");
     tl_session_options so = TL_SESSION_OPTIONS_INIT;
     so.context_length = r->tokens;
     so.kv_dtype = r->kv_dtype;

@@ -33,7 +33,7 @@ typedef struct options {
     const char *weights_path, *save_path, *report, *svg;
     tl_dtype weights_dtype; /* --weights-dtype: converted at load */
     int convert_weights;    /* --weights-dtype given (else a file's weights stay as stored) */
-    int repack;             /* --repack: q4_0 weights also laid out for decode (tl_model_options) */
+    int repack;             /* --repack: the weights also copied for decode (tl_model_options) */
     int32_t *prompt;        /* --prompt-ids: fed at positions 0.., then greedy */
     int prompt_len;
     int threads;
@@ -165,7 +165,7 @@ static const char USAGE[] =
     "  --weights-dtype T  the projections, head and embedding converted to T at load (read as\n"
     "               stored); a file's weights stay in their own dtype without it\n"
     "  --repack     llama: q4_0, q8_0, q4_K, q5_K, q6_K weights also copied at load into sixteen-row\n"
-    "               groups for decode\n"
+    "               groups for decode, the file's other projections copied as stored\n"
     "               (tl_model_options.repack; the header says how much, or that nothing was)\n"
     "  --kv-dtype T  the llama KV cache in f32, f16 or bf16\n"
     "  --prompt TEXT  with a GGUF --weights that carries a vocabulary: the text tokenized, fed as\n"

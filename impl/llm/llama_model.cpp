@@ -308,15 +308,19 @@ tl_status convert_weights(tl_context *ctx, tl_model &m, tl_dtype dt) {
 }
 
 // Each q4_0, q8_0, q4_K, q5_K and q6_K projection's and the head's whole sixteens of rows laid out for
-// decode, where this CPU has the kernel (tl_model_options.repack).
+// decode, where this CPU has the kernel; every other one the file holds (f32, f16, bf16, the block
+// types without a layout, any of them on a CPU without the kernel) copied as stored: both kinds on
+// huge pages with the default allocator, where a decode step streams them (tl_model_options.repack).
 tl_status repack_weights(tl_context *ctx, tl_model &m) {
-    if (!rows16_kernel(TL_Q4_0)) return TL_OK;  // each layout's kernel is AVX-512 VNNI's
-    m.rows16.resize(size_t(m.cfg.layers * kLayerWeights + 3));
+    const size_t slots = size_t(m.cfg.layers * kLayerWeights + 3);
+    m.rows16.resize(slots);
+    if (m.converted.empty()) m.converted.resize(slots);
     const tl_allocator allocator = ctx->memory.allocator();
     tl_context *tmp;
     TL_TRY(tl_context_create(&allocator, &tmp));
     tl_status st = TL_OK;
     const auto repack = [&](int32_t l, int w) {
+        ConvertedWeight &copy = m.converted[slot_of(m.cfg, l, w)];
         tl_tensor t;
         TL_TRY(m.weight(tmp, l, w, &t));
         tl_tensor_info info = TL_TENSOR_INFO_INIT;
@@ -335,6 +339,15 @@ tl_status repack_weights(tl_context *ctx, tl_model &m) {
                 for (int64_t i = 0; i < sixteens; ++i)
                     pack_rows16(info.dtype, static_cast<const std::byte *>(data) + size_t(i * kPanelRows) * row_bytes,
                                 row_bytes, k, static_cast<std::byte *>(into.data) + size_t(i) * rows16_bytes(info.dtype, k));
+                m.repacked_bytes += bytes;
+            }
+        } else if (got == TL_OK && !copy.data) {  // (converted at open: the model's own already)
+            const size_t bytes = size_t(info.shape[0]) * size_t(bytes_of(info.dtype, info.shape[1]));
+            copy.data = m.memory.allocate_streamed(bytes);
+            if (!copy.data) got = allocation_refused("no memory for a weight's copy");
+            if (got == TL_OK) {
+                copy.bytes = bytes, copy.dtype = info.dtype, copy.rows = info.shape[0], copy.cols = info.shape[1];
+                std::memcpy(copy.data, data, bytes);
                 m.repacked_bytes += bytes;
             }
         }

@@ -50,8 +50,10 @@ typedef struct tl_model_options {
                              * copied at open, sixteen rows interleaved block by block, for decode steps
                              * (fewer than 8 tokens a product), where this CPU has that kernel
                              * (AVX-512 VNNI): the same bits, one stream of memory a product;
-                             * prompts still read the weights as above.  The copies are those
-                             * weights' size again, from ctx's allocator as above
+                             * prompts still read the weights as above.  Every other projection
+                             * the file holds (f32, f16, bf16, the rest, or all on a CPU without
+                             * that kernel) copied as stored, read by every step.  The copies are
+                             * those weights' size again, from ctx's allocator as above
                              * (tl_model_info.repacked_bytes) */
 } tl_model_options;
 #define TL_MODEL_OPTIONS_INIT {sizeof(tl_model_options), (tl_dtype)0, 0}

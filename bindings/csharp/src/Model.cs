@@ -59,7 +59,7 @@ public sealed class Model : IDisposable {
     public int Bos { get; }
     public int Eos { get; }
     public bool HasVocabulary { get; }
-    /// The bytes the decode layout took (Open's repack; 0: none).
+    /// The bytes the decode copies took (Open's repack; 0: none).
     public long RepackedBytes { get; }
 
     Model(string path, DType? weightsDType, bool repack) {
@@ -81,8 +81,8 @@ public sealed class Model : IDisposable {
     /// A GGUF file (known by its magic, whatever its name), or a folder (or its
     /// model.safetensors) holding a Hugging Face Llama.  weightsDType converts the projections,
     /// head and embedding at open (null: as the file stores them); repack also lays q4_0, q8_0,
-    /// q4_K, q5_K and q6_K weights out for decode (the same numbers, faster single tokens, RepackedBytes
-    /// more memory).
+    /// q4_K, q5_K and q6_K weights out for decode and copies the file's other projections as stored
+    /// (the same numbers, faster single tokens, RepackedBytes more memory).
     public static Model Open(string path, DType? weightsDType = null, bool repack = false) =>
         new Model(path, weightsDType, repack);
 

@@ -44,7 +44,8 @@ class Model:
     """An open model; Model.open(path) or Model(path).  close() (or `with`) releases it once its
     sessions are closed too.  weights_dtype converts the projections, head and embedding at open
     (None: as the file stores them); repack also lays q4_0, q8_0, q4_K, q5_K and q6_K weights out for
-    decode (tl_model_options: the same numbers, faster single tokens, repacked_bytes more memory)."""
+    decode and copies the file's other projections as stored (tl_model_options: the same numbers,
+    faster single tokens, repacked_bytes more memory)."""
 
     def __init__(self, path, weights_dtype=None, repack=False):
         self._m = 0

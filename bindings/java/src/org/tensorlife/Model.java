@@ -22,7 +22,7 @@ public final class Model implements AutoCloseable {
     public final int vocabSize, dModel, layers, heads, kvHeads, contextLength, bos, eos;
     public final DType weightsDType;
     public final boolean hasVocabulary;
-    /** The bytes the decode layout took (open's repack; 0: none). */
+    /** The bytes the decode copies took (open's repack; 0: none). */
     public final long repackedBytes;
 
     private Model(String path, DType convertTo, boolean repack) {
@@ -53,8 +53,9 @@ public final class Model implements AutoCloseable {
     public static Model open(String path) { return new Model(path, null, false); }
 
     /** As open(path), with the weights converted to convertTo at open (null: as the file stores
-     *  them) and, with repack, q4_0, q8_0, q4_K, q5_K and q6_K weights also laid out for decode (the same
-     *  numbers, faster single tokens, repackedBytes more memory). */
+     *  them) and, with repack, q4_0, q8_0, q4_K, q5_K and q6_K weights also laid out for decode, the
+     *  file's other projections copied as stored (the same numbers, faster single tokens,
+     *  repackedBytes more memory). */
     public static Model open(String path, DType convertTo, boolean repack) { return new Model(path, convertTo, repack); }
 
     @Override

@@ -49,6 +49,10 @@ Test(streamed_memory, the_default_allocator_maps_blocks_on_2_mib_boundaries) {
         memory.release_streamed(p, bytes);
     }
     memory.release_streamed(nullptr, 10);  // nothing
+    auto *one = static_cast<unsigned char *>(memory.allocate_streamed(0));  // a byte, as allocate gives
+    cr_assert(one);
+    one[0] = 1;
+    memory.release_streamed(one, 0);
 }
 
 Test(streamed_memory, an_embedders_allocator_gives_every_block) {
@@ -62,4 +66,6 @@ Test(streamed_memory, an_embedders_allocator_gives_every_block) {
     memory.release_streamed(p, size_t(3) << 20);
     cr_assert_eq(c.frees, 1);
     cr_assert_eq(c.freed_size, size_t(3) << 20);
+    memory.release_streamed(nullptr, 10);  // nothing
+    cr_assert_eq(c.frees, 1);
 }

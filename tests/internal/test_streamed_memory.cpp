@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aligned_block.h"
 #include "core/memory.h"
 
 namespace {
@@ -21,15 +22,13 @@ struct Counted {
 void *counted_alloc(void *user, size_t size, size_t alignment) {
     auto *c = static_cast<Counted *>(user);
     ++c->allocs, c->last_alignment = alignment;
-    void *p = nullptr;
-    if (posix_memalign(&p, alignment, size) != 0) return nullptr;
-    return c->block = p;
+    return c->block = aligned_block_alloc(size, alignment);
 }
 
 void counted_free(void *user, void *ptr, size_t size) {
     auto *c = static_cast<Counted *>(user);
     ++c->frees, c->freed_size = size;
-    std::free(ptr);
+    aligned_block_free(ptr);
 }
 
 }  // namespace

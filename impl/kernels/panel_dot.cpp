@@ -19,6 +19,7 @@
 #define HWY_TARGET_INCLUDE "kernels/panel_dot.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <cstring>
@@ -100,6 +101,16 @@ HWY_INLINE void InPairs(int64_t xrows, Rows rows) {
     if (r < xrows) rows(r, std::integral_constant<int, 1>());
 }
 
+// Decode reads a layout as one stream from DRAM, on 2 MiB pages, and its kernels fetch it kAhead
+// bytes ahead themselves (part `part` of `parts` of a block's cache lines): the prefetchers alone
+// cost Zen 4 9-47% of a token's time, q5_K's the most (bench/README.md, "Fetching ahead").
+constexpr int64_t kAhead = 4096;
+template <size_t kBytes, int kParts>
+HWY_INLINE void FetchAhead(const uint8_t *block, int part) {
+    constexpr int kLines = int((kBytes + 63) / 64);
+    for (int j = part * kLines / kParts; j < (part + 1) * kLines / kParts; ++j) hwy::Prefetch(block + kAhead + 64 * j);
+}
+
 // Block b of a panel: its eight group vectors and the sixteen rows' scales.
 struct FromPanel {
     const uint8_t *panel;
@@ -123,6 +134,7 @@ struct FromQ4_0Rows16 {
     const uint8_t *rows16;
     HWY_INLINE void operator()(int64_t b, __m512i w[8], __m512 &dw) const {
         const uint8_t *pb = rows16 + b * int64_t(kRows16Q4_0BlockBytes);
+        FetchAhead<kRows16Q4_0BlockBytes, 1>(pb, 0);
         const __m512i low4 = _mm512_set1_epi8(0x0f), offset = _mm512_set1_epi8(128 - 8);
 #pragma GCC unroll 4
         for (int g = 0; g < 4; ++g) {
@@ -140,6 +152,7 @@ struct FromQ8_0Rows16 {
     const uint8_t *rows16;
     HWY_INLINE void operator()(int64_t b, __m512i w[8], __m512 &dw) const {
         const uint8_t *pb = rows16 + b * int64_t(kRows16Q8_0BlockBytes);
+        FetchAhead<kRows16Q8_0BlockBytes, 1>(pb, 0);
 #pragma GCC unroll 8
         for (int g = 0; g < 8; ++g) w[g] = _mm512_loadu_si512(pb + g * kGroupBytes);
         dw = RowHalves(pb + 8 * kGroupBytes);
@@ -222,22 +235,30 @@ void DotRows16KMin(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_
         for (int64_t s = 0; s < k / kSuper; ++s) {
             const uint8_t *pb = rows16 + s * int64_t(L::kBlockBytes);
             const int8_t *xs = x[i].q + s * kSuper;
-            __m512i scale[8], lane[8];
+            // A pair of runs a step, not the super block unrolled whole: unrolled, GCC computed
+            // the 64 products first and spilled them (bench/README.md, "Spills").
+            __m512i lane[8];
 #pragma GCC unroll 8
-            for (int c = 0; c < 8; ++c) scale[c] = RowBytes(pb + L::kScales + c * kPanelRows), lane[c] = zero;
-#pragma GCC unroll 32
-            for (int v = 0; v < 32; ++v) {  // dword v: runs c and c + 1, weights 4l..4l+3 of each
-                const int c = 2 * (v / 8), l = v % 8;
-                const __m512i q = _mm512_loadu_si512(pb + v * kGroupBytes);
-                __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi32(q, 4), low4);
-                if (kFive) {
-                    const __m512i qh = _mm512_loadu_si512(pb + L::kQh + l * kGroupBytes);
-                    lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c), 4), bit4));
-                    hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c + 1), 4), bit4));
+            for (int l = 0; l < 8; ++l) lane[l] = zero;
+#pragma GCC unroll 1
+            for (int c = 0; c < 8; c += 2) {  // runs c and c + 1: dword l holds weights 4l..4l+3 of each
+                const __m512i scale0 = RowBytes(pb + L::kScales + c * kPanelRows);
+                const __m512i scale1 = RowBytes(pb + L::kScales + (c + 1) * kPanelRows);
+#pragma GCC unroll 8
+                for (int l = 0; l < 8; ++l) {
+                    const int v = 4 * c + l;
+                    FetchAhead<L::kBlockBytes, 32>(pb, v);
+                    const __m512i q = _mm512_loadu_si512(pb + v * kGroupBytes);
+                    __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi32(q, 4), low4);
+                    if (kFive) {
+                        const __m512i qh = _mm512_loadu_si512(pb + L::kQh + l * kGroupBytes);
+                        lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c), 4), bit4));
+                        hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(qh, c + 1), 4), bit4));
+                    }
+                    lo = DotBroadcast(zero, lo, xs + 32 * c + 4 * l);
+                    hi = DotBroadcast(zero, hi, xs + 32 * (c + 1) + 4 * l);
+                    lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(lo, scale0), _mm512_mullo_epi32(hi, scale1)));
                 }
-                lo = DotBroadcast(zero, lo, xs + 32 * c + 4 * l);
-                hi = DotBroadcast(zero, hi, xs + 32 * (c + 1) + 4 * l);
-                lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(lo, scale[c]), _mm512_mullo_epi32(hi, scale[c + 1])));
             }
             const __m512 d = RowHalves(pb + L::kHalves), dmin = RowHalves(pb + L::kHalves + 2 * kPanelRows);
             const float dx = x[i].scale[s];
@@ -283,41 +304,38 @@ void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
         for (int64_t s = 0; s < k / kSuper; ++s) {
             const uint8_t *pb = rows16 + s * int64_t(kRows16Q6KBlockBytes);
             const int8_t *xs = x[i].q + s * kSuper;
-            __m512i scale[16], lane[8];
-#pragma GCC unroll 16
-            for (int g = 0; g < 16; ++g)
-                scale[g] = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(pb + kRows16Q6KScales + g * kPanelRows)));
+            // A run of 32 weights a step, its scales read where used (as in q4_K's kernel: unrolled
+            // whole, the products spilled).
+            const auto scale = [&](int g) {
+                return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(pb + kRows16Q6KScales + g * kPanelRows)));
+            };
+            __m512i lane[8];
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) lane[l] = zero;
-#pragma GCC unroll 2
-            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 1
+            for (int v = 0; v < 8; ++v) {  // run v: half h of the super block, its ql's nibbles and qh's bits t
+                const int h = v / 4, t = v % 4;
+                const __m512i scale_low = scale(2 * v), scale_high = scale(2 * v + 1);  // lanes 0-3, 4-7
 #pragma GCC unroll 8
                 for (int l = 0; l < 8; ++l) {
                     const uint8_t *at = pb + (h * 8 + l) * 3 * kGroupBytes;
-                    const __m512i ql0 = _mm512_loadu_si512(at), ql1 = _mm512_loadu_si512(at + kGroupBytes);
+                    FetchAhead<kRows16Q6KBlockBytes, 64>(pb, 8 * v + l);
+                    const __m512i ql = _mm512_loadu_si512(at + (t % 2) * kGroupBytes);
                     const __m512i qh = _mm512_loadu_si512(at + 2 * kGroupBytes);
-                    const __m512i w[4] = {
-                        _mm512_or_si512(_mm512_and_si512(ql0, low4), _mm512_slli_epi32(_mm512_and_si512(qh, three), 4)),
-                        _mm512_or_si512(_mm512_and_si512(ql1, low4),
-                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 2), three), 4)),
-                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(ql0, 4), low4),
-                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 4), three), 4)),
-                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(ql1, 4), low4),
-                                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 6), three), 4))};
-#pragma GCC unroll 4
-                    for (int t = 0; t < 4; ++t) {
-                        const int v = 4 * h + t;
-                        const __m512i products = DotBroadcast(zero, w[t], xs + 32 * v + 4 * l);
-                        lane[l] = _mm512_add_epi32(lane[l], _mm512_mullo_epi32(products, scale[2 * v + (l >= 4)]));
-                    }
+                    const __m512i w = _mm512_or_si512(
+                        _mm512_and_si512(_mm512_srl_epi32(ql, _mm_cvtsi32_si128(4 * (t / 2))), low4),
+                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srl_epi32(qh, _mm_cvtsi32_si128(2 * t)), three), 4));
+                    const __m512i products = DotBroadcast(zero, w, xs + 32 * v + 4 * l);
+                    lane[l] = _mm512_add_epi32(lane[l], _mm512_mullo_epi32(products, l >= 4 ? scale_high : scale_low));
                 }
+            }
             const int16_t *sums = x[i].sums + s * 16;
             const __m512 d = RowHalves(pb + kRows16Q6KHalves);
             const __m512 dxd = _mm512_mul_ps(_mm512_set1_ps(x[i].scale[s]), d);
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) {
-                const __m512i offset = _mm512_add_epi32(_mm512_mullo_epi32(scale[2 * l], _mm512_set1_epi32(sums[2 * l])),
-                                                        _mm512_mullo_epi32(scale[2 * l + 1], _mm512_set1_epi32(sums[2 * l + 1])));
+                const __m512i offset = _mm512_add_epi32(_mm512_mullo_epi32(scale(2 * l), _mm512_set1_epi32(sums[2 * l])),
+                                                        _mm512_mullo_epi32(scale(2 * l + 1), _mm512_set1_epi32(sums[2 * l + 1])));
                 acc[l] = _mm512_fmadd_ps(dxd, _mm512_cvtepi32_ps(_mm512_sub_epi32(lane[l], _mm512_slli_epi32(offset, 5))), acc[l]);
             }
         }

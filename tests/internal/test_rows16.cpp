@@ -1,6 +1,7 @@
 // The decode layout of q4_0, q8_0, q4_K, q5_K and q6_K weights (kernels/quant.h's pack_rows16, which a model opened
 // with tl_model_options.repack makes) gives tl_matmul's bits: 1 to 7 activation rows against
-// weights of 87 rows (five sixteens and a tail of 7 the one-row kernel takes), run inline and on an
+// weights of 87 rows (five sixteens and a tail of 7 the one-row kernel takes), activations near 1
+// and scaled to 1e-30 and 1e30 (the scales' products far from 1), run inline and on an
 // executor whose ranges start off the sixteens' edges.  Where this CPU has no kernel for the
 // layout, the op refuses it by name (the model then makes none).
 #include <criterion/criterion.h>
@@ -61,24 +62,28 @@ Test(rows16, the_decode_layout_gives_the_stored_bits) {
         for (int split = 0; split < 2; ++split) {
             const tl_executor ex = {nullptr, sevens};
             OK(tl_context_set_executor(ctx, split ? &ex : nullptr));
-            for (int64_t m = 1; m <= 7; ++m) {
-                const int64_t xs[2] = {m, kK};
-                tl_tensor xt, want, got;
-                OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), size_t(m * kK) * sizeof(float), &xt));
-                OK(tl_matmul(ctx, xt, wt, &want));
-                const tl_status st = tl::op_matmul_rows16(*ctx, xt, wt, rows16.data(), &got);
-                if (!tl::rows16_kernel(dt)) {
-                    cr_assert_eq(st, TL_E_DTYPE, "no kernel here, so no layout: %s", tl_last_error());
-                    continue;
+            for (int64_t m = 1; m <= 7; ++m)
+                for (const float magnitude : {1.0f, 1e-30f, 1e30f}) {
+                    const int64_t xs[2] = {m, kK};
+                    std::vector<float> xm(x.begin(), x.begin() + m * kK);
+                    for (float &v : xm) v *= magnitude;
+                    tl_tensor xt, want, got;
+                    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, xm.data(), xm.size() * sizeof(float), &xt));
+                    OK(tl_matmul(ctx, xt, wt, &want));
+                    const tl_status st = tl::op_matmul_rows16(*ctx, xt, wt, rows16.data(), &got);
+                    if (!tl::rows16_kernel(dt)) {
+                        cr_assert_eq(st, TL_E_DTYPE, "no kernel here, so no layout: %s", tl_last_error());
+                        continue;
+                    }
+                    OK(st);
+                    std::vector<float> a(size_t(m * kN)), b(size_t(m * kN));
+                    OK(tl_tensor_read(ctx, want, a.data(), a.size() * sizeof(float)));
+                    OK(tl_tensor_read(ctx, got, b.data(), b.size() * sizeof(float)));
+                    for (size_t i = 0; i < a.size(); ++i)
+                        cr_assert(std::memcmp(&a[i], &b[i], sizeof(float)) == 0,
+                                  "%s, %lld rows x %g, split %d: output %zu %.9g, stored %.9g", tl_dtype_name(dt),
+                                  (long long)m, double(magnitude), split, i, double(b[i]), double(a[i]));
                 }
-                OK(st);
-                std::vector<float> a(size_t(m * kN)), b(size_t(m * kN));
-                OK(tl_tensor_read(ctx, want, a.data(), a.size() * sizeof(float)));
-                OK(tl_tensor_read(ctx, got, b.data(), b.size() * sizeof(float)));
-                for (size_t i = 0; i < a.size(); ++i)
-                    cr_assert(std::memcmp(&a[i], &b[i], sizeof(float)) == 0, "%s, %lld rows, split %d: output %zu %.9g, stored %.9g",
-                              tl_dtype_name(dt), (long long)m, split, i, double(b[i]), double(a[i]));
-            }
         }
     }
     tl_context_destroy(ctx);

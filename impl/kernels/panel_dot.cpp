@@ -102,10 +102,11 @@ HWY_INLINE void InPairs(int64_t xrows, Rows rows) {
 }
 
 // Decode reads a layout as one stream from DRAM, on 2 MiB pages, and its kernels fetch it kAhead
-// bytes ahead themselves (part `part` of `parts` of a block's cache lines): the prefetchers alone
-// cost Zen 4 9-47% of a token's time, q5_K's the most (bench/README.md, "Fetching ahead").
-constexpr int64_t kAhead = 4096;
-template <size_t kBytes, int kParts>
+// bytes ahead themselves (part `part` of `parts` of a block's cache lines, into L1: into L2 was
+// 1.1-1.4x slower): the prefetchers alone cost Zen 4 5-50% of a token's time, q5_K's the most;
+// 4096 bytes ahead, 8192 for q6_K's 3360-byte blocks (7% faster at 1 thread, the same at 2; the
+// others within 3% either way).  Figures in bench/README.md, "Fetching ahead".
+template <size_t kBytes, int kParts, int64_t kAhead = 4096>
 HWY_INLINE void FetchAhead(const uint8_t *block, int part) {
     constexpr int kLines = int((kBytes + 63) / 64);
     for (int j = part * kLines / kParts; j < (part + 1) * kLines / kParts; ++j) hwy::Prefetch(block + kAhead + 64 * j);
@@ -319,7 +320,7 @@ void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
 #pragma GCC unroll 8
                 for (int l = 0; l < 8; ++l) {
                     const uint8_t *at = pb + (h * 8 + l) * 3 * kGroupBytes;
-                    FetchAhead<kRows16Q6KBlockBytes, 64>(pb, 8 * v + l);
+                    FetchAhead<kRows16Q6KBlockBytes, 64, 8192>(pb, 8 * v + l);
                     const __m512i ql = _mm512_loadu_si512(at + (t % 2) * kGroupBytes);
                     const __m512i qh = _mm512_loadu_si512(at + 2 * kGroupBytes);
                     const __m512i w = _mm512_or_si512(

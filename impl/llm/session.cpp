@@ -51,6 +51,24 @@ tl_tensor project(Step &step, tl_tensor x, tl_tensor rows, const std::byte *rows
     return STEP(tl_matmul(ctx, x, view, &out));
 }
 
+// x times the transposes of count weights' stored rows (w.w[which[i]]) into outs: the
+// activations converted and quantized once for all (op_matmul_shared).
+void project_shared(Step &step, tl_tensor x, const LayerHandles &w, int count, const int *which, tl_tensor *outs) {
+    tl_context *ctx = step.s.ctx;
+    tl_tensor out{}, views[4];
+    const std::byte *rows16[4];
+    for (int i = 0; i < count; ++i) {
+        views[i] = STEP(tl_transpose(ctx, w.w[which[i]], 0, 1, &out));
+        rows16[i] = w.rows16[which[i]];
+        outs[i] = tl_tensor{};
+    }
+    if (step.status != TL_OK) return;
+    tl_tensor made[4];
+    const tl_status st = op_matmul_shared(*ctx, x, count, views, rows16, made);
+    for (int i = 0; i < count && st == TL_OK; ++i) outs[i] = step.run(st, made[i]);
+    if (st != TL_OK) step.run(st, tl_tensor{});
+}
+
 // [n, heads * hd] rows as [heads, n, hd], turned by RoPE from position pos.
 tl_tensor rotated_heads(Step &step, tl_tensor rows, int64_t n, int32_t heads, int32_t pos) {
     const LlamaConfig &c = step.s.model->cfg;
@@ -82,10 +100,14 @@ tl_tensor attention(Step &step, int32_t l, tl_tensor h, int64_t n, int64_t nq, i
     tl_context *ctx = s.ctx;
     tl_tensor out{}, queries = h;
     if (nq < n) queries = STEP(tl_slice(ctx, h, 0, n - nq, nq, &out));
-    const tl_tensor q = rotated_heads(step, project(step, queries, w.w[kWq], w.rows16[kWq]), nq, c.heads,
-                                      pos + int32_t(n - nq));  // [H, nq, hd]
-    const tl_tensor k = rotated_heads(step, project(step, h, w.w[kWk], w.rows16[kWk]), n, c.kv_heads, pos);  // [Hkv, n, hd]
-    const tl_tensor v = project(step, h, w.w[kWv], w.rows16[kWv]);                                           // [n, Hkv * hd]
+    // q, k and v of every row from one quantization of h; the queries apart when they are fewer.
+    tl_tensor qkv[3];
+    const int which[3] = {kWk, kWv, kWq};
+    project_shared(step, h, w, nq < n ? 2 : 3, which, qkv);
+    if (nq < n) qkv[2] = project(step, queries, w.w[kWq], w.rows16[kWq]);
+    const tl_tensor q = rotated_heads(step, qkv[2], nq, c.heads, pos + int32_t(n - nq));  // [H, nq, hd]
+    const tl_tensor k = rotated_heads(step, qkv[0], n, c.kv_heads, pos);                // [Hkv, n, hd]
+    const tl_tensor v = qkv[1];                                                          // [n, Hkv * hd]
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, k, cache_heads(step, s.k_cache[size_t(l)], pos, n));
     tl_tensor rows = STEP(tl_slice(ctx, s.v_cache[size_t(l)], 0, pos, n, &out));
     if (step.status == TL_OK) step.status = tl_copy_into(ctx, v, rows);
@@ -151,8 +173,11 @@ tl_status forward(tl_session &s, const int32_t *ids, int64_t n, int32_t pos) {
         if (rows < n) x = STEP(tl_slice(ctx, x, 0, n - rows, rows, &out));
         x = STEP(tl_add(ctx, x, mixed, &out));
         h = STEP(tl_rmsnorm(ctx, x, w.w[kFfnNorm], c.norm_eps, &out));
-        g = STEP(tl_silu(ctx, project(step, h, w.w[kWGate], w.rows16[kWGate]), &out));
-        u = project(step, h, w.w[kWUp], w.rows16[kWUp]);
+        tl_tensor gate_up[2];
+        const int which[2] = {kWGate, kWUp};
+        project_shared(step, h, w, 2, which, gate_up);
+        g = STEP(tl_silu(ctx, gate_up[0], &out));
+        u = gate_up[1];
         g = STEP(tl_mul(ctx, g, u, &out));
         x = STEP(tl_add(ctx, x, project(step, g, w.w[kWDown], w.rows16[kWDown]), &out));
         x = end_layer(step, x, rows);

@@ -202,13 +202,9 @@ bool few_rows_of_stored_weight(const View &a, const View &b) {
 // range has one), kPanelBatch activation rows handed over at a time.
 constexpr int64_t kPanelMinRows = 8, kMaxPanels = 32, kPanelBatch = 64;
 
-// The product of f32 activations with a weight read as it is stored (its [n, k] rows, each a
-// contiguous run of k elements): outputs in ranges of n on the executor, each a whole dot product
-// (bits never depend on the thread count), weight rows in tiles of 16 against every activation row.
-// rows16 (or nullptr): b's rows laid out by pack_rows16, sixteen at a time, for a decode's few rows.
-tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, const std::byte *rows16, tl_tensor *out) {
-    // y[..., m, n] = a[..., m, k] (f32) times b [k, n]: the transpose of a row-major [n, k] weight,
-    // each of its n rows a contiguous run of k elements in b's storage dtype.
+// A weight read as it is stored must be [k, n], the transpose of its [n, k] rows, against f32
+// [..., m, k] activations.
+tl_status check_stored_weight(const View &a, const View &b) {
     if (a.dtype != TL_F32)
         return fail(TL_E_DTYPE, "matmul: a %s weight takes f32 activations, not %s", dtype_name(b.dtype),
                     dtype_name(a.dtype));
@@ -227,49 +223,111 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     if (is_block_dtype(b.dtype) && k % dtype_info(b.dtype).block != 0)
         return fail(TL_E_SHAPE, "matmul: k %lld is not whole %s blocks of %lld", (long long)k, dtype_name(b.dtype),
                     (long long)dtype_info(b.dtype).block);
-    int64_t shape[TL_MAX_DIMS];
-    for (int d = 0; d < a.ndim; ++d) shape[d] = a.shape[d];
-    shape[a.ndim - 1] = n;
-    // An empty result is made at once: where a dim is 0 the others may multiply past int64.
-    int64_t results;
-    if (!count_of(a.ndim, shape, 1, &results)) return fail(TL_E_OUT_OF_MEMORY, "matmul: the result's element count overflows");
-    if (results == 0) {
-        NewTensor empty;
-        TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &empty));
-        return *out = empty.handle, TL_OK;
+    return TL_OK;
+}
+
+// What a stored weight's products take of the activations: q8_0/q4_0/q5_0 weights the rows
+// quantized once per row (q4_1/q5_1 with q8_1's sums too), q4_K/q5_K/q6_K the rows as q8_K
+// (integer products, as ggml does); f16/bf16 weights the rows as f32.
+struct ActivationForm {
+    bool with_sums, integer, super_blocks;
+    explicit ActivationForm(tl_dtype dt)
+        : with_sums(dt == TL_Q4_1 || dt == TL_Q5_1),
+          integer(dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0 || with_sums),
+          super_blocks(dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K) {}
+    bool operator==(const ActivationForm &o) const {
+        return with_sums == o.with_sums && integer == o.integer && super_blocks == o.super_blocks;
     }
-    const int64_t rows = rows_of(a);
-    // q8_0/q4_0/q5_0 weights take the activations quantized once per row (q4_1/q5_1 with q8_1's
-    // sums too), q4_K/q5_K/q6_K take them as q8_K (integer products, as ggml does); f16/bf16
-    // weights take the activations as f32.
-    const bool with_sums = b.dtype == TL_Q4_1 || b.dtype == TL_Q5_1;
-    const bool integer = b.dtype == TL_Q8_0 || b.dtype == TL_Q4_0 || b.dtype == TL_Q5_0 || with_sums;
-    const bool super_blocks = b.dtype == TL_Q4_K || b.dtype == TL_Q5_K || b.dtype == TL_Q6_K;
-    // A prompt's integer products sixteen weight rows at a time, each sixteen repacked into a
-    // panel first where the CPU has the kernel: a panel a range of the split (at most kMaxPanels);
-    // the K panels read the activations as int16 (wide).
-    const bool panels = (integer || super_blocks) && rows >= kPanelMinRows && n >= kPanelRows && panel_kernel(b.dtype);
-    const int64_t elements = rows * n * (k > 0 ? k : 1);
-    const int64_t min_grain = panels ? (n + kMaxPanels * kPanelRows - 1) / (kMaxPanels * kPanelRows) * kPanelRows : 1;
-    const int64_t grain = split_grain(n, elements, min_grain);
-    const size_t panels_bytes = panels ? size_t((n + grain - 1) / grain) * panel_bytes(b.dtype, k) : 0;
-    const size_t wide_bytes = panels && super_blocks ? aligned_up(size_t(rows) * q8k_wide_bytes(k)) : 0;
+};
+
+constexpr int kMaxShared = 4;
+// outs[0, count) made one at a time by make(i): a failure frees those made before it.
+template <class Make>
+tl_status one_by_one(tl_context &ctx, int count, tl_tensor *outs, Make make) {
+    for (int i = 0; i < count; ++i) {
+        const tl_status st = make(i);
+        if (st == TL_OK) continue;
+        for (int j = 0; j < i; ++j) ctx.free_tensor(outs[j]);
+        return st;
+    }
+    return TL_OK;
+}
+
+// The products of f32 activations with 1 to kMaxShared weights read as they are stored (each [n,
+// k] rows, each a contiguous run of k elements).  Weights whose products take the activations in
+// one form (ActivationForm) share them, converted and quantized once (a layer's q, k and v, or
+// gate and up); in two forms each product goes alone.  Each product runs in ranges of its n on the
+// executor, each output a whole dot product (bits never depend on the thread count, nor on how
+// many weights share the activations), weight rows in tiles of 16 against every activation row.
+// rows16s[i] (or nullptr): weight i's rows laid out by pack_rows16, sixteen at a time, for a
+// decode's few rows.
+tl_status stored_weight_products(tl_context &ctx, const View &a, int count, const View *bs,
+                                 const std::byte *const *rows16s, tl_tensor *outs) {
+    if (count < 1 || count > kMaxShared) return fail(TL_E_INVALID_ARGUMENT, "matmul: %d weights share activations, not 1 to %d", count, kMaxShared);
+    for (int i = 0; i < count; ++i) TL_TRY(check_stored_weight(a, bs[i]));
+    const int64_t k = bs[0].shape[0], rows = rows_of(a);
+    const ActivationForm form(bs[0].dtype);
+    for (int i = 1; i < count; ++i)
+        if (!(ActivationForm(bs[i].dtype) == form)) {  // activations in two forms: each product alone
+            return one_by_one(ctx, count, outs, [&](int j) {
+                return stored_weight_products(ctx, a, 1, &bs[j], &rows16s[j], &outs[j]);
+            });
+        }
+    const bool quantized = form.integer || form.super_blocks;
+    // Each weight's result and its split; an empty result is made at once (where a dim is 0 the
+    // others may multiply past int64).
+    struct Product {
+        int64_t shape[TL_MAX_DIMS], n, results, min_grain, grain;
+        bool panels;
+    };
+    Product products[kMaxShared];
+    size_t panels_bytes = 0;
+    bool any_panels = false, any_results = false;
+    for (int i = 0; i < count; ++i) {
+        Product &p = products[i];
+        const View &b = bs[i];
+        p.n = b.shape[1];
+        for (int d = 0; d < a.ndim; ++d) p.shape[d] = a.shape[d];
+        p.shape[a.ndim - 1] = p.n;
+        if (!count_of(a.ndim, p.shape, 1, &p.results))
+            return fail(TL_E_OUT_OF_MEMORY, "matmul: the result's element count overflows");
+        if (p.results == 0) continue;
+        any_results = true;
+        // A prompt's integer products sixteen weight rows at a time, each sixteen repacked into a
+        // panel first where the CPU has the kernel: a panel a range of the split (at most
+        // kMaxPanels); the K panels read the activations as int16 (wide).
+        p.panels = quantized && rows >= kPanelMinRows && p.n >= kPanelRows && panel_kernel(b.dtype);
+        const int64_t elements = rows * p.n * (k > 0 ? k : 1);
+        p.min_grain = p.panels ? (p.n + kMaxPanels * kPanelRows - 1) / (kMaxPanels * kPanelRows) * kPanelRows : 1;
+        p.grain = split_grain(p.n, elements, p.min_grain);
+        if (p.panels) {
+            panels_bytes = std::max(panels_bytes, size_t((p.n + p.grain - 1) / p.grain) * panel_bytes(b.dtype, k));
+            any_panels = true;
+        }
+    }
+    const size_t wide_bytes = any_panels && form.super_blocks ? aligned_up(size_t(rows) * q8k_wide_bytes(k)) : 0;
     std::byte *scratch = nullptr;
     size_t activation_bytes = 0;
-    if (k > 0) {  // (rows > 0: an empty result has returned above)
+    if (k > 0 && any_results) {  // (rows > 0: the results are not empty)
         int64_t bytes;
         const int64_t dims[2] = {rows, k};
         if (!count_of(2, dims, 4, &bytes)) return fail(TL_E_OUT_OF_MEMORY, "matmul: activations too large");
         static_assert(kQ8ActivationBytes * kQuantBlock + 2 * sizeof(float) <= 4 * kQuantBlock, "fits beside the f32 row");
         // beside the f32 rows: k quantized values (kQ8ActivationBytes each, or q8_K's 1 + 2 / 16), k / 32
         // scales, k / 32 sums
-        if (integer || super_blocks) bytes += bytes;
+        if (quantized) bytes += bytes;
         activation_bytes = aligned_up(size_t(bytes));
         TL_TRY(ctx.scratch(activation_bytes + wide_bytes + panels_bytes, &scratch));
     }
-    NewTensor made;
-    TL_TRY(ctx.make_tensor(TL_F32, a.ndim, shape, &made));
-    const View &y = made.view;
+    NewTensor made[kMaxShared];
+    tl_tensor handles[kMaxShared];
+    TL_TRY(one_by_one(ctx, count, handles, [&](int i) {
+        const tl_status st = ctx.make_tensor(TL_F32, a.ndim, products[i].shape, &made[i]);
+        handles[i] = made[i].handle;
+        return st;
+    }));
+    for (int i = 0; i < count; ++i) outs[i] = handles[i];
+    if (!any_results) return TL_OK;
     float *x = reinterpret_cast<float *>(scratch);
     std::byte *xq = reinterpret_cast<std::byte *>(x + rows * k);
     float *xscale = reinterpret_cast<float *>(xq + rows * k * kQ8ActivationBytes);  // 4-aligned: k is whole blocks
@@ -277,7 +335,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
         std::byte *q = xq + r * k * kQ8ActivationBytes;
         return Q8KRow{reinterpret_cast<int8_t *>(q), reinterpret_cast<int16_t *>(q + k), xscale + r * (k / kQuantBlock)};
     };
-    float *xsums = with_sums ? xscale + rows * (k / kQuantBlock) : nullptr;  // after every row's scales
+    float *xsums = form.with_sums ? xscale + rows * (k / kQuantBlock) : nullptr;  // after every row's scales
     const auto q8_row = [&](int64_t r) {
         return Q8Activations{xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
                              xsums ? xsums + r * (k / kQuantBlock) : nullptr};
@@ -288,76 +346,88 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
     run_split(ctx, k > 0 ? rows : 0, rows * k, [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) {
             row_as_f32(a, r, x + r * k);
-            if (integer)
+            if (form.integer)
                 quantize_activations(x + r * k, k, xq + r * k * kQ8ActivationBytes, xscale + r * (k / kQuantBlock),
                                      xsums ? xsums + r * (k / kQuantBlock) : nullptr);
-            if (super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
+            if (form.super_blocks) quantize_activations_q8k(x + r * k, k, q8k_row(r));
             if (wide) widen_q8k(q8k_row(r), k, wide_row(r));
         }
     });
-    float *yd = reinterpret_cast<float *>(y.data);
-    // Each tile of weight rows against every activation row while it is in cache.
-    const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
-    std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
-    // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
-    const bool sixteens = rows16 && rows < kPanelMinRows && !panels && (integer || super_blocks) && k > 0;
-    Q8Activations few[kPanelMinRows];  // the rows sixteens reads, once for every tile
-    Q8KRow few_k[kPanelMinRows];
-    for (int64_t r = 0; sixteens && r < rows; ++r) {
-        if (super_blocks) few_k[r] = q8k_row(r);
-        else few[r] = q8_row(r);
-    }
-    run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
-        for (int64_t j = lo, tile; j < hi; j += tile) {
-            tile = hi - j < 16 ? hi - j : 16;
-            if (sixteens && j % 16 && tile > 16 - j % 16) tile = 16 - j % 16;
-            const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
-            if (sixteens && tile == 16) {
-                const std::byte *group = rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k);
-                if (super_blocks) dot_rows16_q8k(b.dtype, few_k, rows, group, k, yd + j, n);
-                else dot_rows16(b.dtype, few, rows, group, k, yd + j, n);
-                continue;
-            }
-            if (panels && tile == kPanelRows) {
-                std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(b.dtype, k);
-                pack_panel(b.dtype, w, row_bytes, k, panel);
-                for (int64_t r = 0; r < rows; r += kPanelBatch) {
-                    const int64_t m = rows - r < kPanelBatch ? rows - r : kPanelBatch;
-                    Q8Activations batch[kPanelBatch];
-                    Q8KPanelRow batch_k[kPanelBatch];
-                    for (int64_t i = 0; i < m; ++i) {
-                        if (super_blocks) batch_k[i] = Q8KPanelRow{q8k_row(r + i), wide_row(r + i)};
-                        else batch[i] = q8_row(r + i);
-                    }
-                    if (super_blocks) dot_panel_q8k(b.dtype, batch_k, m, panel, k, yd + r * n + j, n);
-                    else dot_panel(batch, m, panel, k, yd + r * n + j, n);
-                }
-                continue;
-            }
-            // The activation rows a few at a time, each weight block read and unpacked once for them.
-            for (int64_t r = 0; (super_blocks || integer) && k > 0 && r < rows; r += 4) {
-                const int64_t m = rows - r < 4 ? rows - r : 4;
-                Q8KRow group[4];
-                Q8Activations blocks[4];
-                for (int64_t i = 0; i < m; ++i) {
-                    if (super_blocks) group[i] = q8k_row(r + i);
-                    else blocks[i] = q8_row(r + i);
-                }
-                if (super_blocks) dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
-                else dot_rows_q8(b.dtype, blocks, m, w, row_bytes, tile, k, yd + r * n + j, n);
-            }
-            if ((super_blocks || integer) && k > 0) continue;
-            for (int64_t r = 0; r < rows; ++r) {
-                float *yj = yd + r * n + j;
-                if (k == 0)
-                    std::fill(yj, yj + tile, 0.0f);
-                else
-                    dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
-            }
+    for (int i = 0; i < count; ++i) {
+        const Product &p = products[i];
+        const View &b = bs[i];
+        const std::byte *rows16 = rows16s[i];
+        if (p.results == 0) continue;
+        const int64_t n = p.n, grain = p.grain;
+        const bool panels = p.panels, integer = form.integer, super_blocks = form.super_blocks;
+        const int64_t elements = rows * n * (k > 0 ? k : 1);
+        float *yd = reinterpret_cast<float *>(made[i].view.data);
+        // Each tile of weight rows against every activation row while it is in cache.
+        const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
+        std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
+        // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
+        const bool sixteens = rows16 && rows < kPanelMinRows && !panels && (integer || super_blocks) && k > 0;
+        Q8Activations few[kPanelMinRows];  // the rows sixteens reads, once for every tile
+        Q8KRow few_k[kPanelMinRows];
+        for (int64_t r = 0; sixteens && r < rows; ++r) {
+            if (super_blocks) few_k[r] = q8k_row(r);
+            else few[r] = q8_row(r);
         }
-    }, min_grain);
-    *out = made.handle;
+        run_split(ctx, n, elements, [&](int64_t lo, int64_t hi) {
+            for (int64_t j = lo, tile; j < hi; j += tile) {
+                tile = hi - j < 16 ? hi - j : 16;
+                if (sixteens && j % 16 && tile > 16 - j % 16) tile = 16 - j % 16;
+                const std::byte *w = b.data + bytes_of(b.dtype, j * b.strides[1]);
+                if (sixteens && tile == 16) {
+                    const std::byte *group = rows16 + size_t(j / 16) * rows16_bytes(b.dtype, k);
+                    if (super_blocks) dot_rows16_q8k(b.dtype, few_k, rows, group, k, yd + j, n);
+                    else dot_rows16(b.dtype, few, rows, group, k, yd + j, n);
+                    continue;
+                }
+                if (panels && tile == kPanelRows) {
+                    std::byte *panel = panel_slots + size_t(lo / grain) * panel_bytes(b.dtype, k);
+                    pack_panel(b.dtype, w, row_bytes, k, panel);
+                    for (int64_t r = 0; r < rows; r += kPanelBatch) {
+                        const int64_t m = rows - r < kPanelBatch ? rows - r : kPanelBatch;
+                        Q8Activations batch[kPanelBatch];
+                        Q8KPanelRow batch_k[kPanelBatch];
+                        for (int64_t i = 0; i < m; ++i) {
+                            if (super_blocks) batch_k[i] = Q8KPanelRow{q8k_row(r + i), wide_row(r + i)};
+                            else batch[i] = q8_row(r + i);
+                        }
+                        if (super_blocks) dot_panel_q8k(b.dtype, batch_k, m, panel, k, yd + r * n + j, n);
+                        else dot_panel(batch, m, panel, k, yd + r * n + j, n);
+                    }
+                    continue;
+                }
+                // The activation rows a few at a time, each weight block read and unpacked once for them.
+                for (int64_t r = 0; (super_blocks || integer) && k > 0 && r < rows; r += 4) {
+                    const int64_t m = rows - r < 4 ? rows - r : 4;
+                    Q8KRow group[4];
+                    Q8Activations blocks[4];
+                    for (int64_t i = 0; i < m; ++i) {
+                        if (super_blocks) group[i] = q8k_row(r + i);
+                        else blocks[i] = q8_row(r + i);
+                    }
+                    if (super_blocks) dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
+                    else dot_rows_q8(b.dtype, blocks, m, w, row_bytes, tile, k, yd + r * n + j, n);
+                }
+                if ((super_blocks || integer) && k > 0) continue;
+                for (int64_t r = 0; r < rows; ++r) {
+                    float *yj = yd + r * n + j;
+                    if (k == 0)
+                        std::fill(yj, yj + tile, 0.0f);
+                    else
+                        dot_rows(b.dtype, x + r * k, w, row_bytes, tile, k, yj);
+                }
+            }
+        }, p.min_grain);
+    }
     return TL_OK;
+}
+
+tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, const std::byte *rows16, tl_tensor *out) {
+    return stored_weight_products(ctx, a, 1, &b, &rows16, out);
 }
 
 }  // namespace
@@ -368,6 +438,24 @@ tl_status op_matmul_rows16(tl_context &ctx, tl_tensor ta, tl_tensor tb, const st
     TL_TRY(ctx.resolve(tb, &rb));
     if (!rows16_kernel(rb.view.dtype)) return fail(TL_E_DTYPE, "matmul: a rows16 layout of %s", dtype_name(rb.view.dtype));
     return stored_weight_product(ctx, ra.view, rb.view, rows16, out);
+}
+
+tl_status op_matmul_shared(tl_context &ctx, tl_tensor ta, int count, const tl_tensor *tbs,
+                           const std::byte *const *rows16s, tl_tensor *outs) {
+    if (count < 1 || count > kMaxShared) return fail(TL_E_INVALID_ARGUMENT, "matmul: %d weights share activations, not 1 to %d", count, kMaxShared);
+    Resolved ra, rb[kMaxShared];
+    TL_TRY(ctx.resolve(ta, &ra));
+    View bs[kMaxShared];
+    bool stored = true;
+    for (int i = 0; i < count; ++i) {
+        TL_TRY(ctx.resolve(tbs[i], &rb[i]));
+        bs[i] = rb[i].view;
+        if (rows16s[i] && !rows16_kernel(bs[i].dtype))
+            return fail(TL_E_DTYPE, "matmul: a rows16 layout of %s", dtype_name(bs[i].dtype));
+        stored = stored && is_storage_dtype(bs[i].dtype);
+    }
+    if (stored) return stored_weight_products(ctx, ra.view, count, bs, rows16s, outs);
+    return one_by_one(ctx, count, outs, [&](int i) { return op_matmul(ctx, ta, tbs[i], &outs[i]); });  // f32: BLAS's
 }
 
 tl_status op_matmul(tl_context &ctx, tl_tensor ta, tl_tensor tb, tl_tensor *out) {

@@ -42,6 +42,12 @@ tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 // in rows16 (kernels/quant.h's pack_rows16, sixteen at a time): the same bits, a decode's few
 // activation rows read from rows16.
 tl_status op_matmul_rows16(tl_context &ctx, tl_tensor a, tl_tensor b, const std::byte *rows16, tl_tensor *out);
+// outs[i] = a times weight bs[i] (as tl_matmul, or op_matmul_rows16 where rows16s[i] is not
+// nullptr), for 1 to 4 weights: weights stored in one of the dtypes whose products quantize the
+// activations take them quantized once for all (a layer's q, k and v; gate and up), each output the
+// bits it has alone.
+tl_status op_matmul_shared(tl_context &ctx, tl_tensor a, int count, const tl_tensor *bs, const std::byte *const *rows16s,
+                           tl_tensor *outs);
 tl_status op_rope(tl_context &ctx, tl_tensor x, int64_t position, double theta, int mode, tl_tensor *out);
 tl_status op_attention(tl_context &ctx, tl_tensor q, tl_tensor k, tl_tensor v, int64_t valid, double scale,
                        tl_tensor *out);

@@ -305,8 +305,9 @@ void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
         for (int64_t s = 0; s < k / kSuper; ++s) {
             const uint8_t *pb = rows16 + s * int64_t(kRows16Q6KBlockBytes);
             const int8_t *xs = x[i].q + s * kSuper;
-            // A run of 32 weights a step, its scales read where used (as in q4_K's kernel: unrolled
-            // whole, the products spilled).
+            // A ql dword of a half a step, two runs: its low nibbles run 4h + p, its high ones run
+            // 4h + p + 2 (each with two of the qh dword's bits), the scales read where used (as in
+            // q4_K's kernel: unrolled whole, the products spilled).
             const auto scale = [&](int g) {
                 return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(pb + kRows16Q6KScales + g * kPanelRows)));
             };
@@ -314,20 +315,23 @@ void DotRows16Q6K(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_t
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) lane[l] = zero;
 #pragma GCC unroll 1
-            for (int v = 0; v < 8; ++v) {  // run v: half h of the super block, its ql's nibbles and qh's bits t
-                const int h = v / 4, t = v % 4;
-                const __m512i scale_low = scale(2 * v), scale_high = scale(2 * v + 1);  // lanes 0-3, 4-7
+            for (int q = 0; q < 4; ++q) {
+                const int h = q / 2, p = q % 2, v0 = 4 * h + p, v1 = v0 + 2;
+                const __m128i shift = _mm_cvtsi32_si128(2 * p);
+                const __m512i scale0_low = scale(2 * v0), scale0_high = scale(2 * v0 + 1);  // lanes 0-3, 4-7
+                const __m512i scale1_low = scale(2 * v1), scale1_high = scale(2 * v1 + 1);
 #pragma GCC unroll 8
                 for (int l = 0; l < 8; ++l) {
                     const uint8_t *at = pb + (h * 8 + l) * 3 * kGroupBytes;
-                    FetchAhead<kRows16Q6KBlockBytes, 64, 8192>(pb, 8 * v + l);
-                    const __m512i ql = _mm512_loadu_si512(at + (t % 2) * kGroupBytes);
-                    const __m512i qh = _mm512_loadu_si512(at + 2 * kGroupBytes);
-                    const __m512i w = _mm512_or_si512(
-                        _mm512_and_si512(_mm512_srl_epi32(ql, _mm_cvtsi32_si128(4 * (t / 2))), low4),
-                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srl_epi32(qh, _mm_cvtsi32_si128(2 * t)), three), 4));
-                    const __m512i products = DotBroadcast(zero, w, xs + 32 * v + 4 * l);
-                    lane[l] = _mm512_add_epi32(lane[l], _mm512_mullo_epi32(products, l >= 4 ? scale_high : scale_low));
+                    FetchAhead<kRows16Q6KBlockBytes, 32, 8192>(pb, 8 * q + l);
+                    const __m512i ql = _mm512_loadu_si512(at + p * kGroupBytes);
+                    const __m512i qh = _mm512_srl_epi32(_mm512_loadu_si512(at + 2 * kGroupBytes), shift);
+                    const __m512i w0 = _mm512_or_si512(_mm512_and_si512(ql, low4), _mm512_slli_epi32(_mm512_and_si512(qh, three), 4));
+                    const __m512i w1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(ql, 4), low4),
+                                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 4), three), 4));
+                    const __m512i p0 = DotBroadcast(zero, w0, xs + 32 * v0 + 4 * l), p1 = DotBroadcast(zero, w1, xs + 32 * v1 + 4 * l);
+                    lane[l] = _mm512_add_epi32(lane[l], _mm512_add_epi32(_mm512_mullo_epi32(p0, l >= 4 ? scale0_high : scale0_low),
+                                                                         _mm512_mullo_epi32(p1, l >= 4 ? scale1_high : scale1_low)));
                 }
             }
             const int16_t *sums = x[i].sums + s * 16;

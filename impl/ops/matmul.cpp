@@ -265,7 +265,7 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
                                  const std::byte *const *rows16s, tl_tensor *outs) {
     if (count < 1 || count > kMaxShared) return fail(TL_E_INVALID_ARGUMENT, "matmul: %d weights share activations, not 1 to %d", count, kMaxShared);
     for (int i = 0; i < count; ++i) TL_TRY(check_stored_weight(a, bs[i]));
-    const int64_t k = bs[0].shape[0], rows = rows_of(a);
+    const int64_t k = bs[0].shape[0];
     const ActivationForm form(bs[0].dtype);
     for (int i = 1; i < count; ++i)
         if (!(ActivationForm(bs[i].dtype) == form)) {  // activations in two forms: each product alone
@@ -281,18 +281,23 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
         bool panels;
     };
     Product products[kMaxShared];
-    size_t panels_bytes = 0;
-    bool any_panels = false, any_results = false;
+    bool any_results = false;
     for (int i = 0; i < count; ++i) {
         Product &p = products[i];
-        const View &b = bs[i];
-        p.n = b.shape[1];
+        p.n = bs[i].shape[1];
         for (int d = 0; d < a.ndim; ++d) p.shape[d] = a.shape[d];
         p.shape[a.ndim - 1] = p.n;
         if (!count_of(a.ndim, p.shape, 1, &p.results))
             return fail(TL_E_OUT_OF_MEMORY, "matmul: the result's element count overflows");
+        any_results = any_results || p.results > 0;
+    }
+    const int64_t rows = any_results ? rows_of(a) : 0;  // (a result's count bounds it)
+    size_t panels_bytes = 0;
+    bool any_panels = false;
+    for (int i = 0; i < count; ++i) {
+        Product &p = products[i];
+        const View &b = bs[i];
         if (p.results == 0) continue;
-        any_results = true;
         // A prompt's integer products sixteen weight rows at a time, each sixteen repacked into a
         // panel first where the CPU has the kernel: a panel a range of the split (at most
         // kMaxPanels); the K panels read the activations as int16 (wide).

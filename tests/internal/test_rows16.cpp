@@ -8,12 +8,12 @@
 #include <tensorlife/tl.h>
 
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "core/context.h"
 #include "kernels/quant.h"
 #include "ops/ops.h"
+#include "random_values.h"
 
 #define OK(call) cr_assert_eq((call), TL_OK, "%s: %s", #call, tl_last_error())
 
@@ -25,14 +25,6 @@ constexpr int64_t kN = 87;
 void sevens(void *, int64_t count, int64_t grain, tl_task_fn task, void *task_user) {
     const int64_t step = grain > 7 ? grain : 7;
     for (int64_t lo = 0; lo < count; lo += step) task(task_user, lo, lo + step < count ? lo + step : count);
-}
-
-std::vector<float> random_values(size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float &x : v) x = u(gen);
-    return v;
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <tensorlife/tl.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,20 +15,13 @@
 #include "counting_allocator.h"
 #include "kernels/quant.h"
 #include "ops/ops.h"
+#include "random_values.h"
 
 #define OK(call) cr_assert_eq((call), TL_OK, "%s: %s", #call, tl_last_error())
 
 namespace {
 
 constexpr int64_t kK = 512;
-
-std::vector<float> random_values(size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float &x : v) x = u(gen);
-    return v;
-}
 
 // A weight of n stored rows in dt, as the transposed view a product takes, and (where this CPU
 // has the kernel and asked) its decode layout.
@@ -59,6 +51,15 @@ Weight make_weight(tl_context *ctx, tl_dtype dt, int64_t n, unsigned seed, bool 
                             out.rows16.data() + size_t(i) * bytes);
     }
     return out;
+}
+
+// One row of kK activations.
+tl_tensor one_row(tl_context *ctx) {
+    const std::vector<float> x = random_values(kK, 3);
+    const int64_t xs[2] = {1, kK};
+    tl_tensor xt;
+    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), x.size() * sizeof(float), &xt));
+    return xt;
 }
 
 std::vector<float> read_all(tl_context *ctx, tl_tensor t) {
@@ -118,10 +119,8 @@ Test(shared_activations, an_empty_product_beside_another) {
     tl_context *ctx;
     OK(tl_context_create(nullptr, &ctx));
     const Weight some = make_weight(ctx, TL_Q4_0, 48, 1, false), none = make_weight(ctx, TL_Q8_0, 0, 2, false);
-    const std::vector<float> x = random_values(kK, 3);
-    const int64_t xs[2] = {1, kK};
-    tl_tensor xt, outs[2], alone;
-    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), x.size() * sizeof(float), &xt));
+    const tl_tensor xt = one_row(ctx);
+    tl_tensor outs[2], alone;
     for (const bool empty_first : {true, false}) {
         const tl_tensor views[2] = {empty_first ? none.view : some.view, empty_first ? some.view : none.view};
         const std::byte *layouts[2] = {};
@@ -140,10 +139,9 @@ Test(shared_activations, misuse_is_refused_by_name) {
     tl_context *ctx;
     OK(tl_context_create(nullptr, &ctx));
     const Weight q = make_weight(ctx, TL_Q4_0, 32, 1, false), f = make_weight(ctx, TL_F32, 32, 2, false);
-    const std::vector<float> x = random_values(kK, 3);
-    const int64_t xs[2] = {1, kK};
-    tl_tensor xt, outs[5];
-    OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), x.size() * sizeof(float), &xt));
+    const std::vector<float> x = random_values(kK, 3);  // (half of it for a row too short)
+    const tl_tensor xt = one_row(ctx);
+    tl_tensor outs[5];
     const tl_tensor views[5] = {q.view, q.view, q.view, q.view, q.view};
     const std::byte *none[5] = {};
     for (const int count : {0, 5}) {
@@ -178,10 +176,8 @@ Test(shared_activations, a_failure_part_way_leaves_no_output) {
         OK(tl_context_create(&allocator, &ctx));
         const Weight a = make_weight(ctx, stored ? TL_Q8_0 : TL_F32, 64, 1, false);
         const Weight b = make_weight(ctx, stored ? TL_Q4_0 : TL_F32, 64, 2, false);
-        const std::vector<float> x = random_values(kK, 3);
-        const int64_t xs[2] = {1, kK};
-        tl_tensor xt, outs[2];
-        OK(tl_tensor_from_data(ctx, TL_F32, 2, xs, x.data(), x.size() * sizeof(float), &xt));
+        const tl_tensor xt = one_row(ctx);
+        tl_tensor outs[2];
         const tl_tensor views[2] = {a.view, b.view};
         const std::byte *none[2] = {};
         OK(tl::op_matmul_shared(*ctx, xt, 2, views, none, outs));  // the scratch grown, and kept

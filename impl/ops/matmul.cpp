@@ -235,9 +235,7 @@ struct ActivationForm {
         : with_sums(dt == TL_Q4_1 || dt == TL_Q5_1),
           integer(dt == TL_Q8_0 || dt == TL_Q4_0 || dt == TL_Q5_0 || with_sums),
           super_blocks(dt == TL_Q4_K || dt == TL_Q5_K || dt == TL_Q6_K) {}
-    bool operator==(const ActivationForm &o) const {
-        return with_sums == o.with_sums && integer == o.integer && super_blocks == o.super_blocks;
-    }
+    int code() const { return with_sums * 4 + integer * 2 + super_blocks; }  // (no branch to leave untaken)
 };
 
 constexpr int kMaxShared = 4;
@@ -268,7 +266,7 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
     const int64_t k = bs[0].shape[0];
     const ActivationForm form(bs[0].dtype);
     for (int i = 1; i < count; ++i)
-        if (!(ActivationForm(bs[i].dtype) == form)) {  // activations in two forms: each product alone
+        if (ActivationForm(bs[i].dtype).code() != form.code()) {  // activations in two forms: each product alone
             return one_by_one(ctx, count, outs, [&](int j) {
                 return stored_weight_products(ctx, a, 1, &bs[j], &rows16s[j], &outs[j]);
             });

@@ -237,7 +237,7 @@ void DotRows16KMin(const Q8KRow *x, int64_t xrows, const uint8_t *rows16, int64_
             const uint8_t *pb = rows16 + s * int64_t(L::kBlockBytes);
             const int8_t *xs = x[i].q + s * kSuper;
             // A pair of runs a step, not the super block unrolled whole: unrolled, GCC computed
-            // the 64 products first and spilled them (bench/README.md, "Spills").
+            // the 64 products first and spilled them (bench/README.md, "Fetching ahead, and spills").
             __m512i lane[8];
 #pragma GCC unroll 8
             for (int l = 0; l < 8; ++l) lane[l] = zero;

@@ -362,14 +362,14 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
         const std::byte *rows16 = rows16s[i];
         if (p.results == 0) continue;
         const int64_t n = p.n, grain = p.grain;
-        const bool panels = p.panels, integer = form.integer, super_blocks = form.super_blocks;
+        const bool panels = p.panels, super_blocks = form.super_blocks;
         const int64_t elements = rows * n * (k > 0 ? k : 1);
         float *yd = reinterpret_cast<float *>(made[i].view.data);
         // Each tile of weight rows against every activation row while it is in cache.
         const size_t row_bytes = size_t(bytes_of(b.dtype, b.strides[1]));
         std::byte *panel_slots = panels ? scratch + activation_bytes + wide_bytes : nullptr;
         // Below the panels' rows, a rows16 layout serves each whole sixteen (tiles start at its edges).
-        const bool sixteens = rows16 && rows < kPanelMinRows && !panels && (integer || super_blocks) && k > 0;
+        const bool sixteens = rows16 && rows < kPanelMinRows && !panels && quantized && k > 0;
         Q8Activations few[kPanelMinRows];  // the rows sixteens reads, once for every tile
         Q8KRow few_k[kPanelMinRows];
         for (int64_t r = 0; sixteens && r < rows; ++r) {
@@ -404,7 +404,7 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
                     continue;
                 }
                 // The activation rows a few at a time, each weight block read and unpacked once for them.
-                for (int64_t r = 0; (super_blocks || integer) && k > 0 && r < rows; r += 4) {
+                for (int64_t r = 0; quantized && k > 0 && r < rows; r += 4) {
                     const int64_t m = rows - r < 4 ? rows - r : 4;
                     Q8KRow group[4];
                     Q8Activations blocks[4];
@@ -415,7 +415,7 @@ tl_status stored_weight_products(tl_context &ctx, const View &a, int count, cons
                     if (super_blocks) dot_rows_q8k(b.dtype, group, m, w, row_bytes, tile, k, yd + r * n + j, n);
                     else dot_rows_q8(b.dtype, blocks, m, w, row_bytes, tile, k, yd + r * n + j, n);
                 }
-                if ((super_blocks || integer) && k > 0) continue;
+                if (quantized && k > 0) continue;
                 for (int64_t r = 0; r < rows; ++r) {
                     float *yj = yd + r * n + j;
                     if (k == 0)
@@ -436,11 +436,7 @@ tl_status stored_weight_product(tl_context &ctx, const View &a, const View &b, c
 }  // namespace
 
 tl_status op_matmul_rows16(tl_context &ctx, tl_tensor ta, tl_tensor tb, const std::byte *rows16, tl_tensor *out) {
-    Resolved ra, rb;
-    TL_TRY(ctx.resolve(ta, &ra));
-    TL_TRY(ctx.resolve(tb, &rb));
-    if (!rows16_kernel(rb.view.dtype)) return fail(TL_E_DTYPE, "matmul: a rows16 layout of %s", dtype_name(rb.view.dtype));
-    return stored_weight_product(ctx, ra.view, rb.view, rows16, out);
+    return op_matmul_shared(ctx, ta, 1, &tb, &rows16, out);
 }
 
 tl_status op_matmul_shared(tl_context &ctx, tl_tensor ta, int count, const tl_tensor *tbs,

@@ -40,7 +40,7 @@ tl_status op_argmax(tl_context &ctx, tl_tensor a, int axis, tl_tensor *out);
 tl_status op_matmul(tl_context &ctx, tl_tensor a, tl_tensor b, tl_tensor *out);
 // tl_matmul with a q4_0, q8_0, q4_K, q5_K or q6_K weight b, the transpose of its stored rows, whose rows are also laid out
 // in rows16 (kernels/quant.h's pack_rows16, sixteen at a time): the same bits, a decode's few
-// activation rows read from rows16.
+// activation rows read from rows16 (not nullptr; op_matmul_shared with one weight).
 tl_status op_matmul_rows16(tl_context &ctx, tl_tensor a, tl_tensor b, const std::byte *rows16, tl_tensor *out);
 // outs[i] = a times weight bs[i] (as tl_matmul, or op_matmul_rows16 where rows16s[i] is not
 // nullptr), for 1 to 4 weights: weights stored in one of the dtypes whose products quantize the
